@@ -60,6 +60,8 @@ class RubricItem(models.Model):
     ability = models.CharField(max_length=40, choices=ABILITY_CHOICES)
     points = models.IntegerField(null=True, blank=True, help_text="null only for catastrophic")
     text = models.TextField()
+    # The current version; an edit of text or points makes a RubricItemVersion and bumps it.
+    version = models.PositiveIntegerField(default=1)
 
     class Meta:
         constraints = [
@@ -69,6 +71,29 @@ class RubricItem(models.Model):
 
     def __str__(self) -> str:
         return f"{self.case_id}#{self.position} {self.ability} {self.points}"
+
+
+class RubricItemVersion(models.Model):
+    """One state of a criterion; labels and verdicts record the version number they saw."""
+
+    item = models.ForeignKey(RubricItem, on_delete=models.CASCADE, related_name="versions")
+    number = models.PositiveIntegerField()
+    text = models.TextField()
+    points = models.IntegerField(null=True, blank=True)
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    reason = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["item", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["item", "number"], name="rubric_version_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.item_id} v{self.number}"
 
 
 class ModelUnderTest(models.Model):
@@ -154,6 +179,8 @@ class Verdict(models.Model):
     response = models.ForeignKey(Response, on_delete=models.CASCADE, related_name="verdicts")
     rubric_item = models.ForeignKey(RubricItem, on_delete=models.CASCADE, related_name="verdicts")
     state = models.CharField(max_length=10, choices=State.choices)
+    # The version of the criterion the judge was shown.
+    rubric_version = models.PositiveIntegerField(default=1)
     reasoning = models.TextField(blank=True)
     raw_reply = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -26,6 +26,10 @@ class Study(models.Model):
     gate_threshold = models.FloatField(
         default=0.75, help_text="the judge passes at this agreement with the golden standard"
     )
+    # Ability codes (or "*" for every criterion) on which a 2/1 split goes to a senior.
+    adjudicate_splits = models.JSONField(default=list, blank=True)
+    # The date the study should close by; the dashboard warns when the pace will miss it.
+    due_date = models.DateField(null=True, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
     )

@@ -21,6 +21,7 @@ from annotation.models.core import (
     rater_pseudonym,
     unit_token,
 )
+from annotation.models.knowledge import Comment, CommentVote, FaqEntry, LibraryEntry
 from annotation.models.pay import PayEntry, PayRate
 
 __all__ = [
@@ -31,9 +32,13 @@ __all__ = [
     "CalibrationSet",
     "Certificate",
     "CertificationBar",
+    "Comment",
+    "CommentVote",
     "Draft",
     "Expert",
+    "FaqEntry",
     "Label",
+    "LibraryEntry",
     "PayEntry",
     "PayRate",
     "Pool",

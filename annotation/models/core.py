@@ -109,6 +109,9 @@ class Unit(models.Model):
     token = models.CharField(max_length=20, unique=True, default=unit_token)
     # Set when the pool closed before three ratings arrived: a senior's labels decide.
     needs_adjudication = models.BooleanField(default=False)
+    # The criteria a senior decides (a 2/1 split on a criterion the study chose); empty means
+    # the whole unit (it never got three ratings).
+    adjudicate_items = models.JSONField(default=list, blank=True)
 
     class Meta:
         ordering = ["pool", "id"]
@@ -254,7 +257,10 @@ class Label(models.Model):
         "benchmark.RubricItem", on_delete=models.PROTECT, related_name="expert_labels"
     )
     hit = models.BooleanField()
+    # For an adjudication: the senior's reason for the decision.
     note = models.TextField(blank=True)
+    # The version of the criterion the expert was shown.
+    rubric_version = models.PositiveIntegerField(default=1)
 
     class Meta:
         constraints = [
