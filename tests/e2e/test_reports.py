@@ -1,16 +1,12 @@
 """Both HTML reports in headless Chromium: they render, every chart is labelled, screenshots."""
 
 import io
-import os
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
-from tests.e2e.test_workbench import browser_page  # noqa: F401  (the Chromium fixture)
 from tests.validation.test_report_db import rated_study
-
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 LABELLED = """() => [...document.querySelectorAll('figure svg')].map(s => ({
   title: (s.querySelector('title') || {}).textContent || '',
@@ -38,7 +34,7 @@ def open_file(page, path) -> list[str]:
 
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
-def test_study_report_page_and_file(live_server, browser_page, artifacts):  # noqa: F811
+def test_study_report_page_and_file(live_server, browser_page, artifacts):
     study = rated_study(name="e2e-report")
     get_user_model().objects.create_superuser("admin-e2e", "a@example.org", "pw-admin-e2e-1")
     page = browser_page

@@ -1,38 +1,10 @@
 """Drive the workbench in headless Chromium against the live server, keyboard only."""
 
-import os
-from pathlib import Path
-
 import pytest
 
 from annotation.models import Label, Submission
 from tests.annotation.factories import PASSWORD, ExpertFactory
-from tests.conftest import require
 from tests.validation.factories import open_study
-
-# Playwright's sync API runs an event loop in this thread; Django's ORM calls here are safe.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-]
-
-
-@pytest.fixture
-def browser_page():
-    require(CHROMIUM.exists(), "needs Chromium at /usr/bin/chromium")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, headless=True)
-        page = browser.new_page(viewport={"width": 1280, "height": 900}, locale="zh-CN")
-        yield page
-        browser.close()
 
 
 @pytest.mark.browser

@@ -87,7 +87,7 @@ def dataset_import(
     return DatasetImportResult(dataset, created=True, scan=scan)
 
 
-_RUBRIC_COLUMNS = ("case", "position", "ability", "points", "text")
+_RUBRIC_COLUMNS = ("case", "position", "ability", "points", "text", "version")
 
 
 def _insert_rubric(rows: Iterable[tuple]) -> None:
@@ -127,7 +127,7 @@ def _insert_cases(*, dataset: Dataset, cases: Iterator[CaseRecord]) -> None:
         # PostgreSQL and SQLite ≥ 3.35 return the new primary keys from a bulk insert.
         created = Case.objects.bulk_create(rows, batch_size=INSERT_BATCH)
         _insert_rubric(
-            (row.pk, criterion.position, criterion.ability, criterion.points, criterion.text)
+            (row.pk, criterion.position, criterion.ability, criterion.points, criterion.text, 1)
             for row, case in zip(created, batch, strict=True)
             for criterion in case.rubric
         )

@@ -1,0 +1,73 @@
+"""Chromium through Playwright for the browser tests, in either interface language."""
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import require
+
+# Playwright's sync API runs an event loop in this thread; Django's ORM calls here are safe.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
+# Interface language → the browser locale that asks for it through Accept-Language.
+LOCALES = {"zh-hans": "zh-CN", "en": "en-US"}
+
+
+@pytest.fixture
+def chromium():
+    require(CHROMIUM.exists(), "needs Chromium at /usr/bin/chromium")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, headless=True)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def browser_page(chromium):
+    page = chromium.new_page(viewport={"width": 1280, "height": 900}, locale="zh-CN")
+    yield page
+
+
+@pytest.fixture(params=list(LOCALES), ids=list(LOCALES))
+def language(request) -> str:
+    """Run a browser test once per interface language."""
+    return request.param
+
+
+@pytest.fixture
+def page_in(chromium, language) -> Iterator:
+    """A page whose browser asks for `language`, with the language cookie set to match."""
+    context = chromium.new_context(
+        viewport={"width": 1280, "height": 900}, locale=LOCALES[language]
+    )
+    page = context.new_page()
+    page.language = language
+    yield page
+    context.close()
+
+
+def login(page, live_server, username: str, password: str, *, next_path: str = "/") -> None:
+    page.goto(f"{live_server.url}/login/?next={next_path}")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", password)
+    page.press("input[name=password]", "Enter")
+    page.wait_for_load_state()
+
+
+def shoot(page, artifacts: Path, name: str) -> Path:
+    """Save a full-page screenshot as `<name>-<language>.png` among the test artefacts."""
+    path = artifacts / f"{name}-{getattr(page, 'language', 'zh-hans')}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
