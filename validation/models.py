@@ -63,6 +63,8 @@ class StudyUnit(models.Model):
         PENDING = "pending"
         GOLD = "gold"
         INCOMPLETE = "incomplete"
+        # Three ratings are in, but a criterion the study chose split 2/1: a senior decides.
+        AWAITING = "awaiting", "awaiting adjudication"
         ADJUDICATED = "adjudicated"
 
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="units")
