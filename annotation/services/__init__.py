@@ -1,5 +1,6 @@
 """Writes of the annotation app. Import services from here; the modules split them by concern:
-``core`` (experts, pools, leases, submissions), ``calibration``, ``certificates`` and ``pay``."""
+``core`` (experts, pools, leases, submissions), ``calibration``, ``certificates``, ``pay`` and
+``knowledge`` (discussion threads, votes, moderation)."""
 
 from annotation.labels import InvalidLabels
 from annotation.services.calibration import (
@@ -26,11 +27,19 @@ from annotation.services.core import (
     units_mark_for_adjudication,
 )
 from annotation.services.errors import AnnotationError, LeaseLost, PoolBusy, SubmissionConflict
+from annotation.services.knowledge import (
+    KnowledgeError,
+    comment_post,
+    comment_set_hidden,
+    comment_vote,
+    knowledge_demo_load,
+)
 from annotation.services.pay import pay_correct, pay_rate_set, pay_record_earning
 
 __all__ = [
     "AnnotationError",
     "InvalidLabels",
+    "KnowledgeError",
     "LeaseLost",
     "PoolBusy",
     "SubmissionConflict",
@@ -44,8 +53,12 @@ __all__ = [
     "certificate_issue",
     "certificate_issue_all",
     "certificate_shortfall",
+    "comment_post",
+    "comment_set_hidden",
+    "comment_vote",
     "draft_save",
     "expert_create",
+    "knowledge_demo_load",
     "leases_expire",
     "pay_correct",
     "pay_rate_set",
