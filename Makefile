@@ -9,7 +9,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 PYTEST_ARGS ?=
 
-.PHONY: run test setup system-deps lint migrate
+.PHONY: run test setup system-deps lint migrate messages
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,11 +27,13 @@ run: migrate
 	$(VENV)/bin/heartbench demo-study
 	$(VENV)/bin/heartbench runserver $(HOST):$(PORT)
 
-# Redis, Chromium and CJK fonts come from Debian; PostgreSQL's server binaries are expected on
-# PATH (initdb, pg_ctl). Installs only what is missing, and only when it can (root with apt).
+# Redis, Chromium, CJK fonts and GNU gettext (the translation-catalogue test extracts strings
+# with xgettext) come from Debian; PostgreSQL's server binaries are expected on PATH (initdb,
+# pg_ctl). Installs only what is missing, and only when it can (root with apt).
 system-deps:
 	@missing=""; \
 	command -v redis-server >/dev/null || missing="$$missing redis-server"; \
+	command -v xgettext >/dev/null || missing="$$missing gettext"; \
 	test -x /usr/bin/chromium || missing="$$missing chromium"; \
 	test -d /usr/share/fonts/opentype/noto || missing="$$missing fonts-noto-cjk"; \
 	if [ -n "$$missing" ]; then \
@@ -39,6 +41,18 @@ system-deps:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	  else echo "missing system packages:$$missing (tests that need them will skip)"; fi; \
 	fi
+
+# The translation catalogues (config/locale/zh_Hans): extract every marked string of the
+# code, templates (django) and scripts (djangojs), then compile. The .mo files are committed,
+# so `make run` needs no gettext; tests/frontend/test_i18n.py fails when they fall behind.
+I18N_IGNORE := --ignore=tests --ignore=benchmarks --ignore=docs --ignore=fixtures \
+	--ignore=data --ignore=var --ignore=staticfiles --ignore=test-artifacts --ignore=build --ignore='*.egg-info'
+CATALOGUE := config/locale/zh_Hans/LC_MESSAGES
+messages: setup
+	$(PY) manage.py makemessages --locale zh_Hans --add-location file --no-obsolete $(I18N_IGNORE)
+	$(PY) manage.py makemessages --domain djangojs --locale zh_Hans --add-location file \
+	  --no-obsolete $(I18N_IGNORE)
+	for d in django djangojs; do test ! -f $(CATALOGUE)/$$d.po || msgfmt --check -o $(CATALOGUE)/$$d.mo $(CATALOGUE)/$$d.po; done
 
 lint: setup
 	$(VENV)/bin/ruff check .

@@ -51,3 +51,26 @@ def ability_code(dimension: str) -> str | None:
     if dimension in CODE_BY_ZH:
         return CODE_BY_ZH[dimension]
     return dimension if dimension in BY_CODE else None
+
+
+def _is_chinese(language: str | None) -> bool:
+    return (language or "").lower().startswith("zh")
+
+
+def ability_name(code: str, *, language: str | None) -> str:
+    """An ability's name in a Django language code: Chinese for zh-*, English otherwise.
+
+    Unknown codes come back unchanged, so a stray dimension is shown rather than hidden.
+    """
+    ability = BY_CODE.get(code)
+    if ability is None:
+        return code
+    return ability.zh if _is_chinese(language) else ability.en
+
+
+def category_name(code: str, *, language: str | None) -> str:
+    """A category's name in a Django language code (see ability_name)."""
+    names = CATEGORY_NAMES.get(code)
+    if names is None:
+        return code
+    return names[0] if _is_chinese(language) else names[1]

@@ -24,6 +24,13 @@ def main(argv: list[str] | None = None) -> None:
     except ConfigurationError as exc:
         print(f"heartbench: configuration error: {exc}", file=sys.stderr)
         sys.exit(2)
+    # The command line speaks English whatever the interface default (zh-hans) is; requests
+    # served by runserver pick their own language in LocaleMiddleware, per thread.
+    import django
+    from django.utils import translation
+
+    django.setup()
+    translation.activate("en")
     execute_from_command_line(args)
 
 

@@ -4,6 +4,7 @@ from pathlib import Path
 import pytest
 from django.core.cache import cache
 from django.db import connection
+from django.utils import translation
 
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "heartbench-data"
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
@@ -30,6 +31,19 @@ def _fresh_cache():
     # Login-failure counts and rate-limit buckets live in the cache (Redis when the run has
     # one); a test must not inherit another's, or a later login is throttled.
     cache.clear()
+
+
+@pytest.fixture(autouse=True)
+def _english_by_default(settings):
+    """Tests speak English unless they ask otherwise; the product default is Chinese.
+
+    A request picks its own language (cookie, then Accept-Language, then LANGUAGE_CODE), so a
+    test asks for Chinese with `HTTP_ACCEPT_LANGUAGE="zh-hans"` or the `django_language`
+    cookie. Code run outside a request (reports, services) sees the activated English.
+    """
+    settings.LANGUAGE_CODE = "en"
+    with translation.override("en"):
+        yield
 
 
 @pytest.fixture

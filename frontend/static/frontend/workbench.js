@@ -7,6 +7,10 @@
   const api = root.dataset.api;
   const study = root.dataset.study;
   const $ = (id) => document.getElementById(id);
+  // Strings come from Django's JavaScript catalogue (/jsi18n/, loaded before this script);
+  // without it the English source strings are shown.
+  const gettext = window.gettext || ((text) => text);
+  const interpolate = window.interpolate || ((fmt, args) => fmt.replace(/%s/g, () => args.shift()));
   const state = { assignment: null, labels: {}, current: 0, expires: null, saveTimer: null, lost: false };
 
   function csrf() {
@@ -23,7 +27,7 @@
     const data = res.status === 204 ? null : await res.json().catch(() => null);
     if (res.status === 409 && data && data.code === "lease_lost") { leaseLost(data.detail); throw new Error("lease lost"); }
     if (res.status === 409 && data) { leaseLost(data.detail); throw new Error("conflict"); }
-    if (!res.ok) { status("Error " + res.status + ": " + (data ? JSON.stringify(data) : "")); throw new Error(String(res.status)); }
+    if (!res.ok) { status(interpolate(gettext("Error %s: %s"), [res.status, data ? (data.detail || JSON.stringify(data)) : ""])); throw new Error(String(res.status)); }
     return { status: res.status, data };
   }
 
@@ -38,7 +42,7 @@
 
   async function next() {
     $("lost").hidden = true; state.lost = false;
-    status("Loading the next unit…");
+    status(gettext("Loading the next unit…"));
     const { status: code, data } = await call("POST", "assignments/next/?study=" + encodeURIComponent(study));
     if (code === 204) { $("unit").hidden = true; $("empty").hidden = false; status(""); return; }
     show(data);
@@ -53,7 +57,7 @@
     for (const turn of a.unit.dialogue) {
       const li = document.createElement("li"); li.className = turn.role;
       const who = document.createElement("span"); who.className = "who";
-      who.textContent = turn.role === "user" ? "User · 用户" : "Counsellor · 咨询师";
+      who.textContent = turn.role === "user" ? gettext("User") : gettext("Counsellor");
       li.append(who, document.createTextNode(turn.content)); chat.append(li);
     }
     $("response").textContent = a.unit.response;
@@ -65,13 +69,13 @@
       const text = document.createElement("span"); text.className = "text"; text.textContent = c.text;
       li.append(mark, text);
       if (c.ability) { const ab = document.createElement("span"); ab.className = "ability"; ab.textContent = c.ability; li.append(ab); }
-      const note = document.createElement("textarea"); note.rows = 2; note.placeholder = "Note (Esc to leave)";
+      const note = document.createElement("textarea"); note.rows = 2; note.placeholder = gettext("Note (Esc to leave)");
       note.value = (state.labels[c.id] || {}).note || ""; note.hidden = !note.value;
       note.addEventListener("input", () => { label(c.id).note = note.value; scheduleSave(); });
       li.append(note); list.append(li);
     });
     $("empty").hidden = true; $("unit").hidden = false;
-    status("Rate each criterion: does the response meet it?");
+    status(gettext("Rate each criterion: does the response meet it?"));
     paint(); tick();
   }
 
@@ -87,7 +91,7 @@
       const v = state.labels[li.dataset.id] || {};
       li.classList.toggle("current", i === state.current);
       li.classList.toggle("hit", v.hit === true); li.classList.toggle("miss", v.hit === false);
-      li.querySelector(".mark").textContent = v.hit === true ? "✓ hit" : v.hit === false ? "✗ miss" : "·";
+      li.querySelector(".mark").textContent = v.hit === true ? gettext("✓ hit") : v.hit === false ? gettext("✗ miss") : "·";
       if (typeof v.hit === "boolean") done += 1;
     });
     $("progress").textContent = done + " / " + items.length;
@@ -108,7 +112,7 @@
     if (!state.assignment || state.lost) return;
     const { data } = await call("PUT", "assignments/" + state.assignment.id + "/draft/", { labels: payload() });
     state.expires = new Date(data.lease_expires_at);
-    $("saved").textContent = "Draft saved " + new Date().toLocaleTimeString();
+    $("saved").textContent = interpolate(gettext("Draft saved %s"), [new Date().toLocaleTimeString()]);
   }
 
   async function submit() {
@@ -116,7 +120,7 @@
     clearTimeout(state.saveTimer);
     $("submit").disabled = true;
     await call("POST", "assignments/" + state.assignment.id + "/submit/", { labels: payload() });
-    status("Submitted ✓ — loading the next unit…");
+    status(gettext("Submitted ✓ — loading the next unit…"));
     await next();
   }
 
