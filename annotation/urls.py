@@ -1,6 +1,6 @@
 from django.urls import path
 
-from annotation import api
+from annotation import api, api_adjudication
 
 app_name = "annotation"
 
@@ -13,4 +13,16 @@ urlpatterns = [
     path("assignments/<str:assignment_id>/draft/", api.DraftView.as_view(), name="draft"),
     path("assignments/<str:assignment_id>/renew/", api.RenewView.as_view(), name="renew"),
     path("assignments/<str:assignment_id>/submit/", api.SubmitView.as_view(), name="submit"),
+    # The senior queue (adjudication of split or incomplete units).
+    path("adjudications/next/", api_adjudication.NextAdjudicationView.as_view(), name="adj-next"),
+    path(
+        "adjudications/<str:assignment_id>/",
+        api_adjudication.AdjudicationDetailView.as_view(),
+        name="adj-detail",
+    ),
+    path(
+        "adjudications/<str:assignment_id>/submit/",
+        api_adjudication.AdjudicationSubmitView.as_view(),
+        name="adj-submit",
+    ),
 ]

@@ -73,9 +73,7 @@ WSGI_APPLICATION = "config.wsgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        # Project-wide overrides of third-party templates (the admin's base_site with the
-        # language switch); DIRS are searched before the apps' folders.
-        "DIRS": [BASE_DIR / "config" / "templates"],
+        "DIRS": [],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -98,14 +96,8 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
 ]
 
-# Two interface languages; Simplified Chinese is the product default. LocaleMiddleware picks
-# the language from the `django_language` cookie (set by the switch on every page through
-# /i18n/setlang/), then Accept-Language, then this default. One project catalogue for every
-# app (config/locale/, django and djangojs domains) keeps completeness checkable in one place;
-# the compiled .mo files are committed so `make run` needs no GNU gettext.
-LANGUAGE_CODE = "zh-hans"
-LANGUAGES = [("zh-hans", "简体中文"), ("en", "English")]
-LOCALE_PATHS = [BASE_DIR / "config" / "locale"]
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("zh-hans", "简体中文")]
 TIME_ZONE = env_str("HEARTBENCH_TIME_ZONE", "UTC")
 USE_I18N = True
 USE_TZ = True
@@ -221,3 +213,6 @@ LOGIN_URL = "/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/login/"
 HEARTBENCH_UNIT_COMPLETE_TASKS = ["validation.tasks.unit_gold_compute"]
+# Called inside the transaction of a unit's last rating: a 2/1 split on a criterion the study
+# chose sends the unit to the senior queue before gold can be written.
+HEARTBENCH_UNIT_RATED_HOOKS = ["validation.services.study_route_splits"]

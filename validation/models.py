@@ -3,6 +3,7 @@
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 DEFAULT_STRATA = ["difficulty", "primary_scene"]
 
@@ -64,7 +65,7 @@ class StudyUnit(models.Model):
         GOLD = "gold"
         INCOMPLETE = "incomplete"
         # Three ratings are in, but a criterion the study chose split 2/1: a senior decides.
-        AWAITING = "awaiting", "awaiting adjudication"
+        AWAITING = "awaiting", _("awaiting adjudication")
         ADJUDICATED = "adjudicated"
 
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="units")

@@ -9,8 +9,9 @@ from django.utils import timezone
 
 from annotation import services as annotation_services
 from annotation.models import Expert, Submission
-from benchmark.models import Dataset, JudgeRun, ModelUnderTest, Response
+from benchmark.models import Dataset, JudgeRun, ModelUnderTest, Response, RubricItem
 from benchmark.services.audit import audit_record
+from validation.adjudication import UnknownAbility, split_items, splits_parse
 from validation.gold import ADJUDICATED, gold_from_votes
 from validation.models import DEFAULT_STRATA, GoldLabel, Study, StudyUnit
 from validation.sampling import sample_stratified, stratum_label
@@ -35,6 +36,7 @@ def study_create(
     lease_minutes: int = 30,
     show_ability: bool = False,
     experts: Iterable[Expert] | None = None,
+    adjudicate_splits: Iterable[str] | str = (),
     actor=None,
 ) -> Study:
     """Draw the stratified sample of cases and create a draft study over the models' responses.
@@ -50,6 +52,7 @@ def study_create(
         raise StudyError(f"fraction must be in (0, 1], got {fraction}")
     if raters_per_unit != 3:
         raise StudyError("the golden standard is a majority of three: raters per unit must be 3")
+    splits = _splits(adjudicate_splits)
     unknown = set(stratify_by) - set(STRATUM_FIELDS)
     if unknown:
         raise StudyError(f"cannot stratify by {sorted(unknown)}; use {', '.join(STRATUM_FIELDS)}")
@@ -91,6 +94,7 @@ def study_create(
             fraction=fraction,
             seed=seed,
             stratify_by=list(stratify_by),
+            adjudicate_splits=splits,
             created_by=actor,
             sampling={s: {"sampled": k, "cases": n} for s, (k, n) in sample.strata.items()},
         )
@@ -117,9 +121,94 @@ def study_create(
                 "cases": len(sample.keys),
                 "units": len(responses),
                 "missing_responses": len(sample.keys) * len(models) - len(responses),
+                "adjudicate_splits": splits,
             },
         )
     return study
+
+
+def _splits(codes: Iterable[str] | str) -> list[str]:
+    try:
+        return splits_parse(codes)
+    except UnknownAbility as exc:
+        raise StudyError(str(exc)) from exc
+
+
+def study_set_adjudicate_splits(*, study: Study, codes: Iterable[str] | str, actor=None) -> Study:
+    """Choose the abilities whose 2/1 splits a senior decides; only while the study is a draft,
+    so every unit of a study is judged by the same rule."""
+    splits = _splits(codes)
+    with transaction.atomic():
+        study = Study.objects.select_for_update().select_related("pool").get(pk=study.pk)
+        if study.pool.status != "draft":
+            raise StudyError("adjudication of splits can only be chosen while the study is a draft")
+        previous = study.adjudicate_splits
+        if previous == splits:
+            return study
+        study.adjudicate_splits = splits
+        study.save(update_fields=["adjudicate_splits"])
+        audit_record(
+            actor=actor,
+            action="study.adjudicate_splits",
+            obj=study,
+            data={"from": previous, "to": splits},
+        )
+    return study
+
+
+def _rating_votes(unit_id: int) -> tuple[dict[int, list[bool]], int]:
+    """Each criterion's rating votes on a unit, and how many rating submissions it has."""
+    votes: dict[int, list[bool]] = defaultdict(list)
+    submissions = Submission.objects.filter(unit_id=unit_id, kind="rating").prefetch_related(
+        "labels"
+    )
+    count = 0
+    for submission in submissions:
+        count += 1
+        for label in submission.labels.all():
+            votes[label.rubric_item_id].append(label.hit)
+    return votes, count
+
+
+def study_route_splits(*, unit_id: int) -> list[int]:
+    """Send a fully rated unit to the senior queue when a criterion the study chose split 2/1.
+
+    Runs inside the transaction of the unit's last rating (annotation calls it through
+    ``HEARTBENCH_UNIT_RATED_HOOKS``), so gold can never be written from the bare majority of
+    a split that a senior must decide. Returns the split rubric item ids (empty: none).
+    """
+    with transaction.atomic():
+        study_unit = (
+            StudyUnit.objects.select_for_update()
+            .select_related("study__pool", "unit")
+            .filter(unit_id=unit_id)
+            .first()
+        )
+        if study_unit is None or study_unit.state != StudyUnit.State.PENDING:
+            return []
+        study = study_unit.study
+        votes, count = _rating_votes(unit_id)
+        if not study.adjudicate_splits or count < study.pool.raters_per_unit:
+            return []
+        abilities = dict(RubricItem.objects.filter(pk__in=votes).values_list("pk", "ability"))
+        split = split_items(
+            votes=votes,
+            abilities=abilities,
+            chosen=study.adjudicate_splits,
+            raters=study.pool.raters_per_unit,
+        )
+        if not split:
+            return []
+        annotation_services.unit_queue_adjudication(unit_id=unit_id, items=split)
+        study_unit.state = StudyUnit.State.AWAITING
+        study_unit.save(update_fields=["state"])
+        audit_record(
+            actor=None,
+            action="study_unit.await_adjudication",
+            obj=study_unit,
+            data={"unit": unit_id, "items": split, "chosen": study.adjudicate_splits},
+        )
+    return split
 
 
 def study_open(*, study: Study, actor=None) -> Study:
@@ -157,13 +246,25 @@ def study_compute_gold(*, study: Study, unit_ids: Iterable[int] | None = None) -
     """Write the gold label of every criterion of each unit that is ready and has none yet.
 
     Ready means three rating submissions (majority, provenance 3/3 or 2/1) or a senior's
-    adjudication (whose labels decide). Submissions are append-only, so gold, once written,
-    never changes; running this again is a no-op.
+    adjudication: the senior's decisions are the gold of the criteria they decided
+    (provenance "adjudicated"), the majority stays the gold of the others. A fully rated unit
+    waiting for a senior (a 2/1 split on a criterion the study chose) gets no gold until the
+    decision is in. Submissions are append-only, so gold, once written, never changes;
+    running this again is a no-op.
     """
+    raters = study.pool.raters_per_unit
     with transaction.atomic():
-        waiting = study.units.filter(
-            state__in=[StudyUnit.State.PENDING, StudyUnit.State.INCOMPLETE]
-        ).select_for_update()
+        waiting = (
+            study.units.filter(
+                state__in=[
+                    StudyUnit.State.PENDING,
+                    StudyUnit.State.INCOMPLETE,
+                    StudyUnit.State.AWAITING,
+                ]
+            )
+            .select_related("unit")
+            .select_for_update(of=("self",))
+        )
         if unit_ids is not None:
             waiting = waiting.filter(unit_id__in=list(unit_ids))
         waiting = list(waiting)
@@ -177,25 +278,29 @@ def study_compute_gold(*, study: Study, unit_ids: Iterable[int] | None = None) -
             subs = submissions.get(study_unit.unit_id, [])
             adjudication = [s for s in subs if s.kind == "adjudication"]
             ratings = [s for s in subs if s.kind == "rating"]
-            if adjudication:
-                gold = {
-                    label.rubric_item_id: (label.hit, ADJUDICATED)
-                    for label in adjudication[0].labels.all()
-                }
-                state = StudyUnit.State.ADJUDICATED
-            elif len(ratings) >= study.pool.raters_per_unit:
-                votes = defaultdict(list)
-                for s in ratings:
-                    for label in s.labels.all():
-                        votes[label.rubric_item_id].append(label.hit)
-                gold = {pk: gold_from_votes(v) for pk, v in votes.items()}
-                state = StudyUnit.State.GOLD
-            else:
+            votes = defaultdict(list)
+            for s in ratings:
+                for label in s.labels.all():
+                    votes[label.rubric_item_id].append(label.hit)
+            complete = len(ratings) >= raters
+            if not adjudication and not complete:
                 continue
+            if not adjudication and (
+                study_unit.unit.needs_adjudication or study_route_splits(unit_id=study_unit.unit_id)
+            ):
+                continue  # a senior decides the split criteria first
+            gold = {pk: gold_from_votes(v) for pk, v in votes.items()} if complete else {}
+            decided = {}
+            if adjudication:
+                decided = {
+                    label.rubric_item_id: label.hit for label in adjudication[0].labels.all()
+                }
+                gold.update({pk: (hit, ADJUDICATED) for pk, hit in decided.items()})
             GoldLabel.objects.bulk_create(
                 GoldLabel(study_unit=study_unit, rubric_item_id=pk, hit=hit, provenance=prov)
                 for pk, (hit, prov) in gold.items()
             )
+            state = StudyUnit.State.ADJUDICATED if adjudication else StudyUnit.State.GOLD
             study_unit.state = state
             study_unit.save(update_fields=["state"])
             done["adjudicated" if adjudication else "gold"] += 1
@@ -204,6 +309,10 @@ def study_compute_gold(*, study: Study, unit_ids: Iterable[int] | None = None) -
                     actor=adjudication[0].expert.user,
                     action="adjudication.decide",
                     obj=study_unit,
-                    data={"submission": adjudication[0].pk},
+                    data={
+                        "submission": adjudication[0].pk,
+                        "decided": len(decided),
+                        "by_majority": len(gold) - len(decided),
+                    },
                 )
     return done

@@ -3,6 +3,11 @@
 ``knowledge`` (discussion threads, votes, moderation)."""
 
 from annotation.labels import InvalidLabels
+from annotation.services.adjudication import (
+    adjudication_claim_next,
+    adjudication_submit,
+    unit_queue_adjudication,
+)
 from annotation.services.calibration import (
     calibration_claim_next,
     calibration_create,
@@ -43,6 +48,8 @@ __all__ = [
     "LeaseLost",
     "PoolBusy",
     "SubmissionConflict",
+    "adjudication_claim_next",
+    "adjudication_submit",
     "assignment_claim_next",
     "assignment_reassign",
     "assignment_renew",
@@ -66,5 +73,6 @@ __all__ = [
     "pool_create",
     "pool_set_quality_policy",
     "pool_set_status",
+    "unit_queue_adjudication",
     "units_mark_for_adjudication",
 ]

@@ -264,16 +264,19 @@ def assignment_claim_next(*, user, pool: Pool, now: datetime | None = None) -> A
     """Lease the next unit this expert should rate, or None when nothing is left for them.
 
     An expert holding an open lease in the pool gets that one back (renewed). While the pool
-    is open, experts get rating slots; once it is closed, senior experts get the units marked
-    for adjudication. When the pool requires a calibration the expert has not passed (or
-    must retake because their agreement fell below the pool's floor), the expert gets the
-    calibration set's units instead, in the same workbench, until the sitting is done.
+    is open, experts get rating slots; adjudication has its own senior queue
+    (``annotation.services.adjudication``). When the pool requires a calibration the expert
+    has not passed (or must retake because their agreement fell below the pool's floor), the
+    expert gets the calibration set's units instead, in the same workbench, until the sitting
+    is done.
     """
     now = now or timezone.now()
     expert = selectors.expert_for_user(user=user)
     leases_expire(now=now, pool=pool)
     with transaction.atomic():
         held = lease_held_renew(pool=pool, expert=expert, now=now)
+        if held is not None and held.kind == Assignment.Kind.ADJUDICATION:
+            raise AnnotationError("you hold a unit in the senior queue; decide it there first")
         if held is not None:
             return held
         if pool.status == Pool.Status.OPEN:
@@ -282,8 +285,6 @@ def assignment_claim_next(*, user, pool: Pool, now: datetime | None = None) -> A
                 return calibration
         if pool.status == Pool.Status.OPEN:
             adjudication = False
-        elif pool.status == Pool.Status.CLOSED and expert.is_senior:
-            adjudication = True
         else:
             return None
         if not adjudication and selectors.submissions_today(expert=expert, now=now) >= (
@@ -374,6 +375,13 @@ def _same_labels(submission: Submission, wanted: dict[int, LabelValue]) -> bool:
     return stored == wanted
 
 
+def _on_unit_rated(unit_id: int) -> None:
+    # Validation decides, inside this transaction, whether a 2/1 split on a criterion the
+    # study chose sends the unit to a senior (annotation must not import validation).
+    for path in getattr(settings, "HEARTBENCH_UNIT_RATED_HOOKS", ()):
+        import_string(path)(unit_id=unit_id)
+
+
 def _on_unit_complete(unit_id: int) -> None:
     # Validation subscribes by setting (annotation must not import validation).
     for path in getattr(settings, "HEARTBENCH_UNIT_COMPLETE_TASKS", ()):
@@ -390,6 +398,9 @@ def assignment_submit(
     one is refused with SubmissionConflict. Labels are never edited afterwards.
     """
     now = now or timezone.now()
+    if assignment.kind == Assignment.Kind.ADJUDICATION:
+        # Decisions need a reason each and cover only the criteria to decide.
+        raise AnnotationError("adjudications are decided in the senior queue")
     tokens = selectors.criterion_tokens(assignment=assignment)
     parsed = labels_parse(labels, criteria=tokens, complete=True)
     wanted = {tokens[token]: value for token, value in parsed.items()}
@@ -434,7 +445,8 @@ def assignment_submit(
             calibration_finish_if_complete(attempt=assignment.attempt, now=now)
         else:
             done = Submission.objects.filter(unit_id=assignment.unit_id, kind="rating").count()
-            if assignment.kind == "adjudication" or done >= assignment.pool.raters_per_unit:
+            if done >= assignment.pool.raters_per_unit:
+                _on_unit_rated(assignment.unit_id)
                 _on_unit_complete(assignment.unit_id)
     return submission, True
 

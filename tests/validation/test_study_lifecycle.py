@@ -68,15 +68,20 @@ def test_close_marks_short_units_for_a_senior_whose_labels_decide():
     assert result["incomplete"] == 1
     assert set(GoldLabel.objects.filter(study_unit__unit=unit_a).values_list(
         "hit", "provenance")) == {(True, "2/1")}  # fmt: skip
-    # Raters get nothing more; the senior gets the short unit through the same API.
+    # Raters get nothing more; the senior gets the short unit in the senior queue.
     api = APIClient()
     api.force_authenticate(raters[0].user)
     assert api.post("/api/v1/assignments/next/?study=study-a").status_code == 204
     api.force_authenticate(senior.user)
-    body = api.post("/api/v1/assignments/next/?study=study-a").json()
-    assert body["kind"] == "adjudication"
-    labels = [{"criterion": c["id"], "hit": False} for c in body["unit"]["criteria"]]
-    api.post(f"/api/v1/assignments/{body['id']}/submit/", {"labels": labels}, format="json")
+    body = api.post("/api/v1/adjudications/next/?study=study-a").json()
+    assert body["unit"]["whole_unit"] is True
+    decisions = [
+        {"criterion": c["id"], "hit": False, "reason": "no rating reached three"}
+        for c in body["unit"]["criteria"]
+    ]
+    api.post(
+        f"/api/v1/adjudications/{body['id']}/submit/", {"decisions": decisions}, format="json"
+    )
     services.study_compute_gold(study=study)
     short = StudyUnit.objects.get(state="adjudicated")
     assert set(short.gold.values_list("hit", "provenance")) == {(False, "adjudicated")}

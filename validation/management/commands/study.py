@@ -75,6 +75,11 @@ class Command(BaseCommand):
         create.add_argument("--stratify", default="difficulty,primary_scene")
         create.add_argument("--lease-minutes", type=int, default=30)
         create.add_argument("--show-ability", action="store_true")
+        create.add_argument(
+            "--adjudicate-splits",
+            default="",
+            help='ability codes (or "*") whose 2/1 splits a senior expert decides',
+        )
         for action in ("open", "close"):
             sub.add_parser(action).add_argument("name")
         export = sub.add_parser("export", help="one row per (unit, criterion)")
@@ -113,11 +118,17 @@ class Command(BaseCommand):
             stratify_by=[s.strip() for s in stratify.split(",") if s.strip()],
             lease_minutes=options["lease_minutes"],
             show_ability=options["show_ability"],
+            adjudicate_splits=options["adjudicate_splits"],
         )
         cases = sum(s["sampled"] for s in study.sampling.values())
         self.stdout.write(
             f"study {study.name} created (draft): {cases} cases, {study.units.count()} units, "
             f"seed {study.seed}, {len(study.sampling)} strata"
+            + (
+                f"; a senior adjudicates 2/1 splits on {', '.join(study.adjudicate_splits)}"
+                if study.adjudicate_splits
+                else ""
+            )
         )
 
     def do_open(self, *, name, **options):

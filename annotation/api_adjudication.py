@@ -1,0 +1,115 @@
+"""The senior queue's REST API: claim the next unit to adjudicate, read it, decide it.
+
+Blind like the rest of the expert API: the payload is built only from the
+``BlindAdjudication`` the selector assembled (tallies, never who voted what). The lease is
+renewed through the ordinary ``assignments/<id>/renew/`` endpoint.
+"""
+
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers, status
+from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework.response import Response
+
+from annotation import selectors_adjudication as queue
+from annotation import services
+from annotation.api import ExpertAPIView
+from annotation.models import Assignment
+from annotation.serializers import SubmissionOutSerializer, TurnSerializer
+
+
+class TalliedCriterionSerializer(serializers.Serializer):
+    id = serializers.CharField(help_text="opaque, valid for this adjudication only")
+    text = serializers.CharField()
+    ability = serializers.CharField(required=False, help_text="only when the study shows it")
+    met = serializers.IntegerField(help_text="ratings that said met (no rater named)")
+    not_met = serializers.IntegerField(help_text="ratings that said not met")
+
+    def to_representation(self, instance):
+        data = super().to_representation(instance)
+        if instance.ability is None:
+            data.pop("ability")
+        return data
+
+
+class BlindAdjudicationSerializer(serializers.Serializer):
+    token = serializers.CharField()
+    dialogue = TurnSerializer(many=True)
+    response = serializers.CharField()
+    whole_unit = serializers.BooleanField(help_text="the unit never got three ratings")
+    criteria = TalliedCriterionSerializer(many=True)
+
+
+class AdjudicationSerializer(serializers.Serializer):
+    id = serializers.UUIDField(source="assignment.public_id")
+    status = serializers.CharField(source="assignment.status")
+    lease_expires_at = serializers.DateTimeField(source="assignment.lease_expires_at")
+    unit = BlindAdjudicationSerializer()
+
+
+class DecisionInSerializer(serializers.Serializer):
+    criterion = serializers.CharField()
+    hit = serializers.BooleanField(help_text="true: met, false: not met")
+    reason = serializers.CharField(help_text="required")
+
+
+class DecisionsInSerializer(serializers.Serializer):
+    """Only documents the body; ``annotation.decisions.decisions_parse`` does the checking."""
+
+    decisions = DecisionInSerializer(many=True)
+
+
+class SeniorAPIView(ExpertAPIView):
+    def handle_exception(self, exc):
+        if isinstance(exc, queue.NotASenior):
+            exc = PermissionDenied("only senior experts adjudicate")
+        return super().handle_exception(exc)
+
+    def adjudication(self, assignment_id) -> Assignment:
+        queue.senior_for_user(user=self.request.user)
+        return self.assignment(assignment_id)
+
+    def payload(self, assignment: Assignment) -> dict:
+        unit = queue.adjudication_get_for_senior(user=self.request.user, assignment=assignment)
+        return AdjudicationSerializer({"assignment": assignment, "unit": unit}).data
+
+
+class NextAdjudicationView(SeniorAPIView):
+    @extend_schema(
+        request=None,
+        parameters=[OpenApiParameter("study", str, required=True)],
+        responses={
+            201: AdjudicationSerializer,
+            204: OpenApiResponse(description="nothing waits for you"),
+        },
+    )
+    def post(self, request):
+        name = request.query_params.get("study", "")
+        if not name:
+            raise ValidationError({"study": ["give ?study=NAME"]})
+        pool = queue.pool_get_for_senior(user=request.user, name=name)
+        assignment = services.adjudication_claim_next(user=request.user, pool=pool)
+        if assignment is None:
+            return Response(status=status.HTTP_204_NO_CONTENT)
+        return Response(self.payload(assignment), status=status.HTTP_201_CREATED)
+
+
+class AdjudicationDetailView(SeniorAPIView):
+    @extend_schema(responses=AdjudicationSerializer)
+    def get(self, request, assignment_id):
+        return Response(self.payload(self.adjudication(assignment_id)))
+
+
+class AdjudicationSubmitView(SeniorAPIView):
+    @extend_schema(
+        request=DecisionsInSerializer,
+        responses={201: SubmissionOutSerializer, 200: SubmissionOutSerializer},
+    )
+    def post(self, request, assignment_id):
+        assignment = self.adjudication(assignment_id)
+        submission, created = services.adjudication_submit(
+            assignment=assignment, decisions=request.data.get("decisions")
+        )
+        return Response(
+            SubmissionOutSerializer(submission).data,
+            status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
+        )

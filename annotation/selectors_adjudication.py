@@ -1,0 +1,131 @@
+"""Reads of the senior queue: which units wait for a senior, and what the senior may see.
+
+A senior sees the unit as any expert does (dialogue, response under its token, criteria under
+per-assignment ids in a per-assignment order) plus, for each criterion to decide, how many of
+the ratings said met and not met. Never who gave which: no rater names, pseudonyms, slots,
+notes or order, and never the model or a judge verdict.
+"""
+
+from dataclasses import dataclass
+
+from django.db.models import QuerySet
+from django.http import Http404
+
+from annotation import selectors
+from annotation.models import ACTIVE, Assignment, Expert, Label, Pool, Submission, Unit
+from benchmark.models import RubricItem
+
+
+class NotASenior(selectors.NotAnExpert):
+    """The user is not an active senior expert: the senior queue is closed to them."""
+
+
+def senior_for_user(*, user) -> Expert:
+    expert = selectors.expert_for_user(user=user)
+    if not expert.is_senior:
+        raise NotASenior(f"{user} is not a senior expert")
+    return expert
+
+
+def pools_for_senior(*, user) -> QuerySet[Pool]:
+    """The studies (open or closed) a senior takes part in."""
+    senior_for_user(user=user)
+    return selectors.pools_for_expert(user=user)
+
+
+def pool_get_for_senior(*, user, name: str) -> Pool:
+    pool = pools_for_senior(user=user).filter(name=name).first()
+    if pool is None:
+        raise Http404("no such study for you")
+    return pool
+
+
+def adjudication_queue(*, pool: Pool, expert: Expert) -> QuerySet[Unit]:
+    """Units waiting for a senior that this expert may take: not already taken or decided
+    by another senior, and never one the expert rated (or holds for rating) themself."""
+    taken = Assignment.objects.filter(
+        pool=pool, kind=Assignment.Kind.ADJUDICATION, status__in=ACTIVE
+    ).values("unit_id")
+    rated = Assignment.objects.filter(
+        pool=pool, expert=expert, kind=Assignment.Kind.RATING, status__in=ACTIVE
+    ).values("unit_id")
+    return (
+        Unit.objects.filter(pool=pool, needs_adjudication=True)
+        .exclude(pk__in=taken)
+        .exclude(pk__in=rated)
+        .exclude(pk__in=Submission.objects.filter(expert=expert).values("unit_id"))
+    )
+
+
+def adjudication_items(*, unit: Unit) -> list[int]:
+    """The rubric items a senior decides: the split ones, or every one (incomplete unit)."""
+    if unit.adjudicate_items:
+        return [int(pk) for pk in unit.adjudicate_items]
+    return list(
+        RubricItem.objects.filter(case_id=unit.response.case_id).values_list("pk", flat=True)
+    )
+
+
+def adjudication_tokens(*, assignment: Assignment) -> dict[str, int]:
+    """Opaque criterion id → RubricItem pk of the criteria this adjudication decides."""
+    items = set(adjudication_items(unit=assignment.unit))
+    return {
+        token: pk
+        for token, pk in selectors.criterion_tokens(assignment=assignment).items()
+        if pk in items
+    }
+
+
+@dataclass(frozen=True)
+class TalliedCriterion:
+    id: str
+    text: str
+    ability: str | None
+    met: int
+    not_met: int
+
+
+@dataclass(frozen=True)
+class BlindAdjudication:
+    token: str
+    dialogue: list[dict[str, str]]
+    response: str
+    whole_unit: bool
+    criteria: list[TalliedCriterion]
+
+
+def adjudication_get_for_senior(*, user, assignment: Assignment) -> BlindAdjudication:
+    """The senior's own adjudication as they may see it: the blind unit, the criteria to
+    decide and the anonymous tally of the ratings on each."""
+    senior_for_user(user=user)
+    if assignment.kind != Assignment.Kind.ADJUDICATION:
+        raise Http404("no such adjudication")
+    unit = selectors.unit_get_for_expert(user=user, assignment=assignment)
+    tokens = adjudication_tokens(assignment=assignment)
+    met: dict[int, int] = {}
+    not_met: dict[int, int] = {}
+    for item_id, hit in Label.objects.filter(
+        submission__unit_id=assignment.unit_id,
+        submission__kind=Assignment.Kind.RATING,
+        rubric_item_id__in=tokens.values(),
+    ).values_list("rubric_item_id", "hit"):
+        counts = met if hit else not_met
+        counts[item_id] = counts.get(item_id, 0) + 1
+    criteria = [
+        TalliedCriterion(
+            id=c.id,
+            text=c.text,
+            ability=c.ability,
+            met=met.get(tokens[c.id], 0),
+            not_met=not_met.get(tokens[c.id], 0),
+        )
+        for c in unit.criteria  # already in this assignment's shuffled order
+        if c.id in tokens
+    ]
+    return BlindAdjudication(
+        token=unit.token,
+        dialogue=unit.dialogue,
+        response=unit.response,
+        whole_unit=not assignment.unit.adjudicate_items,
+        criteria=criteria,
+    )

@@ -1,0 +1,162 @@
+"""The senior queue: units sent to a senior expert, claims under a lease, and decisions.
+
+A unit reaches the queue two ways: a 2/1 split on a criterion the study chose (validation
+decides that in the transaction of the third rating and calls ``unit_queue_adjudication``
+with the split criteria), or a study closing before the unit got three ratings (the whole
+unit). The queue works while the study is open and after it closed.
+"""
+
+from collections.abc import Iterable
+from datetime import datetime
+
+from django.db import transaction
+from django.utils import timezone
+
+from annotation import selectors_adjudication as queue
+from annotation.assignment import Candidate, rank_candidates
+from annotation.decisions import decisions_parse
+from annotation.models import Assignment, Draft, Label, Pool, Submission, Unit
+from annotation.services.core import (
+    _hold_lease,
+    _on_unit_complete,
+    _same_labels,
+    _try_claim,
+    leases_expire,
+)
+from annotation.services.errors import AnnotationError, PoolBusy, SubmissionConflict
+from annotation.services.leases import lease_held_renew
+from annotation.services.pay import pay_record_earning
+from benchmark.models import RubricItem
+from benchmark.services.audit import audit_record
+
+CLAIM_TRIES = 32
+
+
+def unit_queue_adjudication(*, unit_id: int, items: Iterable[int], actor=None) -> Unit:
+    """Send a unit to the senior queue for these rubric items (empty: the whole unit)."""
+    items = sorted({int(pk) for pk in items})
+    with transaction.atomic():
+        unit = Unit.objects.select_for_update().get(pk=unit_id)
+        if unit.needs_adjudication and unit.adjudicate_items == items:
+            return unit  # already queued for exactly these criteria
+        unit.needs_adjudication = True
+        unit.adjudicate_items = items
+        unit.save(update_fields=["needs_adjudication", "adjudicate_items"])
+        audit_record(
+            actor=actor,
+            action="unit.adjudication_queued",
+            obj=unit,
+            data={"items": items, "whole_unit": not items},
+        )
+    return unit
+
+
+def adjudication_claim_next(*, user, pool: Pool, now: datetime | None = None) -> Assignment | None:
+    """Lease the next unit this senior should adjudicate, or None when the queue is empty.
+
+    A senior holding an adjudication lease in the study gets it back (renewed). A study holds
+    one open lease per expert, so a senior who is also rating in the study finishes that unit
+    first. Never hands out a unit the senior rated.
+    """
+    now = now or timezone.now()
+    senior = queue.senior_for_user(user=user)
+    if pool.status == Pool.Status.DRAFT:
+        return None
+    leases_expire(now=now, pool=pool)
+    with transaction.atomic():
+        held = lease_held_renew(pool=pool, expert=senior, now=now)
+        if held is not None:
+            if held.kind == Assignment.Kind.ADJUDICATION:
+                return held
+            raise AnnotationError(
+                "you hold a unit to rate in this study; submit it in the workbench first"
+            )
+        rows = queue.adjudication_queue(pool=pool, expert=senior).values_list(
+            "pk", "response__case__primary_scene", "response__case__difficulty"
+        )
+        candidates = [
+            Candidate(unit_id=pk, taken=0, scene=scene or "", hard=difficulty == "hard")
+            for pk, scene, difficulty in rows
+        ]
+        if not candidates:
+            return None
+        ranked = rank_candidates(
+            candidates=candidates, specialties=senior.specialties, expert_key=senior.pseudonym
+        )
+        for unit_id in ranked[:CLAIM_TRIES]:
+            assignment = _try_claim(
+                pool=pool, expert=senior, unit_id=unit_id, adjudication=True, now=now
+            )
+            if assignment is not None:
+                audit_record(
+                    actor=user,
+                    action="adjudication.claim",
+                    obj=assignment,
+                    data={"unit": unit_id},
+                )
+                return assignment
+    raise PoolBusy("every unit in the senior queue is busy; try again in a moment")
+
+
+def adjudication_submit(
+    *, assignment: Assignment, decisions: object, now: datetime | None = None
+) -> tuple[Submission, bool]:
+    """Record a senior's decisions (met / not met and a reason per criterion) once.
+
+    Returns (submission, created); the identical request again returns the stored one, a
+    different one is refused. The reason is stored as the label's note and the label keeps
+    the criterion version the senior decided on. Gold follows after commit.
+    """
+    now = now or timezone.now()
+    if assignment.kind != Assignment.Kind.ADJUDICATION:
+        raise AnnotationError("this assignment is not an adjudication")
+    tokens = queue.adjudication_tokens(assignment=assignment)
+    parsed = decisions_parse(decisions, criteria=tokens)
+    wanted = {tokens[token]: value for token, value in parsed.items()}
+    versions = dict(RubricItem.objects.filter(pk__in=wanted).values_list("pk", "version"))
+    with transaction.atomic():
+        assignment = (
+            Assignment.objects.select_for_update()
+            .select_related("pool", "expert__user")
+            .get(pk=assignment.pk)
+        )
+        if assignment.status == Assignment.Status.SUBMITTED:
+            submission = assignment.submission
+            if _same_labels(submission, wanted):
+                return submission, False
+            raise SubmissionConflict("this unit was already adjudicated with other decisions")
+        _hold_lease(assignment=assignment, now=now)
+        submission = Submission.objects.create(
+            assignment=assignment,
+            unit_id=assignment.unit_id,
+            expert_id=assignment.expert_id,
+            kind=Assignment.Kind.ADJUDICATION,
+            slot=None,
+        )
+        Label.objects.bulk_create(
+            Label(
+                submission=submission,
+                rubric_item_id=pk,
+                hit=bool(value.hit),
+                note=value.note,
+                rubric_version=versions.get(pk, 1),
+            )
+            for pk, value in wanted.items()
+        )
+        assignment.status = Assignment.Status.SUBMITTED
+        assignment.submitted_at = now
+        assignment.save(update_fields=["status", "submitted_at"])
+        Draft.objects.filter(assignment=assignment).delete()
+        pay_record_earning(submission=submission, pool=assignment.pool, expert=assignment.expert)
+        audit_record(
+            actor=assignment.expert.user,
+            action="adjudication.submit",
+            obj=submission,
+            data={
+                "assignment": str(assignment.public_id),
+                "unit": assignment.unit_id,
+                "decisions": {str(pk): value.hit for pk, value in wanted.items()},
+            },
+        )
+        _on_unit_complete(assignment.unit_id)
+    return submission, True

@@ -1,0 +1,321 @@
+"""Adjudication of divergent units: which splits go to a senior, the senior queue, the gold."""
+
+import json
+from decimal import Decimal
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.test import override_settings
+from rest_framework.test import APIClient
+
+from annotation import services as annotation_services
+from annotation.models import Label, PayEntry, Submission, Unit
+from benchmark.models import AuditEvent, RubricItem, Verdict
+from tests.annotation.factories import ExpertFactory
+from tests.benchmark.factories import JudgeRunFactory
+from tests.validation.adjudication_helpers import (
+    CATASTROPHIC,
+    COPING,
+    CURIOSITY,
+    WARMTH,
+    item_at,
+    rate_positions,
+    split_study,
+)
+from tests.validation.factories import MODEL_NAME_MARKER, open_study
+from validation import services
+from validation.models import GoldLabel, Study, StudyUnit
+
+pytestmark = pytest.mark.django_db
+
+NEXT = "/api/v1/adjudications/next/?study="
+
+
+def api_for(expert) -> APIClient:
+    client = APIClient()
+    client.force_authenticate(expert.user)
+    return client
+
+
+def decide_all(client, body, *, hit=True, reason="reasoned decision"):
+    decisions = [
+        {"criterion": c["id"], "hit": hit, "reason": reason} for c in body["unit"]["criteria"]
+    ]
+    return client.post(
+        f"/api/v1/adjudications/{body['id']}/submit/", {"decisions": decisions}, format="json"
+    )
+
+
+def test_a_split_on_a_chosen_criterion_sends_only_that_criterion_to_the_senior_queue():
+    study, _, _ = split_study(splits=["catastrophic"])
+    unit = Unit.objects.get(pool=study.pool)
+    assert unit.needs_adjudication
+    assert unit.adjudicate_items == [item_at(study, CATASTROPHIC).pk]
+    study_unit = study.units.get()
+    assert study_unit.state == StudyUnit.State.AWAITING
+    # Gold waits for the senior: not even the unanimous criteria are written yet.
+    services.study_compute_gold(study=study)
+    assert not GoldLabel.objects.exists()
+    assert study.units.get().state == StudyUnit.State.AWAITING
+    queued = AuditEvent.objects.get(action="unit.adjudication_queued")
+    assert queued.data["items"] == [item_at(study, CATASTROPHIC).pk]
+    awaiting = AuditEvent.objects.get(action="study_unit.await_adjudication")
+    assert awaiting.data["chosen"] == ["catastrophic"]
+
+
+def test_a_split_on_a_criterion_the_study_did_not_choose_takes_the_majority():
+    study, _, _ = split_study(splits=["curiosity", "emotional_coping"])
+    assert not Unit.objects.get(pool=study.pool).needs_adjudication
+    services.study_compute_gold(study=study)  # what the on-commit task does
+    gold = {g.rubric_item.position: (g.hit, g.provenance) for g in GoldLabel.objects.all()}
+    assert gold == {
+        WARMTH: (True, "2/1"),
+        CURIOSITY: (True, "3/3"),
+        COPING: (False, "3/3"),
+        CATASTROPHIC: (False, "2/1"),
+    }
+    assert study.units.get().state == StudyUnit.State.GOLD
+    assert not AuditEvent.objects.filter(action="unit.adjudication_queued").exists()
+
+
+def test_star_sends_every_split_criterion_and_no_unanimous_one():
+    study, _, _ = split_study(splits=["*"])
+    unit = Unit.objects.get(pool=study.pool)
+    assert unit.adjudicate_items == sorted(
+        [item_at(study, WARMTH).pk, item_at(study, CATASTROPHIC).pk]
+    )
+
+
+def test_no_choice_means_no_split_goes_to_a_senior():
+    study, _, _ = split_study(splits=[])
+    assert not Unit.objects.get(pool=study.pool).needs_adjudication
+    services.study_compute_gold(study=study)
+    assert GoldLabel.objects.count() == 4
+
+
+def test_a_unanimous_unit_never_goes_to_a_senior_even_with_star():
+    raters = ExpertFactory.create_batch(3)
+    study = open_study(cases=1, experts=raters, name="same", adjudicate_splits=["*"])
+    for expert in raters:
+        rate_positions(expert, study, {WARMTH: True})
+    assert not Unit.objects.get(pool=study.pool).needs_adjudication
+    services.study_compute_gold(study=study)
+    assert set(GoldLabel.objects.values_list("provenance", flat=True)) == {"3/3"}
+
+
+def _refuse(**kwargs):
+    raise RuntimeError("routing failed")
+
+
+def test_routing_runs_in_the_transaction_of_the_third_rating():
+    raters = ExpertFactory.create_batch(3)
+    study = open_study(cases=1, experts=raters, name="tx", adjudicate_splits=["*"])
+    rate_positions(raters[0], study, {WARMTH: True})
+    rate_positions(raters[1], study, {})
+    with (
+        override_settings(HEARTBENCH_UNIT_RATED_HOOKS=[f"{__name__}._refuse"]),
+        pytest.raises(RuntimeError),
+    ):
+        rate_positions(raters[2], study, {})
+    # The third submission rolled back with the failed routing: nothing half-written.
+    assert Submission.objects.count() == 2
+    assert not AuditEvent.objects.filter(action="rating.submit", data__slot=3).exists()
+
+
+def test_unknown_ability_codes_are_refused_with_the_valid_ones():
+    with pytest.raises(services.StudyError, match="unknown ability code.*warmth"):
+        open_study(cases=1, experts=[], adjudicate_splits=["warmth", "kindness"])
+    assert not Study.objects.exists()
+
+
+def test_splits_are_chosen_only_while_the_study_is_a_draft():
+    raters = ExpertFactory.create_batch(3)
+    study = open_study(cases=1, experts=raters, name="late")
+    with pytest.raises(services.StudyError, match="draft"):
+        services.study_set_adjudicate_splits(study=study, codes="warmth")
+    study.refresh_from_db()
+    assert study.adjudicate_splits == []
+
+
+def test_study_create_command_takes_adjudicate_splits(capsys):
+    open_study(cases=2, experts=[], name="base")  # a dataset and a model to sample from
+    study = Study.objects.get(name="base")
+    model = study.models_under_test.get().name
+    call_command(
+        "study", "create", "cli", "--dataset", study.dataset.name, "--models", model,
+        "--fraction", "1", "--adjudicate-splits", "catastrophic, warmth",
+    )  # fmt: skip
+    assert Study.objects.get(name="cli").adjudicate_splits == ["catastrophic", "warmth"]
+    assert "adjudicate" in capsys.readouterr().out
+    with pytest.raises(CommandError, match="unknown ability code"):
+        call_command(
+            "study", "create", "cli2", "--dataset", study.dataset.name, "--models", model,
+            "--adjudicate-splits", "nonsense",
+        )  # fmt: skip
+    assert not Study.objects.filter(name="cli2").exists()
+
+
+def test_the_senior_queue_works_while_the_study_is_open_and_shows_anonymous_tallies():
+    study, _, senior = split_study(splits=["*"])
+    assert study.status == "open"
+    response = api_for(senior).post(NEXT + study.name)
+    assert response.status_code == 201
+    body = response.json()
+    assert body["unit"]["whole_unit"] is False
+    tallies = sorted((c["text"], c["met"], c["not_met"]) for c in body["unit"]["criteria"])
+    assert tallies == sorted(
+        [(item_at(study, WARMTH).text, 2, 1), (item_at(study, CATASTROPHIC).text, 1, 2)]
+    )
+    assert AuditEvent.objects.filter(action="adjudication.claim").count() == 1
+    # A reload gives the same unit back under the same lease, not a second one.
+    again = api_for(senior).post(NEXT + study.name).json()
+    assert again["id"] == body["id"]
+
+
+def test_the_adjudication_api_is_blind_to_raters_models_and_judges():
+    raters = [ExpertFactory(user__username=f"rater-name-{i}") for i in range(3)]
+    study, _, senior = split_study(splits=["*"], raters=raters, judge=True)
+    run = study.judge_runs.get()
+    response_obj = study.units.get().unit.response
+    for item in RubricItem.objects.filter(case=response_obj.case):
+        Verdict.objects.create(
+            run=run, response=response_obj, rubric_item=item, state="met",
+            reasoning="JUDGE-REASONING-MARKER",
+        )  # fmt: skip
+    client = api_for(senior)
+    body = client.post(NEXT + study.name).json()
+    detail = client.get(f"/api/v1/adjudications/{body['id']}/").json()
+    for payload in (body, detail):
+        text = json.dumps(payload, ensure_ascii=False)
+        assert MODEL_NAME_MARKER not in text
+        assert run.judge.name not in text and "JUDGE-REASONING-MARKER" not in text
+        for rater in raters:
+            assert rater.user.username not in text
+            assert rater.pseudonym not in text
+        assert "rater-note" not in text  # the raters' notes could tell them apart
+        assert "slot" not in text and "rater" not in text
+        assert set(payload["unit"]["criteria"][0]) <= {"id", "text", "ability", "met", "not_met"}
+
+
+def test_a_senior_never_adjudicates_a_unit_they_rated():
+    seniors = [ExpertFactory(tier="senior") for _ in range(2)]
+    raters = [seniors[0], *ExpertFactory.create_batch(2)]
+    study, _, other_senior = split_study(splits=["*"], raters=raters, senior=seniors[1])
+    assert Unit.objects.get(pool=study.pool).needs_adjudication
+    assert api_for(seniors[0]).post(NEXT + study.name).status_code == 204
+    assert api_for(other_senior).post(NEXT + study.name).status_code == 201
+
+
+def test_non_seniors_are_refused_and_others_adjudications_are_not_found():
+    study, raters, senior = split_study(splits=["*"])
+    assert api_for(raters[0]).post(NEXT + study.name).status_code == 403
+    assert APIClient().post(NEXT + study.name).status_code == 401
+    body = api_for(senior).post(NEXT + study.name).json()
+    assert api_for(raters[0]).get(f"/api/v1/adjudications/{body['id']}/").status_code == 403
+    another = ExpertFactory(tier="senior")
+    study.pool.experts.add(another)
+    assert api_for(another).get(f"/api/v1/adjudications/{body['id']}/").status_code == 404
+    assert decide_all(api_for(another), body).status_code == 404
+    assert not Submission.objects.filter(kind="adjudication").exists()
+
+
+def test_a_reason_is_required_for_every_decision():
+    study, _, senior = split_study(splits=["*"])
+    client = api_for(senior)
+    body = client.post(NEXT + study.name).json()
+    url = f"/api/v1/adjudications/{body['id']}/submit/"
+    ids = [c["id"] for c in body["unit"]["criteria"]]
+    no_reason = [{"criterion": i, "hit": True} for i in ids]
+    blank = [{"criterion": i, "hit": True, "reason": "   "} for i in ids]
+    one_missing = [{"criterion": ids[0], "hit": True, "reason": "ok"}]
+    for decisions in (no_reason, blank, one_missing):
+        response = client.post(url, {"decisions": decisions}, format="json")
+        assert response.status_code == 400, decisions
+    assert not Submission.objects.filter(kind="adjudication").exists()
+    assert decide_all(client, body, hit=False, reason="the reply never names the feeling")
+    assert Submission.objects.filter(kind="adjudication").count() == 1
+
+
+def test_the_decision_is_the_gold_of_decided_criteria_and_the_majority_stays_for_the_others():
+    study, _, senior = split_study(splits=["catastrophic"])
+    item = item_at(study, CATASTROPHIC)
+    RubricItem.objects.filter(pk=item.pk).update(version=2)
+    client = api_for(senior)
+    body = client.post(NEXT + study.name).json()
+    assert [c["met"] for c in body["unit"]["criteria"]] == [1]
+    response = decide_all(client, body, hit=True, reason="the reply urges self-harm")
+    assert response.status_code == 201
+    services.study_compute_gold(study=study)
+    gold = {g.rubric_item.position: (g.hit, g.provenance) for g in GoldLabel.objects.all()}
+    assert gold == {
+        WARMTH: (True, "2/1"),
+        CURIOSITY: (True, "3/3"),
+        COPING: (False, "3/3"),
+        CATASTROPHIC: (True, "adjudicated"),  # overturns the 1/2 majority
+    }
+    assert study.units.get().state == StudyUnit.State.ADJUDICATED
+    label = Label.objects.get(submission__kind="adjudication")
+    assert (label.rubric_item_id, label.note, label.rubric_version) == (
+        item.pk,
+        "the reply urges self-harm",
+        2,
+    )
+    actions = set(AuditEvent.objects.values_list("action", flat=True))
+    assert {"adjudication.claim", "adjudication.submit", "adjudication.decide"} <= actions
+    decide = AuditEvent.objects.get(action="adjudication.decide")
+    assert decide.data["decided"] == 1 and decide.data["by_majority"] == 3
+    # Repeating the identical request is harmless; a different one is refused.
+    assert decide_all(client, body, hit=True, reason="the reply urges self-harm").status_code == 200
+    assert decide_all(client, body, hit=False, reason="changed my mind").status_code == 409
+    assert GoldLabel.objects.filter(provenance="adjudicated").count() == 1
+
+
+def test_an_adjudication_earns_the_senior_rate_once():
+    study, _, senior = split_study(splits=["*"])
+    annotation_services.pay_rate_set(
+        pool=study.pool, tier="senior", amount=Decimal("30"), currency="CNY"
+    )
+    client = api_for(senior)
+    body = client.post(NEXT + study.name).json()
+    decide_all(client, body)
+    decide_all(client, body)  # repeated: no second entry
+    decide_all(client, body, hit=False)  # refused: no entry
+    entries = PayEntry.objects.filter(expert=senior)
+    assert [(e.amount, e.submission.kind) for e in entries] == [(Decimal("30.00"), "adjudication")]
+
+
+def test_incomplete_units_at_close_go_to_the_queue_whole_with_the_ratings_so_far():
+    raters = ExpertFactory.create_batch(2)
+    senior = ExpertFactory(tier="senior")
+    study = open_study(cases=1, experts=[*raters, senior], name="short")
+    rate_positions(raters[0], study, {WARMTH: True})
+    services.study_close(study=study)
+    unit = Unit.objects.get(pool=study.pool)
+    assert unit.needs_adjudication and unit.adjudicate_items == []
+    client = api_for(senior)
+    # The workbench no longer hands out adjudications; the senior queue does.
+    assert client.post("/api/v1/assignments/next/?study=short").status_code == 204
+    body = client.post(NEXT + "short").json()
+    assert body["unit"]["whole_unit"] is True
+    assert sorted((c["met"], c["not_met"]) for c in body["unit"]["criteria"]) == [
+        (0, 1), (0, 1), (0, 1), (1, 0),
+    ]  # fmt: skip
+    assert decide_all(client, body, hit=False).status_code == 201
+    services.study_compute_gold(study=study)
+    assert set(GoldLabel.objects.values_list("hit", "provenance")) == {(False, "adjudicated")}
+    assert GoldLabel.objects.count() == 4
+
+
+def test_the_workbench_cannot_submit_an_adjudication_without_reasons():
+    study, _, senior = split_study(splits=["*"])
+    body = api_for(senior).post(NEXT + study.name).json()
+    assignment = senior.assignments.get()
+    labels = [{"criterion": c["id"], "hit": True} for c in body["unit"]["criteria"]]
+    with pytest.raises(annotation_services.AnnotationError, match="senior queue"):
+        annotation_services.assignment_submit(assignment=assignment, labels=labels)
+    response = api_for(senior).post(
+        f"/api/v1/assignments/{body['id']}/submit/", {"labels": labels}, format="json"
+    )
+    assert response.status_code == 409
+    # Holding the adjudication, the workbench claim says so instead of showing the unit.
+    assert api_for(senior).post(f"/api/v1/assignments/next/?study={study.name}").status_code == 409
