@@ -143,4 +143,129 @@ admin.site.register(models.JudgeRun, JudgeRunEngineAdmin)
 admin.site.unregister(models.Judge)
 admin.site.register(models.Judge, JudgeEngineAdmin)
 admin.site.register(models.LLMCacheEntry, ReadOnlyAdmin)
-admin.site.register(models.GenerationRun, ReadOnlyAdmin)
+
+
+# ---- generation: queue a model's answers from the admin, watch the runs' progress ---------
+
+from django import forms  # noqa: E402
+from django.http import HttpResponseRedirect  # noqa: E402
+from django.utils.translation import gettext_lazy as _  # noqa: E402
+from django.utils.translation import ngettext  # noqa: E402
+
+from benchmark.services.generation import (  # noqa: E402
+    MODES,
+    QUEUE_OPTIONS,
+    generation_queue,
+    generation_queue_check,
+)
+
+
+class GenerationQueueForm(forms.ModelForm):
+    """What to generate and how hard to push the endpoint; the API key stays the worker's."""
+
+    mode = forms.ChoiceField(
+        label=_("cases"),
+        choices=[("all", _("all")), ("normal", _("normal")), ("hard", _("hard"))],
+        initial=MODES[0],
+    )
+    concurrency = forms.IntegerField(
+        label=_("concurrent requests"), min_value=1, max_value=256, required=False,
+        help_text=_("Empty: the model's own limit, else 16."),
+    )  # fmt: skip
+    rpm = forms.FloatField(label=_("requests per minute"), min_value=0.1, required=False)
+    tpm = forms.FloatField(label=_("tokens per minute"), min_value=1, required=False)
+    max_cost = forms.FloatField(
+        label=_("budget (USD)"), min_value=0, required=False,
+        help_text=_("The run stops when it has spent this much; needs a known price."),
+    )  # fmt: skip
+
+    class Meta:
+        model = models.GenerationRun
+        fields = ["model", "dataset", "mode"]
+
+    def options(self) -> dict:
+        return {key: self.cleaned_data.get(key) for key in QUEUE_OPTIONS}
+
+    def clean(self):
+        cleaned = super().clean()
+        model = cleaned.get("model")
+        if model is not None:
+            try:
+                generation_queue_check(model=model, options=self.options())
+            except JudgeConfigError as exc:
+                raise forms.ValidationError(str(exc)) from exc
+        return cleaned
+
+
+class GenerationRunAdmin(ReadOnlyAdmin):
+    """Adding a generation run queues it (or continues the unfinished one for the same model,
+    dataset and cases); runs themselves are history and are not edited."""
+
+    list_display = ["id", "model", "dataset", "mode", "status", "progress", "created_at",
+                    "finished_at"]  # fmt: skip
+    list_filter = ["status", "mode", "model"]
+    actions = ["queue_runs"]
+    add_fields = ["model", "dataset", "mode", *QUEUE_OPTIONS]
+    view_fields = ["model", "dataset", "mode", "status", "progress", "stats", "created_at",
+                   "finished_at"]  # fmt: skip
+
+    def has_add_permission(self, request, obj=None):
+        return admin.ModelAdmin.has_add_permission(self, request)
+
+    def get_form(self, request, obj=None, **kwargs):
+        if obj is None:
+            kwargs["form"] = GenerationQueueForm
+        return super().get_form(request, obj, **kwargs)
+
+    def get_fields(self, request, obj=None):
+        return self.add_fields if obj is None else self.view_fields
+
+    def get_readonly_fields(self, request, obj=None):
+        return [] if obj is None else self.view_fields
+
+    @admin.display(description=_("progress"))
+    def progress(self, obj: models.GenerationRun) -> str:
+        return run_progress_text(stats=obj.stats)
+
+    def save_model(self, request, obj, form, change):
+        if change:
+            return
+        run = generation_queue(
+            model=obj.model, dataset=obj.dataset, mode=obj.mode, options=form.options()
+        )
+        # The admin goes on with the run the service chose (possibly an unfinished one).
+        obj.pk = run.pk
+        obj.refresh_from_db()
+
+    def response_add(self, request, obj, post_url_continue=None):
+        self.message_user(
+            request, _("Generation run %(id)s queued: %(run)s") % {"id": obj.pk, "run": obj}
+        )
+        return HttpResponseRedirect(reverse("admin:benchmark_generationrun_changelist"))
+
+    @admin.action(description=_("Generate on the task queue (continue, or retry failed cases)"))
+    def queue_runs(self, request, queryset):
+        queued = 0
+        for run in queryset.select_related("model", "dataset"):
+            clean = run.status == models.JudgeRun.Status.FINISHED and not run.stats.get("errors")
+            if clean:
+                continue  # every case answered: nothing to ask for
+            try:
+                generation_queue(
+                    model=run.model,
+                    dataset=run.dataset,
+                    mode=run.mode,
+                    options=run.stats.get("options"),
+                )
+            except JudgeConfigError as exc:
+                self.message_user(request, str(exc), level=admin_messages.ERROR)
+                continue
+            queued += 1
+        self.message_user(
+            request,
+            ngettext("%(count)d generation run queued", "%(count)d generation runs queued", queued)
+            % {"count": queued},
+        )
+
+
+admin.site.register(models.GenerationRun, GenerationRunAdmin)

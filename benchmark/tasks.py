@@ -1,5 +1,8 @@
 """Celery tasks: thin, take ids, idempotent (a finished run is left alone), bounded retries.
 
+A generation run is one task on the ``generate`` queue: it asks only for the cases the model
+has not answered, so a repeat (a redelivery, a retry, a second queuing) resumes it.
+
 A judge run is one dispatch task that splits it into chunk tasks on the ``judge`` queue, so
 every worker serving that queue takes a share. ``acks_late`` with ``reject_on_worker_lost``
 (settings) hands a chunk whose worker died back to the broker, and the chunk is idempotent.
@@ -12,13 +15,19 @@ from celery.signals import worker_ready
 from django.conf import settings
 
 from benchmark.models import JudgeRun
-from benchmark.selectors.runs import judge_run_get
+from benchmark.selectors.runs import generation_run_get, judge_run_get
+from benchmark.services.generation import (
+    generation_options_for_worker,
+    generation_run_execute,
+    generation_run_fail,
+    generation_runs_dispatch_waiting,
+)
 from benchmark.services.judge_chunks import (
     judge_chunk_execute,
     judge_run_split,
     judge_runs_dispatch_waiting,
 )
-from benchmark.services.judging import engine_options_for_worker
+from benchmark.services.judging import JudgeConfigError, engine_options_for_worker
 
 
 @shared_task(bind=True, max_retries=3, default_retry_delay=30, acks_late=True)
@@ -59,9 +68,37 @@ def judge_dispatch_waiting_task() -> list[int]:
     return judge_runs_dispatch_waiting()
 
 
+@shared_task(bind=True, max_retries=3, default_retry_delay=30, acks_late=True)
+def generation_run_task(self, *, run_id: int) -> dict:
+    """Generate the run's missing answers; a finished run is left alone."""
+    run = generation_run_get(run_id=run_id)
+    if run.status == JudgeRun.Status.FINISHED:
+        return run.stats
+    try:
+        outcome = generation_run_execute(
+            run_id=run_id, options=generation_options_for_worker(run=run)
+        )
+    except JudgeConfigError as exc:  # no base URL, no price for a budget: retrying cannot help
+        generation_run_fail(run_id=run_id, reason=str(exc))
+        return {"status": JudgeRun.Status.FAILED, "error": str(exc)}
+    except Exception as exc:  # a lost database or endpoint: retry, resuming where it stopped
+        raise self.retry(exc=exc) from exc
+    return {"status": outcome.status, "stop_reason": outcome.stop_reason}
+
+
+@shared_task(acks_late=True)
+def generation_dispatch_waiting_task() -> list[int]:
+    """Queue the generation runs asked for while the broker was down (a periodic sweep)."""
+    return generation_runs_dispatch_waiting()
+
+
 @worker_ready.connect
 def judge_dispatch_waiting_at_start(**kwargs) -> None:
     # A worker that has just reached the broker is the first to know it is up again.
+    log = logging.getLogger(__name__)
     queued = judge_runs_dispatch_waiting()
     if queued:
-        logging.getLogger(__name__).warning("queued judge runs left waiting: %s", queued)
+        log.warning("queued judge runs left waiting: %s", queued)
+    queued = generation_runs_dispatch_waiting()
+    if queued:
+        log.warning("queued generation runs left waiting: %s", queued)

@@ -182,7 +182,11 @@ CACHES = {
         "BACKEND": "django.core.cache.backends.redis.RedisCache",
         "LOCATION": REDIS_URL,
         "KEY_PREFIX": "heartbench",
-    }
+    },
+    "generation-dispatch-waiting": {
+        "task": "benchmark.tasks.generation_dispatch_waiting_task",
+        "schedule": 60.0,
+    },
     if REDIS_URL
     else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
 }

@@ -3,6 +3,7 @@
 from collections.abc import Iterable
 
 from django.db.models import Count, Q
+from django.utils.translation import gettext
 
 from benchmark.models import (
     Case,
@@ -158,6 +159,8 @@ def run_progress_text(*, stats: dict) -> str:
     """A one-line progress summary from a run's stats, for the admin."""
     if stats.get("dispatch") == WAITING_FOR_BROKER:
         return "waiting for the broker (queued again when it is back)"
+    if stats.get("error"):
+        return gettext("failed: %(error)s") % {"error": stats["error"]}
     total, done = stats.get("total", 0), stats.get("done", 0)
     if not total:
         return "-"

@@ -11,8 +11,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from django.db import transaction
+from django.utils.translation import gettext
 
 from benchmark.llm.client import Endpoint
+from benchmark.llm.credentials import api_key_resolve
 from benchmark.llm.engine import EngineConfig, Unit
 from benchmark.llm.parser import ReplyError
 from benchmark.llm.progress import Progress
@@ -31,6 +33,9 @@ from benchmark.services.judging import (
 
 MODES = ("all", "normal", "hard")
 MAX_LISTED_FAILURES = 50
+# Engine settings a run queued from the admin may carry in stats["options"] (a worker reads
+# them there: tasks take ids, not options). The key is never among them.
+QUEUE_OPTIONS = ("concurrency", "rpm", "tpm", "max_cost")
 
 
 def model_resolve(
@@ -121,6 +126,85 @@ def generation_run_execute(
         on_progress=on_progress,
         extra={"mode": run.mode, "template_version": template.version},
     )
+
+
+def generation_queue(
+    *,
+    model: ModelUnderTest,
+    dataset: Dataset,
+    mode: str = "all",
+    options: dict | None = None,
+) -> GenerationRun:
+    """Start (or continue) generating ``model``'s answers to ``dataset`` on the task queue.
+
+    ``options`` (``QUEUE_OPTIONS``; missing ones fall back to the model's ``limits``) are kept
+    on the run for the worker. Without a broker the run is generated in process when the
+    caller's transaction commits.
+    """
+    chosen = generation_queue_check(model=model, options=options)
+    with transaction.atomic():
+        run = generation_run_start(model=model, dataset=dataset, mode=mode)
+        run = GenerationRun.objects.select_for_update().get(pk=run.pk)
+        stats = {k: v for k, v in run.stats.items() if k != "error"}  # a fresh try
+        stats["options"] = {**stats.get("options", {}), **chosen}
+        run.stats = stats
+        run.save(update_fields=["stats"])
+        generation_run_queue(run_id=run.pk)
+    return run
+
+
+def generation_queue_check(*, model: ModelUnderTest, options: dict | None = None) -> dict:
+    """The options a run queued for ``model`` keeps; JudgeConfigError when it could not start
+    (refused here, at the admin's form, rather than later in a worker)."""
+    if not model.base_url:
+        raise JudgeConfigError(
+            gettext("model %(name)s has no base URL: set it on the model first")
+            % {"name": model.name}
+        )
+    chosen = {k: v for k, v in (options or {}).items() if k in QUEUE_OPTIONS and v is not None}
+    if chosen.get("max_cost") is not None:
+        # A budget needs a price to count against.
+        _price(model.endpoint_model or model.name, model.parameters, EngineOptions(max_cost=1))
+    return chosen
+
+
+def generation_run_queue(*, run_id: int) -> None:
+    """Have a worker generate (or continue) the run once this transaction commits; with the
+    broker down it waits, like a judge run (:mod:`benchmark.services.dispatch`)."""
+    from benchmark.services.dispatch import run_queue
+    from benchmark.tasks import generation_run_task
+
+    run_queue(model_cls=GenerationRun, run_id=run_id, task=generation_run_task)
+
+
+def generation_runs_dispatch_waiting() -> list[int]:
+    """Queue every generation run left waiting while the broker was down."""
+    from benchmark.services.dispatch import runs_dispatch_waiting
+    from benchmark.tasks import generation_run_task
+
+    return runs_dispatch_waiting(model_cls=GenerationRun, task=generation_run_task)
+
+
+def generation_options_for_worker(*, run: GenerationRun) -> EngineOptions:
+    """A background run's options: the worker's environment key, then the run's own options
+    over the model's ``limits``."""
+    limits = {**(run.model.parameters.get("limits") or {}), **run.stats.get("options", {})}
+    return EngineOptions(
+        api_key=api_key_resolve(),
+        concurrency=int(limits.get("concurrency") or 16),
+        rpm=limits.get("rpm"),
+        tpm=limits.get("tpm"),
+        max_cost=limits.get("max_cost"),
+    )
+
+
+def generation_run_fail(*, run_id: int, reason: str) -> None:
+    """Mark a run that cannot start as it is configured (retrying would not help)."""
+    with transaction.atomic():
+        run = GenerationRun.objects.select_for_update().get(pk=run_id)
+        run.status = JudgeRun.Status.FAILED
+        run.stats = {**run.stats, "error": reason[:500]}
+        run.save(update_fields=["status", "stats"])
 
 
 def response_store(*, model_id: int, case_id: int, text: str) -> None:

@@ -9,60 +9,33 @@ when the database says nothing is left.
 
 The database, not the broker, is the record of what was asked for: a run queued while the
 broker is unreachable stays pending, marked as waiting, and is handed to the workers by
-:func:`judge_runs_dispatch_waiting` once the broker answers again.
+:func:`judge_runs_dispatch_waiting` once the broker answers again
+(:mod:`benchmark.services.dispatch`, shared with generation runs).
 """
-
-import logging
 
 from django.db import transaction
 from django.utils import timezone
-from kombu.exceptions import OperationalError
 
 from benchmark.models import JudgeRun
 from benchmark.selectors import runs as run_selectors
+from benchmark.services.dispatch import run_dispatch, runs_dispatch_waiting
 from benchmark.services.judging import EngineOptions, RunOutcome, judge_run_execute
 
-logger = logging.getLogger(__name__)
 WAITING_FOR_BROKER = run_selectors.WAITING_FOR_BROKER
-# A broker blip is retried briefly; a real outage must not hold the admin's request for long.
-PUBLISH_RETRY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.5, "interval_max": 1}
 
 
 def judge_run_dispatch(*, run_id: int) -> bool:
     """Hand the run to the workers; False when the broker is down and the run waits for it."""
     from benchmark.tasks import judge_run_task
 
-    try:
-        judge_run_task.apply_async(kwargs={"run_id": run_id}, retry_policy=PUBLISH_RETRY)
-    except OperationalError as exc:
-        logger.warning(
-            "broker unreachable (%s): judge run %s stays pending until it is back", exc, run_id
-        )
-        _dispatch_mark(run_id=run_id, waiting=True)
-        return False
-    _dispatch_mark(run_id=run_id, waiting=False)
-    return True
+    return run_dispatch(model_cls=JudgeRun, run_id=run_id, task=judge_run_task)
 
 
 def judge_runs_dispatch_waiting() -> list[int]:
     """Queue every run left waiting while the broker was down; returns those now queued."""
-    waiting = JudgeRun.objects.filter(
-        status=JudgeRun.Status.PENDING, stats__dispatch=WAITING_FOR_BROKER
-    ).values_list("pk", flat=True)
-    return [run_id for run_id in list(waiting) if judge_run_dispatch(run_id=run_id)]
+    from benchmark.tasks import judge_run_task
 
-
-def _dispatch_mark(*, run_id: int, waiting: bool) -> None:
-    with transaction.atomic():
-        run = JudgeRun.objects.select_for_update().get(pk=run_id)
-        stats = dict(run.stats)
-        if waiting:
-            stats["dispatch"] = WAITING_FOR_BROKER
-        else:
-            stats.pop("dispatch", None)
-        if stats != run.stats:
-            run.stats = stats
-            run.save(update_fields=["stats"])
+    return runs_dispatch_waiting(model_cls=JudgeRun, task=judge_run_task)
 
 
 def judge_run_split(*, run_id: int, chunk_size: int) -> list[list[int]]:

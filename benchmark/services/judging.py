@@ -229,13 +229,10 @@ def judge_run_queue(*, run_id: int) -> None:
     With the broker down the run is kept pending and marked waiting, and is queued when the
     broker is back (:func:`benchmark.services.judge_chunks.judge_runs_dispatch_waiting`).
     """
-    from benchmark.services.judge_chunks import judge_run_dispatch
+    from benchmark.services.dispatch import run_queue
+    from benchmark.tasks import judge_run_task
 
-    with transaction.atomic():
-        JudgeRun.objects.filter(pk=run_id).exclude(status=JudgeRun.Status.FINISHED).update(
-            status=JudgeRun.Status.PENDING
-        )
-        transaction.on_commit(lambda: judge_run_dispatch(run_id=run_id))
+    run_queue(model_cls=JudgeRun, run_id=run_id, task=judge_run_task)
 
 
 def judge_queue_all(*, judge: Judge) -> list[int]:

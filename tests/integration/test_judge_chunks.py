@@ -79,6 +79,9 @@ def test_waiting_runs_are_shown_as_such_and_swept_by_a_scheduled_task(settings):
 
     assert "waiting for the broker" in run_progress_text(stats={"dispatch": WAITING_FOR_BROKER})
     scheduled = {entry["task"] for entry in settings.CELERY_BEAT_SCHEDULE.values()}
-    assert scheduled == {"benchmark.tasks.judge_dispatch_waiting_task"}
+    assert scheduled == {
+        "benchmark.tasks.judge_dispatch_waiting_task",
+        "benchmark.tasks.generation_dispatch_waiting_task",
+    }
     app.loader.import_default_modules()
     assert scheduled <= set(app.tasks)

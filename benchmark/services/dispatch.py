@@ -1,0 +1,75 @@
+"""Handing a background run (a judge run or a generation run) to the Celery workers.
+
+The database, not the broker, is the record of what was asked for. Queuing a run marks it
+pending and publishes its task once the caller's transaction commits; when the broker cannot
+be reached the run stays pending, marked as waiting, and a sweep (workers run one when they
+reach the broker, and ``heartbench worker --beat`` every minute) publishes it later. Judge and
+generation runs share this code; only their model and their task differ.
+"""
+
+import logging
+
+from celery import Task
+from django.db import models, transaction
+from kombu.exceptions import OperationalError
+
+from benchmark.models import JudgeRun
+from benchmark.selectors.runs import WAITING_FOR_BROKER
+
+logger = logging.getLogger(__name__)
+# A broker blip is retried briefly; a real outage must not hold the admin's request for long.
+PUBLISH_RETRY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.5, "interval_max": 1}
+
+
+def run_queue(*, model_cls: type[models.Model], run_id: int, task: Task) -> None:
+    """Mark the run pending and have ``task`` run it once this transaction commits.
+
+    A finished run is left finished (its task does nothing for it).
+    """
+    with transaction.atomic():
+        model_cls.objects.filter(pk=run_id).exclude(status=JudgeRun.Status.FINISHED).update(
+            status=JudgeRun.Status.PENDING
+        )
+        transaction.on_commit(lambda: run_dispatch(model_cls=model_cls, run_id=run_id, task=task))
+
+
+def run_dispatch(*, model_cls: type[models.Model], run_id: int, task: Task) -> bool:
+    """Publish ``task`` for the run; False when the broker is down and the run waits for it."""
+    try:
+        task.apply_async(kwargs={"run_id": run_id}, retry_policy=PUBLISH_RETRY)
+    except OperationalError as exc:
+        logger.warning(
+            "broker unreachable (%s): %s %s stays pending until it is back",
+            exc,
+            model_cls._meta.verbose_name,
+            run_id,
+        )
+        _dispatch_mark(model_cls=model_cls, run_id=run_id, waiting=True)
+        return False
+    _dispatch_mark(model_cls=model_cls, run_id=run_id, waiting=False)
+    return True
+
+
+def runs_dispatch_waiting(*, model_cls: type[models.Model], task: Task) -> list[int]:
+    """Publish every run of ``model_cls`` left waiting for the broker; the ids now queued."""
+    waiting = model_cls.objects.filter(
+        status=JudgeRun.Status.PENDING, stats__dispatch=WAITING_FOR_BROKER
+    ).values_list("pk", flat=True)
+    return [
+        run_id
+        for run_id in list(waiting)
+        if run_dispatch(model_cls=model_cls, run_id=run_id, task=task)
+    ]
+
+
+def _dispatch_mark(*, model_cls: type[models.Model], run_id: int, waiting: bool) -> None:
+    with transaction.atomic():
+        run = model_cls.objects.select_for_update().get(pk=run_id)
+        stats = dict(run.stats)
+        if waiting:
+            stats["dispatch"] = WAITING_FOR_BROKER
+        else:
+            stats.pop("dispatch", None)
+        if stats != run.stats:
+            run.stats = stats
+            run.save(update_fields=["stats"])
