@@ -6,7 +6,7 @@ and printed. Every piece of data text is escaped: model and judge names come fro
 """
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
@@ -77,6 +77,138 @@ def radar_chart(*, model: str, abilities: dict[str, float], color: str) -> str:
         desc=desc,
         width=size,
         height=size,
+        body="".join(parts),
+    )
+
+
+# Stroke patterns beside the colours, so compared models stay apart in grey print too.
+DASHES = ("", "7 3", "2 3", "9 3 2 3", "1 2")
+
+
+def radar_compare_chart(
+    *,
+    series: Sequence[tuple[str, Mapping[str, float | None]]],
+    labels: Mapping[str, str],
+    title: str,
+    empty: str,
+) -> str:
+    """Up to five models' 15 ability scores (0–100) overlaid on one radar.
+
+    ``series`` is (model name, ability scores) per model; ``labels`` names each ability code in
+    the reader's language. A missing ability sits at 0 on the drawing and "—" in the text
+    alternative, which lists every score so the chart is readable without seeing it.
+    """
+    width, centre_x, centre_y, radius = 640, 320, 235, 160
+    spokes = len(SCORED_CODES)
+
+    def point(index: int, value: float) -> tuple[float, float]:
+        angle = -math.pi / 2 + 2 * math.pi * index / spokes
+        r = radius * value / 100
+        return centre_x + r * math.cos(angle), centre_y + r * math.sin(angle)
+
+    parts = []
+    for ring in (25, 50, 75, 100):
+        ring_points = " ".join(
+            f"{x:.1f},{y:.1f}" for x, y in (point(i, ring) for i in range(spokes))
+        )
+        parts.append(f'<polygon points="{ring_points}" fill="none" stroke="#ddd"/>')
+        parts.append(
+            text(centre_x + 3, centre_y - radius * ring / 100 + 10, str(ring), anchor="start",
+                 size=9, extra='fill="#888"')
+        )  # fmt: skip
+    for i, code in enumerate(SCORED_CODES):
+        x, y = point(i, 100)
+        parts.append(
+            f'<line x1="{centre_x}" y1="{centre_y}" x2="{x:.1f}" y2="{y:.1f}" stroke="#ddd"/>'
+        )
+        lx, ly = point(i, 112)
+        anchor = "start" if lx > centre_x + 4 else "end" if lx < centre_x - 4 else "middle"
+        parts.append(
+            text(lx, ly + 4, labels.get(code, code), anchor=anchor, size=11,
+                 extra='class="spoke"')
+        )  # fmt: skip
+    lines = []
+    legend_y = centre_y + radius + 48
+    for k, (model, abilities) in enumerate(series):
+        colour, dash = PALETTE[k % len(PALETTE)], DASHES[k % len(DASHES)]
+        shape = " ".join(
+            f"{x:.1f},{y:.1f}"
+            for x, y in (point(i, abilities.get(c) or 0) for i, c in enumerate(SCORED_CODES))
+        )
+        dashed = f' stroke-dasharray="{dash}"' if dash else ""
+        parts.append(
+            f'<polygon points="{shape}" fill="{colour}" fill-opacity=".10" stroke="{colour}" '
+            f'stroke-width="2"{dashed}/>'
+        )
+        y = legend_y + 20 * k
+        parts.append(
+            f'<line x1="40" y1="{y}" x2="76" y2="{y}" stroke="{colour}" stroke-width="3"{dashed}/>'
+        )
+        parts.append(text(84, y + 4, model, anchor="start", extra='class="legend"'))
+        lines.append(
+            f"{model}: "
+            + ", ".join(f"{labels.get(c, c)} {number(abilities.get(c), 1)}" for c in SCORED_CODES)
+        )
+    height = legend_y + 20 * max(len(series), 1)
+    return svg_frame(
+        title=title,
+        desc="; ".join(lines) or empty,
+        width=width,
+        height=height,
+        body="".join(parts),
+    )
+
+
+def difficulty_bars_chart(
+    *,
+    rows: Sequence[tuple[str, float | None, float | None]],
+    names: tuple[str, str],
+    title: str,
+    axis: str,
+    empty: str,
+) -> str:
+    """Grouped bars: per model (label, normal, hard), a normal bar above a hard bar on 0–100."""
+    left, right, group = 230, 60, 34
+    width, height = 760, 70 + group * max(len(rows), 1)
+    span = width - left - right
+    colours = ("#1f77b4", "#d62728")
+
+    def x(value: float) -> float:
+        return left + span * value / 100
+
+    parts = [
+        f'<rect x="{left}" y="6" width="12" height="10" fill="{colours[0]}"/>',
+        text(left + 18, 15, names[0], anchor="start"),
+        f'<rect x="{left + 150}" y="6" width="12" height="10" fill="{colours[1]}"/>',
+        text(left + 168, 15, names[1], anchor="start"),
+        text(left + span / 2, height - 4, axis),
+    ]
+    for tick in range(0, 101, 20):
+        parts.append(
+            f'<line x1="{x(tick):.1f}" y1="24" x2="{x(tick):.1f}" y2="{height - 30}" '
+            'stroke="#eee"/>'
+        )
+        parts.append(text(x(tick), height - 18, str(tick), size=9))
+    lines = []
+    for i, (label, normal, hard) in enumerate(rows):
+        top = 28 + group * i
+        parts.append(text(left - 8, top + 16, label, anchor="end"))
+        for j, value in enumerate((normal, hard)):
+            y = top + 2 + 14 * j
+            if value is None:
+                parts.append(text(left + 4, y + 10, "—", anchor="start", size=10))
+                continue
+            parts.append(
+                f'<rect x="{left}" y="{y}" width="{max(x(value) - left, 0.5):.1f}" height="12" '
+                f'fill="{colours[j]}"/>'
+            )
+            parts.append(text(x(value) + 4, y + 10, number(value, 1), anchor="start", size=10))
+        lines.append(f"{label}: {names[0]} {number(normal)}, {names[1]} {number(hard)}")
+    return svg_frame(
+        title=title,
+        desc="; ".join(lines) or empty,
+        width=width,
+        height=height,
         body="".join(parts),
     )
 

@@ -1,0 +1,158 @@
+"""The leaderboard page's content, built from a leaderboard dictionary (Leaderboard.as_dict())
+and the judges' validation badges: table rows, the compared models, and the inline SVG charts.
+
+Aggregates only: experts see this page, so nothing here names a case, a response, a unit or a
+verdict — only per-model averages and the study-level badge of a finished study.
+"""
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.urls import reverse
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import get_language, ngettext
+from django.utils.translation import gettext as _
+
+from benchmark.leaderboard_html import PALETTE, difficulty_bars_chart, radar_compare_chart
+from benchmark.taxonomy import BY_CODE, CATEGORIES, CATEGORY_NAMES, SCORED_CODES
+from validation.selectors_badge import JudgeBadge
+
+MAX_COMPARE = 5
+DEFAULT_COMPARE = 3
+
+
+def _chinese() -> bool:
+    return (get_language() or "").lower().startswith("zh")
+
+
+def ability_labels() -> dict[str, str]:
+    """Ability code → its name in the current language (taxonomy holds both)."""
+    zh = _chinese()
+    return {code: BY_CODE[code].zh if zh else BY_CODE[code].en for code in SCORED_CODES}
+
+
+def category_labels() -> list[tuple[str, str]]:
+    zh = _chinese()
+    return [(c, CATEGORY_NAMES[c][0] if zh else CATEGORY_NAMES[c][1]) for c in CATEGORIES]
+
+
+@dataclass(frozen=True)
+class Comparison:
+    chosen: list[str]  # models drawn on the radar, in leaderboard order
+    checked: list[str]  # checkboxes shown ticked (what was asked, even when refused)
+    error: str | None  # why the choice was refused
+
+
+def compare_choose(*, ranked: list[str], requested: list[str], submitted: bool) -> Comparison:
+    """The models to compare: at most five; more is refused, not silently cut.
+
+    Without a choice yet the top three are drawn, so the chart is never empty on arrival.
+    Names not on this leaderboard (a choice carried over from another dataset) are ignored.
+    """
+    asked = list(dict.fromkeys(requested))
+    if len(asked) > MAX_COMPARE:
+        message = ngettext(
+            "Compare at most %(max)d model at a time; you picked %(count)d. Untick some and "
+            "press Compare again.",
+            "Compare at most %(max)d models at a time; you picked %(count)d. Untick some and "
+            "press Compare again.",
+            MAX_COMPARE,
+        ) % {"max": MAX_COMPARE, "count": len(asked)}
+        return Comparison(chosen=[], checked=asked, error=message)
+    if not submitted and not asked:
+        top = ranked[:DEFAULT_COMPARE]
+        return Comparison(chosen=top, checked=top, error=None)
+    chosen = [name for name in ranked if name in set(asked)]
+    return Comparison(chosen=chosen, checked=chosen, error=None)
+
+
+def _pct(value: float | None) -> float | None:
+    return None if value is None else value * 100
+
+
+def table_rows(board: dict[str, Any]) -> list[dict[str, Any]]:
+    rows = []
+    for rank, m in enumerate(board["models"], start=1):
+        decay = m["hard_decay"]
+        coverage = m["coverage"]
+        rows.append(
+            {
+                "rank": rank,
+                "model": m["model"],
+                "overall": m["overall"],
+                "ci95": m["ci95"],
+                "scored": coverage["scored"],
+                "total": coverage["total"],
+                "coverage_share": coverage["scored"] / coverage["total"]
+                if coverage["total"]
+                else 0,
+                "categories": [m["categories"].get(c) for c in CATEGORIES],
+                "normal": m["normal"],
+                "hard": m["hard"],
+                "decay_points": decay["points"],
+                "decay_of_normal": _pct(decay["of_normal"]),
+                "decay_of_hard": _pct(decay["of_hard"]),
+                "catastrophic": m["catastrophic_cases"],
+            }
+        )
+    return rows
+
+
+def badge_view(*, judge: str, badge: JudgeBadge | None, staff: bool) -> dict[str, Any]:
+    """What the page shows of one judge's badge.
+
+    While units of the closed study still wait for a senior's adjudication, its figures are
+    study-level statistics about units someone has not submitted yet, so only staff see them.
+    """
+    if badge is None:
+        return {"judge": judge, "state": "none"}
+    if badge.awaiting_adjudication and not staff:
+        return {"judge": judge, "state": "withheld", "awaiting": badge.awaiting_adjudication}
+    return {
+        "judge": judge,
+        "state": "shown",
+        "study": badge.study,
+        "closed_at": badge.closed_at,
+        "units": badge.units,
+        "threshold": badge.threshold,
+        "agreement": badge.agreement,
+        "passed": badge.passed,
+        "confirmed": badge.confirmed,
+        "awaiting": badge.awaiting_adjudication,
+        "report_url": reverse("validation:study-report", args=[badge.study]) if staff else None,
+    }
+
+
+def charts(*, board: dict[str, Any], chosen: list[str]) -> dict[str, SafeString]:
+    """The radar of the compared models and the normal/hard bars, as escaped inline SVG."""
+    labels = ability_labels()
+    by_name = {m["model"]: m for m in board["models"]}
+    radar = radar_compare_chart(
+        series=[(name, by_name[name]["abilities"]) for name in chosen],
+        labels=labels,
+        title=_("Ability scores of the compared models (0 at the centre, 100 at the rim)"),
+        empty=_("No model is picked for comparison."),
+    )
+    bars = difficulty_bars_chart(
+        rows=[(m["model"], m["normal"], m["hard"]) for m in board["models"]],
+        names=(_("normal cases"), _("hard cases")),
+        title=_("Normal against hard cases: overall score per model"),
+        axis=_("overall score (0–100)"),
+        empty=_("No model has been judged on this dataset yet."),
+    )
+    # Both builders escape every piece of text they are given (model names come from outside).
+    return {"radar": mark_safe(radar), "difficulty": mark_safe(bars)}
+
+
+def compared_abilities(*, board: dict[str, Any], chosen: list[str]) -> list[dict[str, Any]]:
+    """The radar as a table (its text fallback): one row per ability, one column per model."""
+    labels = ability_labels()
+    by_name = {m["model"]: m for m in board["models"]}
+    return [
+        {"label": labels[code], "scores": [by_name[n]["abilities"].get(code) for n in chosen]}
+        for code in SCORED_CODES
+    ]
+
+
+def legend(chosen: list[str]) -> list[tuple[str, str]]:
+    return [(name, PALETTE[k % len(PALETTE)]) for k, name in enumerate(chosen)]

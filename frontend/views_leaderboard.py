@@ -1,0 +1,74 @@
+"""The leaderboard page for everyone signed in (experts too); the admin's leaderboard link
+lands here as well, so there is one page, one renderer and one selector."""
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from benchmark.scoring import SCORING_MODES
+from benchmark.selectors.datasets import DatasetNotFound, dataset_resolve
+from benchmark.selectors.leaderboard import SPLITS, LeaderboardError, leaderboard_compute
+from benchmark.selectors.leaderboard_options import (
+    leaderboard_datasets,
+    leaderboard_default_dataset,
+    leaderboard_judges,
+)
+from frontend import leaderboard as page
+from validation.selectors_badge import judge_badge_get
+
+
+@login_required
+def leaderboard(request: HttpRequest) -> HttpResponse:
+    split = request.GET.get("split", "all")
+    scoring = request.GET.get("scoring", "paper")
+    if split not in SPLITS or scoring not in SCORING_MODES:
+        raise Http404("unknown split or scoring")
+    name = request.GET.get("dataset") or None
+    try:
+        dataset = dataset_resolve(name=name) if name else leaderboard_default_dataset()
+    except DatasetNotFound as exc:
+        raise Http404(str(exc)) from exc
+    context = {"splits": SPLITS, "scorings": SCORING_MODES, "split": split, "scoring": scoring}
+    if dataset is None:
+        return render(request, "frontend/leaderboard.html", context)
+    judges = leaderboard_judges(dataset=dataset)
+    judge = request.GET.get("judge") or None
+    if judge is not None and judge not in judges:
+        raise Http404("no such judge on this dataset")
+    try:
+        board = leaderboard_compute(
+            dataset=dataset, split=split, scoring=scoring, judge=judge
+        ).as_dict()
+    except LeaderboardError as exc:
+        raise Http404(str(exc)) from exc
+    ranked = [m["model"] for m in board["models"]]
+    comparison = page.compare_choose(
+        ranked=ranked,
+        requested=request.GET.getlist("models"),
+        submitted=request.GET.get("compare") == "1",
+    )
+    staff = request.user.is_staff
+    board_judges = sorted({m["judge_run"]["judge"] for m in board["models"]})
+    context |= {
+        "dataset": dataset,
+        "datasets": leaderboard_datasets(),
+        "judges": judges,
+        "judge": judge,
+        "board": board,
+        "rows": page.table_rows(board),
+        "categories": page.category_labels(),
+        "comparison": comparison,
+        "max_compare": page.MAX_COMPARE,
+        "legend": page.legend(comparison.chosen),
+        "compared": page.compared_abilities(board=board, chosen=comparison.chosen),
+        "charts": page.charts(board=board, chosen=comparison.chosen),
+        "badges": [
+            page.badge_view(
+                judge=name, badge=judge_badge_get(dataset=dataset, judge=name), staff=staff
+            )
+            for name in board_judges
+        ],
+        "staff": staff,
+    }
+    status = 400 if comparison.error else 200
+    return render(request, "frontend/leaderboard.html", context, status=status)

@@ -1,0 +1,89 @@
+"""The judge's validation badge the leaderboard shows: from the newest closed study that
+covered a dataset with a given judge.
+
+The figures come from the study report's own gathering (``study_report_data``) and the same
+statistics call and settings as the report's gate, so the badge and the report never disagree.
+"""
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from benchmark.models import Dataset
+from validation.models import Study, StudyUnit
+from validation.report.compute import figure
+from validation.report.data import CATEGORIES
+from validation.report.selectors import study_report_data
+from validation.statistics import BootstrapSettings, pairwise_agreement
+
+# Unit states whose gold still waits for a senior expert (the gold, and so the badge, can move).
+WAITING_FOR_SENIOR = (StudyUnit.State.INCOMPLETE.value, StudyUnit.State.AWAITING.value)
+
+
+@dataclass(frozen=True)
+class JudgeBadge:
+    judge: str
+    study: str
+    closed_at: datetime
+    units: int
+    threshold: float
+    # figure(): value, n (criteria with gold and a verdict), low/high when there is an interval
+    agreement: dict[str, Any]
+    passed: bool | None
+    # The point estimate passes but the interval reaches below the threshold: not confirmed.
+    confirmed: bool | None
+    # Units of the closed study still waiting for a senior's adjudication.
+    awaiting_adjudication: int
+
+
+def study_latest_closed_for_judge(*, dataset: Dataset, judge: str) -> Study | None:
+    """The newest closed study on ``dataset`` that checked a run of the judge named ``judge``."""
+    return (
+        Study.objects.filter(
+            dataset=dataset, closed_at__isnull=False, judge_runs__judge__name=judge
+        )
+        .select_related("pool", "dataset")
+        .order_by("-closed_at", "-id")
+        .distinct()
+        .first()
+    )
+
+
+def judge_badge_get(
+    *, dataset: Dataset, judge: str, bootstrap: BootstrapSettings | None = None
+) -> JudgeBadge | None:
+    """The judge's item-level agreement with the experts' gold, its interval and the study's
+    gate, from the newest closed study covering ``dataset`` and ``judge``; None if none did."""
+    study = study_latest_closed_for_judge(dataset=dataset, judge=judge)
+    if study is None:
+        return None
+    data = study_report_data(study=study)
+    labels = next((j for j in data.judges if j.name == judge), None)
+    if labels is None:  # the study's runs of this judge cover none of its units
+        return None
+    result = pairwise_agreement(
+        reference=data.gold,
+        predicted=labels.codes,
+        categories=CATEGORIES,
+        clusters=data.case,
+        bootstrap=bootstrap or BootstrapSettings(),
+    )
+    agreement = figure(result.agreement)
+    threshold = float(study.gate_threshold)
+    passed = None if agreement["value"] is None else agreement["value"] >= threshold
+    confirmed = (
+        None
+        if passed is None or agreement.get("low") is None
+        else bool(agreement["low"] >= threshold)
+    )
+    return JudgeBadge(
+        judge=judge,
+        study=study.name,
+        closed_at=study.closed_at,
+        units=sum(data.unit_states.values()),
+        threshold=threshold,
+        agreement=agreement,
+        passed=passed,
+        confirmed=confirmed,
+        awaiting_adjudication=sum(data.unit_states.get(state, 0) for state in WAITING_FOR_SENIOR),
+    )
