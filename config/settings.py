@@ -73,7 +73,9 @@ WSGI_APPLICATION = "config.wsgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [],
+        # Project-wide overrides of third-party templates (the admin's base_site with the
+        # language switch); DIRS are searched before the apps' folders.
+        "DIRS": [BASE_DIR / "config" / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -96,8 +98,14 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
 ]
 
-LANGUAGE_CODE = "en"
-LANGUAGES = [("en", "English"), ("zh-hans", "简体中文")]
+# Two interface languages; Simplified Chinese is the product default. LocaleMiddleware picks
+# the language from the `django_language` cookie (set by the switch on every page through
+# /i18n/setlang/), then Accept-Language, then this default. One project catalogue for every
+# app (config/locale/, django and djangojs domains) keeps completeness checkable in one place;
+# the compiled .mo files are committed so `make run` needs no GNU gettext.
+LANGUAGE_CODE = "zh-hans"
+LANGUAGES = [("zh-hans", "简体中文"), ("en", "English")]
+LOCALE_PATHS = [BASE_DIR / "config" / "locale"]
 TIME_ZONE = env_str("HEARTBENCH_TIME_ZONE", "UTC")
 USE_I18N = True
 USE_TZ = True
@@ -182,11 +190,7 @@ CACHES = {
         "BACKEND": "django.core.cache.backends.redis.RedisCache",
         "LOCATION": REDIS_URL,
         "KEY_PREFIX": "heartbench",
-    },
-    "generation-dispatch-waiting": {
-        "task": "benchmark.tasks.generation_dispatch_waiting_task",
-        "schedule": 60.0,
-    },
+    }
     if REDIS_URL
     else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
 }
