@@ -1,7 +1,7 @@
 """Checking the labels an expert sends against the criteria of the assignment (pure)."""
 
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 MAX_NOTE_CHARS = 2000
 
@@ -14,6 +14,9 @@ class InvalidLabels(ValueError):
 class LabelValue:
     hit: bool | None
     note: str
+    # The rubric version the workbench showed, when it says; not part of the label's value
+    # (a repeated submission is the same whatever version it names).
+    version: int | None = field(default=None, compare=False)
 
 
 def labels_parse(
@@ -27,7 +30,7 @@ def labels_parse(
         where = f"labels[{index}]"
         if not isinstance(entry, Mapping):
             raise InvalidLabels(f"{where}: must be an object")
-        unknown = set(entry) - {"criterion", "hit", "note"}
+        unknown = set(entry) - {"criterion", "hit", "note", "version"}
         if unknown:
             raise InvalidLabels(f"{where}: unknown field(s) {sorted(unknown)}")
         criterion = entry.get("criterion")
@@ -43,9 +46,30 @@ def labels_parse(
         note = entry.get("note") or ""
         if not isinstance(note, str) or len(note) > MAX_NOTE_CHARS:
             raise InvalidLabels(f"{where}: note must be text of at most {MAX_NOTE_CHARS} chars")
-        parsed[criterion] = LabelValue(hit=hit, note=note)
+        version = entry.get("version")
+        if version is not None and (
+            isinstance(version, bool) or not isinstance(version, int) or version < 1
+        ):
+            raise InvalidLabels(f"{where}: version must be a positive whole number")
+        parsed[criterion] = LabelValue(hit=hit, note=note, version=version)
     if complete:
         missing = len(set(criteria) - set(parsed))
         if missing:
             raise InvalidLabels(f"{missing} criteria have no label; every criterion needs one")
     return parsed
+
+
+def label_versions(
+    labels: Mapping[int, LabelValue], *, current: Mapping[int, int]
+) -> dict[int, int]:
+    """The rubric version each label was made on: the one the workbench showed the expert
+    (a criterion edited while the expert held the unit keeps its label on the old text, and
+    reports flag it), or the criterion's current version when the client does not say.
+    A version the criterion never had is refused."""
+    versions = {}
+    for item_id, value in labels.items():
+        latest = current[item_id]
+        if value.version is not None and value.version > latest:
+            raise InvalidLabels(f"criterion version {value.version} does not exist yet")
+        versions[item_id] = latest if value.version is None else value.version
+    return versions

@@ -99,6 +99,8 @@ class BlindCriterion:
     id: str
     text: str
     ability: str | None
+    # Sent back with the label, so it records the text the expert actually read.
+    version: int = 1
 
 
 @dataclass(frozen=True)
@@ -121,6 +123,7 @@ def unit_get_for_expert(*, user, assignment: Assignment) -> BlindUnit:
             id=criterion_token(secret=settings.SECRET_KEY, assignment_key=key, criterion_pk=i.pk),
             text=i.text,
             ability=i.ability if show_ability else None,
+            version=i.version,
         )
         for i in _criteria(assignment)
     ]

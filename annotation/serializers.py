@@ -13,6 +13,7 @@ class CriterionSerializer(serializers.Serializer):
     id = serializers.CharField(help_text="opaque, valid for this assignment only")
     text = serializers.CharField()
     ability = serializers.CharField(required=False, help_text="only when the study shows it")
+    version = serializers.IntegerField(help_text="the criterion's rubric version; send it back")
 
     def to_representation(self, instance):
         data = super().to_representation(instance)
@@ -41,6 +42,9 @@ class LabelInSerializer(serializers.Serializer):
     criterion = serializers.CharField()
     hit = serializers.BooleanField(allow_null=True, required=False)
     note = serializers.CharField(required=False, allow_blank=True)
+    version = serializers.IntegerField(
+        required=False, help_text="the rubric version shown (default: the current one)"
+    )
 
 
 class LabelsInSerializer(serializers.Serializer):

@@ -21,7 +21,7 @@ from django.utils.module_loading import import_string
 
 from annotation import selectors, selectors_quality
 from annotation.assignment import Candidate, HardCases, free_slot, rank_candidates
-from annotation.labels import LabelValue, labels_parse
+from annotation.labels import LabelValue, label_versions, labels_parse
 from annotation.models import ACTIVE, Assignment, Draft, Expert, Label, Pool, Submission, Unit
 from annotation.services.calibration import (
     calibration_claim_next,
@@ -31,6 +31,7 @@ from annotation.services.errors import AnnotationError, LeaseLost, PoolBusy, Sub
 from annotation.services.leases import lease_held_renew
 from annotation.services.pay import pay_record_earning
 from benchmark.models import AuditEvent, Response
+from benchmark.selectors.rubric import rubric_item_versions
 from benchmark.services.audit import audit_entry, audit_record
 
 # How many ranked units a claim tries to lock before it looks at the pool again.
@@ -421,8 +422,15 @@ def assignment_submit(
             kind=assignment.kind,
             slot=assignment.slot,
         )
+        shown = label_versions(wanted, current=rubric_item_versions(item_ids=wanted))
         Label.objects.bulk_create(
-            Label(submission=submission, rubric_item_id=pk, hit=bool(v.hit), note=v.note)
+            Label(
+                submission=submission,
+                rubric_item_id=pk,
+                hit=bool(v.hit),
+                note=v.note,
+                rubric_version=shown[pk],
+            )
             for pk, v in wanted.items()
         )
         assignment.status = Assignment.Status.SUBMITTED

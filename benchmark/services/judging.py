@@ -33,6 +33,7 @@ from benchmark.llm.prompts import (
 from benchmark.llm.ratelimit import limiter_build
 from benchmark.models import Dataset, Judge, JudgeRun, LLMCacheEntry, ModelUnderTest, Verdict
 from benchmark.selectors import runs as run_selectors
+from benchmark.selectors.rubric import rubric_item_versions
 
 GRANULARITIES = ("response", "item")
 # Keys of Judge/ModelUnderTest.parameters that configure the engine, not the endpoint request:
@@ -364,26 +365,28 @@ class _BaseStore:
 
 class _JudgeStore(_BaseStore):
     async def accept(self, unit: Unit, result: JudgeReply, raw: str) -> None:
-        response_id, item_ids = unit.ident
+        response_id, item_ids, versions = unit.ident
         await self.call_sync(
             lambda: verdicts_store(
                 run_id=self.run.pk,
                 response_id=response_id,
                 states=[Verdict.State.MET if met else Verdict.State.NOT_MET for met in result.met],
                 item_ids=item_ids,
+                versions=versions,
                 reasons=list(result.reasons),
                 raw=raw,
             )
         )
 
     async def fail(self, unit: Unit, reason: str, raw: str) -> None:
-        response_id, item_ids = unit.ident
+        response_id, item_ids, versions = unit.ident
         await self.call_sync(
             lambda: verdicts_store(
                 run_id=self.run.pk,
                 response_id=response_id,
                 states=[Verdict.State.ERROR] * len(item_ids),
                 item_ids=item_ids,
+                versions=versions,
                 reasons=[reason] * len(item_ids),
                 raw=raw,
             )
@@ -430,8 +433,17 @@ def verdicts_store(
     states: list[str],
     reasons: list[str],
     raw: str,
+    versions: list[int] | None = None,
 ) -> int:
-    """Write one response's verdicts at once; already stored ones are left as they are."""
+    """Write one response's verdicts at once; already stored ones are left as they are.
+
+    ``versions`` are the rubric versions the judge's prompt showed (read when the prompt was
+    built: a criterion edited while the request was out keeps the verdict on the old text);
+    without them the criteria's current versions are recorded.
+    """
+    if versions is None:
+        current = rubric_item_versions(item_ids=item_ids)
+        versions = [current[item_id] for item_id in item_ids]
     with transaction.atomic():
         created = Verdict.objects.bulk_create(
             [
@@ -440,10 +452,13 @@ def verdicts_store(
                     response_id=response_id,
                     rubric_item_id=item_id,
                     state=state,
+                    rubric_version=version,
                     reasoning=reason,
                     raw_reply=raw,
                 )
-                for item_id, state, reason in zip(item_ids, states, reasons, strict=True)
+                for item_id, state, reason, version in zip(
+                    item_ids, states, reasons, versions, strict=True
+                )
             ],
             ignore_conflicts=True,
         )
@@ -470,7 +485,8 @@ def _judge_units(
             )
             units.append(
                 Unit(
-                    ident=(response.pk, [i.pk for i in group]),
+                    # The versions go with the prompt: the verdict is on the text it showed.
+                    ident=(response.pk, [i.pk for i in group], [i.version for i in group]),
                     messages=[{"role": "user", "content": prompt}],
                     expected=len(group),
                 )

@@ -78,7 +78,7 @@ def rubric_item_edit(
     *,
     item: RubricItem,
     text: str | None = None,
-    points: int | None | _Keep = KEEP,
+    points: int | _Keep | None = KEEP,
     author,
     reason: str,
 ) -> RubricItemVersion:
@@ -99,9 +99,7 @@ def rubric_item_edit(
         raise RubricEditError(_("The text of a criterion must not be empty."))
     with transaction.atomic():
         locked = (
-            RubricItem.objects.select_for_update()
-            .select_related("case__dataset")
-            .get(pk=item.pk)
+            RubricItem.objects.select_for_update().select_related("case__dataset").get(pk=item.pk)
         )
         new_text = locked.text if text is None else text
         new_points = (

@@ -23,6 +23,9 @@ ALLOWED_KEYS = {
     "id", "status", "kind", "lease_expires_at", "unit", "draft", "token", "dialogue", "role",
     "content", "response", "criteria", "text", "ability", "submitted_at", "study", "name",
     "hit", "note",
+    # A criterion's rubric version: says the text was edited, nothing about model, judge,
+    # other raters or the study's progress.
+    "version",
 }  # fmt: skip
 
 
@@ -110,7 +113,7 @@ def test_no_model_judge_other_rater_or_statistics_in_any_expert_response(world):
     token = body["unit"]["token"]
     items = RubricItem.objects.filter(case__responses__annotation_units__token=token)
     for criterion in criteria:
-        assert set(criterion) == {"id", "text", "ability"}
+        assert set(criterion) == {"id", "text", "ability", "version"}
         assert criterion["id"] not in {str(i.pk) for i in items} | {str(i.position) for i in items}
 
 

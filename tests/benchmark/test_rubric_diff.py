@@ -42,7 +42,10 @@ def test_latin_words_stay_whole_beside_chinese():
 
 def test_inline_and_html_renderings_escape_and_mark():
     diff = rubric_diff(
-        before_text="不要说<批评>的话", after_text="不要说指责的话", before_points=-3, after_points=-5
+        before_text="不要说<批评>的话",
+        after_text="不要说指责的话",
+        before_points=-3,
+        after_points=-5,
     )
     assert diff.inline() == "不要说[-<批评>-]{+指责+}的话"
     html = diff.html()
@@ -57,7 +60,9 @@ def test_points_only_change_and_no_change():
     same_text = rubric_diff(before_text="共情", after_text="共情", before_points=3, after_points=2)
     assert same_text.points_changed and not same_text.text_changed
     assert same_text.as_dict()["text_diff"] == ""
-    nothing = rubric_diff(before_text="共情", after_text="共情", before_points=None, after_points=None)
+    nothing = rubric_diff(
+        before_text="共情", after_text="共情", before_points=None, after_points=None
+    )
     assert not nothing.changed
 
 

@@ -163,7 +163,9 @@ def test_two_concurrent_edits_get_consecutive_versions(on_postgres):
         finally:
             connections.close_all()
 
-    threads = [threading.Thread(target=edit, args=(e, p)) for e, p in zip(editors, (4, 5))]
+    threads = [
+        threading.Thread(target=edit, args=(e, p)) for e, p in zip(editors, (4, 5), strict=True)
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:

@@ -183,6 +183,9 @@ def _verdict_batch(
                     response_id=answers[case_id].pk,
                     rubric_item_id=item_id,
                     state=state,
+                    # The upstream judge was shown the text of the imported file: version 1,
+                    # whatever the criterion has been edited to since.
+                    rubric_version=1,
                     reasoning=row.reasoning,
                     raw_reply=row.raw_reply,
                 )

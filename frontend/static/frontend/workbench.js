@@ -100,7 +100,10 @@
   }
 
   function payload() {
-    return Object.entries(state.labels).map(([criterion, v]) => ({ criterion, hit: v.hit, note: v.note || "" }));
+    // Each label names the rubric version of the text on screen, so it records what was read.
+    const shown = {};
+    for (const c of state.assignment.unit.criteria) shown[c.id] = c.version;
+    return Object.entries(state.labels).map(([criterion, v]) => ({ criterion, hit: v.hit, note: v.note || "", version: shown[criterion] }));
   }
 
   function scheduleSave() {
