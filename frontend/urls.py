@@ -1,7 +1,7 @@
 from django.contrib.auth.views import LogoutView
 from django.urls import path
 
-from frontend import views
+from frontend import views, views_adjudication
 
 app_name = "frontend"
 
@@ -13,4 +13,6 @@ urlpatterns = [
     path("done/", views.completed, name="completed"),
     path("profile/", views.profile, name="profile"),
     path("certificate/", views.certificate, name="certificate"),
+    path("adjudicate/", views_adjudication.adjudication_home, name="adjudication-home"),
+    path("adjudicate/<str:study>/", views_adjudication.adjudicate, name="adjudicate"),
 ]

@@ -1,0 +1,154 @@
+/* HeartBench senior queue: claim a unit to adjudicate, decide each criterion (met / not met)
+   with a required reason, from the keyboard. Shows only what the blind adjudication API
+   returns: the unit and, per criterion, how many ratings said met and not met. */
+(function () {
+  "use strict";
+  const root = document.getElementById("adjudicate");
+  if (!root || !window.HeartBenchExpert) return;
+  const { request, renderDialogue, leaseLeft } = window.HeartBenchExpert;
+  const api = root.dataset.api;
+  const study = root.dataset.study;
+  const $ = (id) => document.getElementById(id);
+  const gettext = window.gettext || ((text) => text);
+  const interpolate = window.interpolate || ((fmt, args) => fmt.replace(/%s/g, () => args.shift()));
+  const state = { item: null, decisions: {}, current: 0, expires: null, lost: false, busy: false };
+
+  function status(text) { $("status").textContent = text; }
+
+  function lost(reason) {
+    state.lost = true;
+    $("lost-reason").textContent = reason || "";
+    $("lost").hidden = false; $("unit").hidden = true;
+  }
+
+  async function call(method, path, body) {
+    const res = await request(api + path, method, body);
+    const detail = res.data && (res.data.detail || JSON.stringify(res.data));
+    if (res.status === 409) { lost(detail); throw new Error("conflict"); }
+    if (!res.ok) { status(interpolate(gettext("Error %s: %s"), [res.status, detail || ""])); throw new Error(String(res.status)); }
+    return res;
+  }
+
+  async function next() {
+    $("lost").hidden = true; state.lost = false;
+    status(gettext("Loading the next unit to adjudicate…"));
+    const res = await call("POST", "adjudications/next/?study=" + encodeURIComponent(study));
+    if (res.status === 204) { $("unit").hidden = true; $("empty").hidden = false; status(""); return; }
+    show(res.data);
+  }
+
+  function tallyText(c) {
+    return interpolate(gettext("%s met · %s not met"), [c.met, c.not_met]);
+  }
+
+  function show(a) {
+    state.item = a; state.current = 0; state.decisions = {};
+    state.expires = new Date(a.lease_expires_at);
+    $("unit-token").textContent = a.unit.token;
+    renderDialogue($("dialogue"), a.unit.dialogue);
+    $("response").textContent = a.unit.response;
+    $("scope").textContent = a.unit.whole_unit
+      ? gettext("This unit never got three ratings: decide every criterion.")
+      : gettext("The ratings split on these criteria: decide each one.");
+    const list = $("criteria"); list.replaceChildren();
+    a.unit.criteria.forEach((c, i) => {
+      const li = document.createElement("li"); li.dataset.id = c.id;
+      li.addEventListener("click", () => { state.current = i; paint(); });
+      const mark = document.createElement("span"); mark.className = "mark";
+      const text = document.createElement("span"); text.className = "text"; text.textContent = c.text;
+      const tally = document.createElement("span"); tally.className = "tally"; tally.textContent = tallyText(c);
+      li.append(mark, text, tally);
+      if (c.ability) { const ab = document.createElement("span"); ab.className = "ability"; ab.textContent = c.ability; li.append(ab); }
+      const reason = document.createElement("textarea"); reason.rows = 2; reason.className = "reason";
+      reason.placeholder = gettext("Reason (required; Esc to leave)");
+      reason.setAttribute("aria-label", gettext("Reason"));
+      reason.addEventListener("input", () => { decision(c.id).reason = reason.value; paint(); });
+      li.append(reason); list.append(li);
+    });
+    $("empty").hidden = true; $("unit").hidden = false;
+    status(gettext("Decide each criterion and give your reason."));
+    paint(); tick();
+  }
+
+  function decision(id) { return (state.decisions[id] = state.decisions[id] || { hit: null, reason: "" }); }
+
+  function complete() {
+    return state.item && state.item.unit.criteria.every((c) => {
+      const d = state.decisions[c.id] || {};
+      return typeof d.hit === "boolean" && (d.reason || "").trim() !== "";
+    });
+  }
+
+  function paint() {
+    const items = $("criteria").children;
+    let done = 0;
+    Array.from(items).forEach((li, i) => {
+      const d = state.decisions[li.dataset.id] || {};
+      li.classList.toggle("current", i === state.current);
+      li.classList.toggle("hit", d.hit === true); li.classList.toggle("miss", d.hit === false);
+      li.querySelector(".mark").textContent = d.hit === true ? gettext("✓ met") : d.hit === false ? gettext("✗ not met") : "·";
+      if (typeof d.hit === "boolean" && (d.reason || "").trim()) done += 1;
+    });
+    $("progress").textContent = done + " / " + items.length;
+    $("submit").disabled = !complete() || state.busy;
+    const cur = items[state.current]; if (cur) cur.scrollIntoView({ block: "nearest" });
+  }
+
+  function focusReason() {
+    const li = $("criteria").children[state.current];
+    if (li) li.querySelector("textarea").focus();
+  }
+
+  function mark(hit) {
+    const c = state.item.unit.criteria[state.current];
+    decision(c.id).hit = hit;
+    paint();
+    // The reason is required: go straight to it when it is still empty.
+    if (!decision(c.id).reason.trim()) focusReason();
+  }
+
+  function move(delta) {
+    const n = state.item.unit.criteria.length;
+    state.current = Math.max(0, Math.min(n - 1, state.current + delta)); paint();
+  }
+
+  async function submit() {
+    if (!complete() || state.lost || state.busy) return;
+    state.busy = true; paint();
+    const decisions = Object.entries(state.decisions).map(([criterion, d]) => ({ criterion, hit: d.hit, reason: d.reason }));
+    try {
+      await call("POST", "adjudications/" + state.item.id + "/submit/", { decisions });
+      status(gettext("Decision recorded ✓ — loading the next unit…"));
+      await next();
+    } finally { state.busy = false; paint(); }
+  }
+
+  document.addEventListener("keydown", (e) => {
+    if (!state.item || state.lost || $("unit").hidden) return;
+    if (e.target.tagName === "TEXTAREA") {
+      if (e.key === "Escape") { e.preventDefault(); e.target.blur(); }
+      return;
+    }
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    const keys = {
+      j: () => move(1), ArrowDown: () => move(1), k: () => move(-1), ArrowUp: () => move(-1),
+      1: () => mark(true), 0: () => mark(false), r: focusReason, Enter: () => submit(),
+    };
+    if (keys[e.key]) { e.preventDefault(); keys[e.key](); }
+  });
+  $("submit").addEventListener("click", submit);
+  $("lost-next").addEventListener("click", () => next().catch(() => {}));
+
+  function tick() {
+    if (!state.expires || state.lost) return;
+    $("lease-timer").textContent = leaseLeft(state.expires);
+  }
+  setInterval(tick, 1000);
+  setInterval(async () => {
+    if (!state.item || state.lost || $("unit").hidden) return;
+    const res = await call("POST", "assignments/" + state.item.id + "/renew/");
+    state.expires = new Date(res.data.lease_expires_at);
+  }, 60000);
+
+  next().catch(() => {});
+})();
