@@ -6,6 +6,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 urlpatterns = [
     path("admin/", include("benchmark.urls")),
     path("admin/", include("validation.urls")),
+    path("admin/dashboard/", include("validation.dashboard.urls")),
     path("admin/", admin.site.urls),
     path("api/v1/", include("annotation.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),

@@ -1,0 +1,313 @@
+"""The admin dashboard against the database: figures, each alert firing, and its action."""
+
+from datetime import timedelta
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from annotation import selectors_quality, services
+from annotation.models import Assignment, CalibrationAttempt, Pool
+from annotation.services.routing import (
+    ROUTED_LEASE_SECONDS,
+    expert_set_active,
+    unit_route_to_expert,
+)
+from benchmark.models import AuditEvent, Verdict
+from benchmark.services.judging import verdicts_store
+from tests.annotation.calibration_helpers import calibration_set
+from tests.annotation.factories import ExpertFactory, UserFactory
+from tests.annotation.helpers import all_labels
+from tests.benchmark.factories import JudgeRunFactory
+from tests.validation.factories import open_study
+from validation.dashboard import selectors
+from validation.dashboard.agreement import peer_agreement_by
+from validation.services import study_compute_gold, study_create, study_open
+
+pytestmark = pytest.mark.django_db
+OVERVIEW = "/admin/dashboard/"
+
+
+def page(name: str) -> str:
+    return f"/admin/dashboard/studies/{name}/"
+
+
+def rate_round(pool, experts, *, labels_for=lambda expert, assignment: all_labels(assignment)):
+    """Each expert claims one unit and submits it with the labels ``labels_for`` gives."""
+    for expert in experts:
+        assignment = services.assignment_claim_next(user=expert.user, pool=pool)
+        if assignment is not None:
+            services.assignment_submit(assignment=assignment, labels=labels_for(expert, assignment))
+
+
+@pytest.fixture
+def crowd():
+    """Four experts over eight units, every unit finished by three of them. ``d`` labels every
+    criterion the opposite way to the others, who label alternately hit and miss."""
+    *_others, d = experts = ExpertFactory.create_batch(4)
+    study = open_study(cases=8, experts=experts, name="crowd")
+
+    def labels(expert, assignment):
+        hits = all_labels(assignment)
+        for index, label in enumerate(hits):
+            label["hit"] = (index % 2 == 0) != (expert == d)
+        return hits
+
+    for _ in range(6):
+        rate_round(study.pool, experts, labels_for=labels)
+    study_compute_gold(study=study)
+    return study, experts
+
+
+def test_agreement_counted_in_sql_matches_the_annotation_selector(crowd):
+    study, experts = crowd
+    figures = peer_agreement_by(pool_ids=[study.pool_id])
+    for expert in experts:
+        python = selectors_quality.expert_peer_agreement(expert=expert)
+        assert figures[(study.pool_id, expert.pk, None)] == python
+    assert figures[(study.pool_id, experts[3].pk, None)].share == 0.0
+    # Per ability and per week the same comparisons are split, never lost or doubled.
+    for bucket in ("ability", "week"):
+        split = peer_agreement_by(pool_ids=[study.pool_id], bucket=bucket)
+        for expert in experts:
+            parts = [a for (p, e, _), a in split.items() if e == expert.pk]
+            assert (
+                sum(a.compared for a in parts) == figures[(study.pool_id, expert.pk, None)].compared
+            )
+            assert sum(a.agreed for a in parts) == figures[(study.pool_id, expert.pk, None)].agreed
+
+
+def test_study_page_shows_units_by_state_work_per_expert_and_per_day(crowd, admin_client):
+    study, experts = crowd
+    detail = selectors.study_detail(study=study)
+    assert detail.progress.buckets[selectors.GOLD] == 8
+    assert detail.progress.ratings_done == 24
+    assert sorted(row.submissions for row in detail.experts) == [6, 6, 6, 6]
+    assert detail.per_day[-1][1] == 24  # all submitted today
+    assert {a for a, _ in detail.abilities} == {"warmth", "curiosity", "emotional_coping",
+                                                 "catastrophic"}  # fmt: skip
+    response = admin_client.get(page(study.name))
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert 'id="units-by-state"' in body and "<svg" in body and str(experts[0]) in body
+
+
+def test_in_progress_and_pending_are_told_apart():
+    a, b = ExpertFactory.create_batch(2)
+    study = open_study(cases=3, experts=[a, b], name="fresh")
+    services.assignment_claim_next(user=a.user, pool=study.pool)
+    buckets = selectors.studies_progress(studies=[study])[0].buckets
+    assert buckets[selectors.IN_PROGRESS] == 1 and buckets[selectors.PENDING] == 2
+
+
+def test_a_weak_expert_is_flagged_and_recalibration_holds_back_their_study_work(
+    crowd, admin_client
+):
+    study, (a, b, c, d) = crowd
+    alerts = selectors.alerts_collect(
+        studies=[study], progress=selectors.studies_progress(studies=[study])
+    )
+    assert [w.expert for w in alerts.weak_experts] == [d]
+    # Give the study a calibration set everyone passed, so study work is open to all.
+    senior = ExpertFactory(tier="senior")
+    calibration = calibration_set(senior=senior)
+    services.pool_set_quality_policy(pool=study.pool, calibration=calibration)
+    now = timezone.now()
+    for expert in (a, b, c, d):
+        CalibrationAttempt.objects.create(calibration_set=calibration, expert=expert,
+                                          started_at=now, finished_at=now, passed=True,
+                                          agreement=1.0)  # fmt: skip
+    body = admin_client.get(page(study.name)).content.decode()
+    assert 'data-alert="weak-expert"' in body and "Require recalibration" in body
+    response = admin_client.post(
+        page(study.name) + "recalibrate/", {"expert": d.pk, "next": page(study.name)}
+    )
+    assert response.status_code == 302
+    assert AuditEvent.objects.filter(action="calibration.require").count() == 1
+    # d is sent to the calibration set; a is not (the study's units are all rated: nothing).
+    pool = Pool.objects.get(pk=study.pool_id)
+    assignment = services.assignment_claim_next(user=d.user, pool=pool)
+    assert assignment is not None and assignment.kind == Assignment.Kind.CALIBRATION
+    assert services.assignment_claim_next(user=a.user, pool=pool) is None
+
+
+def test_deactivating_a_weak_expert_takes_them_off_work(crowd, admin_client):
+    study, (_a, _b, _c, d) = crowd
+    response = admin_client.post(page(study.name) + "deactivate/", {"expert": d.pk})
+    assert response.status_code == 302
+    d.refresh_from_db()
+    assert not d.is_active
+    assert AuditEvent.objects.filter(action="expert.deactivate", object_id=str(d.pk)).exists()
+    # Gone from the alerts (nothing left to act on) and from the routing form.
+    body = admin_client.get(page(study.name)).content.decode()
+    assert 'data-alert="weak-expert"' not in body
+    assert d not in selectors.route_choices(study=study)
+
+
+def _expire_three_times(study):
+    unit = study.pool.units.order_by("pk").first()
+    past = timezone.now() - timedelta(hours=2)
+    for expert in ExpertFactory.create_batch(3):
+        study.pool.experts.add(expert)
+        Assignment.objects.create(
+            pool=study.pool, unit=unit, expert=expert, slot=1,
+            status=Assignment.Status.EXPIRED, lease_expires_at=past,
+        )  # fmt: skip
+    return unit
+
+
+def test_a_unit_whose_lease_keeps_expiring_is_routed_by_hand(admin_client):
+    helper = ExpertFactory()
+    study = open_study(cases=3, experts=[helper], name="slow")
+    unit = _expire_three_times(study)
+    body = admin_client.get(OVERVIEW).content.decode()
+    assert f'data-unit="{unit.token}"' in body and "Route to an expert manually" in body
+    form = admin_client.get(page(study.name) + f"?unit={unit.token}").content.decode()
+    assert f'value="{unit.token}"' in form  # the alert's link fills the form in
+    response = admin_client.post(
+        page(study.name) + "route/", {"unit": unit.token, "expert": helper.pk}, follow=True
+    )
+    assert "routed to" in response.content.decode()
+    routed = Assignment.objects.get(unit=unit, expert=helper)
+    assert routed.status == Assignment.Status.LEASED and routed.slot == 1
+    assert AuditEvent.objects.filter(action="assignment.route").count() == 1
+    # Someone holds it now: no alert; and the expert's next claim is that unit.
+    assert f'data-unit="{unit.token}"' not in admin_client.get(OVERVIEW).content.decode()
+    assert services.assignment_claim_next(user=helper.user, pool=study.pool) == routed
+
+
+def test_routing_respects_every_invariant():
+    a, b, c, d, outsider = ExpertFactory.create_batch(5)
+    study = open_study(cases=2, experts=[a, b, c, d], name="rules")
+    pool = study.pool
+    unit = pool.units.order_by("pk").first()
+    other = pool.units.order_by("pk").last()
+    admin = UserFactory(is_staff=True)
+    route = lambda expert, target=unit: services_route(target, expert, admin)  # noqa: E731
+    with pytest.raises(services.AnnotationError, match="not an expert of this study"):
+        route(outsider)
+    first = route(a)
+    assert first.slot == 1
+    assert first.lease_expires_at > timezone.now() + timedelta(seconds=ROUTED_LEASE_SECONDS - 60)
+    with pytest.raises(services.AnnotationError, match="already rates"):
+        route(a)  # never the same expert twice
+    with pytest.raises(services.AnnotationError, match="another open unit"):
+        route(a, other)  # one open lease per expert and study
+    route(b)
+    route(c)
+    with pytest.raises(services.AnnotationError, match="all its raters"):
+        route(d)  # three raters at most
+    expert_set_active(expert=d, active=False, actor=admin)
+    with pytest.raises(services.AnnotationError, match="not active"):
+        route(d, other)
+    services.pool_set_status(pool=pool, status=Pool.Status.CLOSED)
+    with pytest.raises(services.AnnotationError, match="not open"):
+        route(b, other)
+    assert Assignment.objects.filter(unit=unit).count() == 3
+
+
+def services_route(unit, expert, actor):
+    return unit_route_to_expert(unit=unit, expert=expert, actor=actor)
+
+
+def test_routing_refuses_an_expert_who_must_calibrate_first():
+    a = ExpertFactory()
+    study = open_study(cases=2, experts=[a], name="gated")
+    services.pool_set_quality_policy(
+        pool=study.pool, calibration=calibration_set(senior=ExpertFactory(tier="senior"))
+    )
+    with pytest.raises(services.AnnotationError, match="calibration"):
+        services_route(study.pool.units.first(), a, None)
+
+
+def test_a_study_that_will_miss_its_date_says_so_and_the_date_can_move(admin_client):
+    experts = ExpertFactory.create_batch(3)
+    study = open_study(cases=4, experts=experts, name="late")
+    rate_round(study.pool, experts)  # 3 ratings this week: 3/7 a day, 9 left → 21 days
+    today = timezone.localdate()
+    study.due_date = today + timedelta(days=2)
+    study.save(update_fields=["due_date"])
+    progress = selectors.studies_progress(studies=[study])[0]
+    assert progress.pace.remaining == 9 and progress.pace.finish == today + timedelta(days=21)
+    body = admin_client.get(OVERVIEW).content.decode()
+    assert 'data-alert="late-study"' in body and "Move the date" in body and "Add experts" in body
+    # "Add experts" opens the pool's admin page where members are chosen.
+    assert admin_client.get(f"/admin/annotation/pool/{study.pool_id}/change/").status_code == 200
+    new_date = (today + timedelta(days=30)).isoformat()
+    admin_client.post(page(study.name) + "due-date/", {"due_date": new_date})
+    study.refresh_from_db()
+    assert study.due_date.isoformat() == new_date
+    assert AuditEvent.objects.filter(action="study.due_date").get().data["to"] == new_date
+    assert 'data-alert="late-study"' not in admin_client.get(OVERVIEW).content.decode()
+
+
+def test_a_judge_run_with_many_errors_is_flagged_with_a_link_to_its_errors(admin_client):
+    study = open_study(cases=6, experts=ExpertFactory.create_batch(1), judge=True, name="judged")
+    run = study.judge_runs.get()
+    responses = list(run.model.responses.select_related("case"))
+    for index, response in enumerate(responses):
+        items = list(response.case.rubric.values_list("pk", flat=True))
+        states = ["error" if index == 0 else "met"] * len(items)  # 4 of 24 are errors
+        verdicts_store(run_id=run.pk, response_id=response.pk, item_ids=items, states=states,
+                       reasons=[""] * len(items), raw="")  # fmt: skip
+    body = admin_client.get(OVERVIEW).content.decode()
+    assert 'data-alert="failing-run"' in body
+    link = f"/admin/benchmark/verdict/?run__id__exact={run.pk}&state__exact=error"
+    assert link.replace("&", "&amp;") in body
+    errors_page = admin_client.get(link)
+    assert errors_page.status_code == 200
+    assert errors_page.context["cl"].result_count == 4
+
+
+def test_runs_json_follows_verdicts_as_they_are_written(admin_client, client):
+    study = open_study(cases=2, experts=ExpertFactory.create_batch(1), name="live")
+    run = JudgeRunFactory(model=study.models_under_test.get(), dataset=study.dataset,
+                          status="running", stats={"calls": 3, "cost": 0.25})  # fmt: skip
+    before = admin_client.get("/admin/dashboard/runs.json").json()
+    row = next(r for r in before["judge_runs"] if r["id"] == run.pk)
+    assert (row["done"], row["total"], row["requests"], row["cost"]) == (0, 8, 3, 0.25)
+    response = run.model.responses.first()
+    items = list(response.case.rubric.values_list("pk", flat=True))
+    verdicts_store(run_id=run.pk, response_id=response.pk, item_ids=items,
+                   states=["met", "not_met", "met", "error"], reasons=[""] * 4, raw="")  # fmt: skip
+    after = admin_client.get("/admin/dashboard/runs.json").json()
+    row = next(r for r in after["judge_runs"] if r["id"] == run.pk)
+    assert (row["done"], row["errors"], row["progress"]) == (4, 1, 0.5)
+    assert Verdict.objects.filter(run=run).count() == 4
+    # Staff only, and a script gets 403 instead of a login page.
+    assert client.get("/admin/dashboard/runs.json").status_code == 403
+    expert = ExpertFactory()
+    client.force_login(expert.user)
+    assert client.get("/admin/dashboard/runs.json").status_code == 403
+    page_html = admin_client.get("/admin/dashboard/runs/").content.decode()
+    assert f'data-run="{run.pk}"' in page_html and "runs.json" in page_html
+
+
+def test_pages_are_staff_only_and_render_in_chinese(crowd, admin_client, client):
+    study, (a, *_rest) = crowd
+    for url in (OVERVIEW, page(study.name), "/admin/dashboard/runs/"):
+        assert admin_client.get(url, HTTP_ACCEPT_LANGUAGE="zh-hans").status_code == 200
+        client.force_login(a.user)
+        assert client.get(url).status_code == 302  # to the admin login
+        assert client.post(page(study.name) + "route/", {}).status_code == 302
+    assert admin_client.get(page("no-such-study")).status_code == 404
+
+
+def test_the_overview_costs_the_same_queries_for_more_experts_and_studies(
+    admin_client, django_assert_max_num_queries
+):
+    # Count once with one small study, then add experts, ratings and a study: no more queries.
+    first = open_study(cases=2, experts=ExpertFactory.create_batch(3), name="s1")
+    with CaptureQueriesContext(connection) as small:
+        admin_client.get(OVERVIEW)
+    crowd_experts = ExpertFactory.create_batch(6)
+    second = study_open(
+        study=study_create(name="s2", dataset=first.dataset,
+                           models=list(first.models_under_test.all()), fraction=1.0, seed=1,
+                           experts=crowd_experts)
+    )  # fmt: skip
+    for _ in range(3):
+        rate_round(second.pool, crowd_experts)
+    with django_assert_max_num_queries(len(small.captured_queries)):
+        admin_client.get(OVERVIEW)

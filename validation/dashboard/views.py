@@ -1,0 +1,226 @@
+"""Admin dashboard pages (staff only): parse, check, call a selector or service, render."""
+
+import datetime
+from functools import wraps
+
+from django.contrib import admin, messages
+from django.contrib.admin.views.decorators import staff_member_required
+from django.http import Http404, HttpResponseRedirect, JsonResponse
+from django.shortcuts import render
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from django.views.decorators.http import require_GET, require_POST
+
+from annotation.quality import QUALITY_MIN_UNITS
+from annotation.services.errors import AnnotationError
+from annotation.services.routing import (
+    expert_require_recalibration,
+    expert_set_active,
+    unit_route_to_expert,
+)
+from benchmark.report_html import STYLE
+from validation.dashboard import charts, rules, selectors
+from validation.dashboard.services import study_set_due_date
+
+BUCKET_LABELS = [
+    (selectors.PENDING, gettext_lazy("pending")),
+    (selectors.IN_PROGRESS, gettext_lazy("in progress")),
+    (selectors.GOLD, gettext_lazy("gold")),
+    (selectors.WAITING_SENIOR, gettext_lazy("waiting for a senior")),
+    (selectors.ADJUDICATED, gettext_lazy("adjudicated")),
+    (selectors.INCOMPLETE, gettext_lazy("incomplete")),
+]
+
+
+def _bucket_rows(progress) -> list[tuple[str, int]]:
+    return [(label, progress.buckets[key]) for key, label in BUCKET_LABELS]
+
+
+def _context(request, title: str, **extra) -> dict:
+    # The admin's own context (site header, user tools, nav sidebar) around our content.
+    return {**admin.site.each_context(request), "title": title, "style": STYLE, **extra}
+
+
+def _study_or_404(name: str):
+    study = selectors.study_get_for_admin(name=name)
+    if study is None:
+        raise Http404("no such study")
+    return study
+
+
+def _back(request, default: str) -> HttpResponseRedirect:
+    target = request.POST.get("next") or default
+    if not url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        target = default
+    return HttpResponseRedirect(target)
+
+
+@staff_member_required
+@require_GET
+def overview(request):
+    """Every study's progress and pace, and the risks across all of them."""
+    now = timezone.now()
+    studies = selectors.studies_list()
+    progress = selectors.studies_progress(studies=studies, now=now)
+    alerts = selectors.alerts_collect(
+        studies=studies, progress=progress, runs=selectors.judge_runs_recent(), now=now
+    )
+    return render(
+        request,
+        "validation/dashboard/overview.html",
+        _context(
+            request,
+            _("Dashboard"),
+            rows=[(p, _bucket_rows(p)) for p in progress],
+            bucket_labels=[label for _key, label in BUCKET_LABELS],
+            alerts=alerts,
+            rules=rules,
+        ),
+    )
+
+
+@staff_member_required
+@require_GET
+def study_page(request, name: str):
+    """One study: units by state, work per expert and per day, pace, quality, alerts, routing."""
+    study = _study_or_404(name)
+    now = timezone.now()
+    detail = selectors.study_detail(study=study, now=now)
+    alerts = selectors.alerts_collect(
+        studies=[study],
+        progress=[detail.progress],
+        runs=selectors.judge_runs_for_study(study=study),
+        now=now,
+    )
+    chart = charts.daily_bars(
+        title=_("Ratings submitted per day (last %(days)s days)")
+        % {"days": selectors.DAYS_CHARTED},
+        rows=detail.per_day,
+        empty=_("No ratings submitted in this period."),
+    )
+    context = _context(
+        request,
+        _("Dashboard: %(study)s") % {"study": study.name},
+        study=study,
+        detail=detail,
+        buckets=_bucket_rows(detail.progress),
+        alerts=alerts,
+        chart=chart,
+        experts=selectors.route_choices(study=study),
+        route_unit=request.GET.get("unit", ""),
+        weeks=detail.weeks,
+        expert_weeks=[
+            (row, [row.weeks.get(week) for week in detail.weeks]) for row in detail.experts
+        ],
+        min_units=QUALITY_MIN_UNITS,
+    )
+    return render(request, "validation/dashboard/study.html", context)
+
+
+@staff_member_required
+@require_POST
+def route(request, name: str):
+    """Manual routing: lease one of the study's units to one of its experts."""
+    study = _study_or_404(name)
+    page = reverse("dashboard:study", args=[study.name])
+    unit = selectors.unit_in_study(study=study, token=request.POST.get("unit", "").strip())
+    expert = selectors.expert_in_study(study=study, expert_id=request.POST.get("expert"))
+    if unit is None or expert is None:
+        messages.error(request, _("Choose a unit of this study and one of its experts."))
+        return HttpResponseRedirect(page)
+    try:
+        assignment = unit_route_to_expert(unit=unit, expert=expert, actor=request.user)
+    except AnnotationError as exc:
+        messages.error(request, _("Not routed: %(reason)s") % {"reason": exc})
+    else:
+        messages.success(
+            request,
+            _("Unit %(unit)s routed to %(expert)s (rater slot %(slot)s).")
+            % {"unit": unit.token, "expert": expert, "slot": assignment.slot},
+        )
+    return HttpResponseRedirect(page)
+
+
+@staff_member_required
+@require_POST
+def recalibrate(request, name: str):
+    study = _study_or_404(name)
+    expert = selectors.expert_in_study(study=study, expert_id=request.POST.get("expert"))
+    if expert is None:
+        raise Http404("no such expert in this study")
+    try:
+        expert_require_recalibration(expert=expert, pool=study.pool, actor=request.user)
+    except AnnotationError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(
+            request,
+            _("%(expert)s must pass the calibration again before more study work.")
+            % {"expert": expert},
+        )
+    return _back(request, reverse("dashboard:study", args=[study.name]))
+
+
+@staff_member_required
+@require_POST
+def deactivate(request, name: str):
+    study = _study_or_404(name)
+    expert = selectors.expert_in_study(study=study, expert_id=request.POST.get("expert"))
+    if expert is None:
+        raise Http404("no such expert in this study")
+    expert_set_active(expert=expert, active=False, actor=request.user)
+    messages.success(
+        request, _("%(expert)s is deactivated; their open units went back.") % {"expert": expert}
+    )
+    return _back(request, reverse("dashboard:study", args=[study.name]))
+
+
+@staff_member_required
+@require_POST
+def due_date(request, name: str):
+    study = _study_or_404(name)
+    raw = request.POST.get("due_date", "").strip()
+    try:
+        value = datetime.date.fromisoformat(raw) if raw else None
+    except ValueError:
+        messages.error(request, _("Give the date as YYYY-MM-DD."))
+    else:
+        study_set_due_date(study=study, due_date=value, actor=request.user)
+        messages.success(request, _("Due date saved."))
+    return _back(request, reverse("dashboard:study", args=[study.name]))
+
+
+@staff_member_required
+@require_GET
+def runs(request):
+    """Judge and generation runs; the page refreshes itself from ``runs_json``."""
+    return render(
+        request,
+        "validation/dashboard/runs.html",
+        _context(request, _("Judge and generation runs"), live=selectors.runs_live()),
+    )
+
+
+def _staff_json(view):
+    # A polled endpoint answers 403 rather than redirecting a script to the login page.
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        user = request.user
+        if not (user.is_active and user.is_staff):
+            return JsonResponse({"detail": "staff only"}, status=403)
+        return view(request, *args, **kwargs)
+
+    return wrapper
+
+
+@_staff_json
+@require_GET
+def runs_json(request):
+    response = JsonResponse(selectors.runs_live())
+    response["Cache-Control"] = "no-store"
+    return response
