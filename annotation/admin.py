@@ -1,6 +1,7 @@
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.helpers import ActionForm
+from django.utils.translation import gettext_lazy as _
 
 from annotation import services
 from annotation.models import (
@@ -9,8 +10,11 @@ from annotation.models import (
     CalibrationSet,
     Certificate,
     CertificationBar,
+    Comment,
     Expert,
+    FaqEntry,
     Label,
+    LibraryEntry,
     PayEntry,
     PayRate,
     Pool,
@@ -140,3 +144,63 @@ class PayEntryAdmin(ReadOnlyAdmin):
     list_display = ["created_at", "expert", "pool", "kind", "amount", "currency", "reason"]
     list_filter = ["kind", "pool", "currency"]
     search_fields = ["expert__user__username", "expert__pseudonym"]
+
+
+@admin.register(Comment)
+class CommentAdmin(admin.ModelAdmin):
+    """Moderation: a comment is hidden (audited), never edited or deleted by hand."""
+
+    list_display = ["created_at", "case", "rubric_item", "author", "short_body", "is_hidden"]
+    list_filter = ["is_hidden"]
+    search_fields = ["body", "author__username", "case__question_id"]
+    readonly_fields = ["case", "rubric_item", "author", "body", "is_hidden", "created_at"]
+    actions = ["hide", "unhide"]
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    @admin.display(description=_("comment"))
+    def short_body(self, obj: Comment) -> str:
+        return obj.body if len(obj.body) <= 80 else obj.body[:79] + "…"
+
+    @admin.action(description=_("Hide the selected comments from experts"))
+    def hide(self, request, queryset):
+        for comment in queryset:
+            services.comment_set_hidden(comment=comment, hidden=True, actor=request.user)
+        self.message_user(request, _("Comments hidden."))
+
+    @admin.action(description=_("Show the selected comments again"))
+    def unhide(self, request, queryset):
+        for comment in queryset:
+            services.comment_set_hidden(comment=comment, hidden=False, actor=request.user)
+        self.message_user(request, _("Comments shown again."))
+
+
+@admin.register(FaqEntry)
+class FaqEntryAdmin(admin.ModelAdmin):
+    list_display = ["question", "language", "is_published", "updated_at"]
+    list_filter = ["language", "is_published"]
+    search_fields = ["question", "answer"]
+    fields = ["question", "answer", "language", "tags", "is_published"]
+
+    def save_model(self, request, obj, form, change):
+        if obj.created_by_id is None:
+            obj.created_by = request.user
+        super().save_model(request, obj, form, change)
+
+
+@admin.register(LibraryEntry)
+class LibraryEntryAdmin(admin.ModelAdmin):
+    list_display = ["title", "response", "is_published", "curated_by", "created_at"]
+    list_filter = ["is_published"]
+    search_fields = ["title", "note", "response__case__question_id"]
+    autocomplete_fields = ["response"]
+    fields = ["response", "title", "note", "is_published"]
+
+    def save_model(self, request, obj, form, change):
+        if obj.curated_by_id is None:
+            obj.curated_by = request.user
+        super().save_model(request, obj, form, change)

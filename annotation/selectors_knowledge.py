@@ -92,7 +92,11 @@ def cases_pending_for_expert(
     pending = set(study_units.values_list("response__case_id", flat=True))
 
     calibration_pools = Pool.objects.filter(
-        Q(experts=expert) | Q(required_by__experts=expert, required_by__status=Pool.Status.OPEN),
+        Q(experts=expert)
+        | Q(
+            calibration_set__required_by__experts=expert,
+            calibration_set__required_by__status=Pool.Status.OPEN,
+        ),
         status=Pool.Status.OPEN,
         calibration_set__isnull=False,
     )
@@ -147,6 +151,15 @@ def cases_open_for_discussion(*, user, case_ids: Iterable[int]) -> set[int]:
     if not done:
         return set()
     return done - cases_pending_for_expert(expert=expert, case_ids=done)
+
+
+def unit_tokens_open_for_discussion(*, user, unit_ids: Iterable[int]) -> set[str]:
+    """Tokens of the given units whose discussion page is open to this user (for links)."""
+    rows = list(
+        Unit.objects.filter(pk__in=list(unit_ids)).values_list("token", "response__case_id")
+    )
+    open_cases = cases_open_for_discussion(user=user, case_ids={case for _, case in rows})
+    return {token for token, case in rows if case in open_cases}
 
 
 def case_open_for_discussion(*, user, case: Case) -> bool:

@@ -1,7 +1,7 @@
 from django.contrib.auth.views import LogoutView
 from django.urls import path
 
-from frontend import views, views_adjudication
+from frontend import views, views_adjudication, views_knowledge, views_leaderboard
 
 app_name = "frontend"
 
@@ -15,4 +15,15 @@ urlpatterns = [
     path("certificate/", views.certificate, name="certificate"),
     path("adjudicate/", views_adjudication.adjudication_home, name="adjudication-home"),
     path("adjudicate/<str:study>/", views_adjudication.adjudicate, name="adjudicate"),
+    path("leaderboard/", views_leaderboard.leaderboard, name="leaderboard"),
+    path("discuss/<str:token>/", views_knowledge.discussion, name="discussion"),
+    path("discuss/<str:token>/post/", views_knowledge.discussion_post, name="discussion-post"),
+    path(
+        "discuss/<str:token>/vote/<int:comment_id>/",
+        views_knowledge.discussion_vote,
+        name="discussion-vote",
+    ),
+    path("faq/", views_knowledge.faq, name="faq"),
+    path("library/", views_knowledge.library, name="library"),
+    path("library/<int:entry_id>/", views_knowledge.library_entry, name="library-entry"),
 ]

@@ -9,7 +9,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
-from annotation import selectors, selectors_quality, services
+from annotation import selectors, selectors_knowledge, selectors_quality, services
 from annotation.models import CertificationBar
 
 
@@ -51,8 +51,12 @@ def workbench(request: HttpRequest, study: str) -> HttpResponse:
 def completed(request: HttpRequest) -> HttpResponse:
     if not _is_expert(request.user):
         return render(request, "frontend/not_expert.html", status=403)
-    done = selectors.assignments_completed_for_expert(user=request.user)
-    return render(request, "frontend/completed.html", {"done": done})
+    done = list(selectors.assignments_completed_for_expert(user=request.user))
+    # A discussion link only where the thread is open (no rating work left on the case).
+    discuss = selectors_knowledge.unit_tokens_open_for_discussion(
+        user=request.user, unit_ids={a.unit_id for a in done}
+    )
+    return render(request, "frontend/completed.html", {"done": done, "discuss": discuss})
 
 
 @login_required

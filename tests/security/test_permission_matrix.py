@@ -51,6 +51,10 @@ def routes(assignment_id: str) -> dict[str, Route]:
                   "other": (200,)}  # fmt: skip
     owner_only = {"anonymous": (401,), "expert": (200,), "senior": (404,), "admin": (403,),
                   "other": (404,)}  # fmt: skip
+    knowledge_pages = {"anonymous": LOGIN, "expert": (200,), "senior": (200,), "admin": (200,),
+                       "other": (200,)}  # fmt: skip
+    closed_discussion = {"anonymous": LOGIN, "expert": (404,), "senior": (404,),
+                         "admin": (404,), "other": (404,)}  # fmt: skip
     # The API's schema and docs describe shapes only, no data: public, as the API tests expect.
     public = dict.fromkeys(ROLES, (200,))
     return {
@@ -69,6 +73,18 @@ def routes(assignment_id: str) -> dict[str, Route]:
         "frontend:certificate": Route("GET", "/certificate/", {"anonymous": LOGIN,
                                       "expert": (200,), "senior": (200,), "admin": (403,),
                                       "other": (200,)}),
+        # Knowledge pages: experts and staff read; the unit here was never submitted, so its
+        # discussion is closed to every expert (and an unknown token to staff too).
+        "frontend:faq": Route("GET", "/faq/", knowledge_pages),
+        "frontend:library": Route("GET", "/library/", knowledge_pages),
+        "frontend:library-entry": Route("GET", "/library/999999/", {**knowledge_pages,
+                                        "expert": (404,), "senior": (404,), "admin": (404,),
+                                        "other": (404,)}),
+        "frontend:discussion": Route("GET", "/discuss/no-such-unit/", closed_discussion),
+        "frontend:discussion-post": Route("POST", "/discuss/no-such-unit/post/",
+                                          closed_discussion, {"body": "x"}),
+        "frontend:discussion-vote": Route("POST", "/discuss/no-such-unit/vote/1/",
+                                          closed_discussion, {"value": 1}),
         "benchmark:leaderboard": Route("GET", "/admin/leaderboard/", staff_only),
         "admin:index": Route("GET", "/admin/", staff_only),
         "admin:login": Route("GET", "/admin/login/", {"anonymous": (200,), "expert": (200,),
