@@ -220,6 +220,16 @@ def _calibration_work(*, pool: Pool, expert: Expert, now: datetime) -> Assignmen
             expert=expert, calibration_set=calibration_set, reason=reason, now=now
         )
     reason = selectors_quality.calibration_due(expert=expert, pool=pool)
+    if reason is None and pool.calibration_id is not None:
+        # An admin sent the expert back (an open sitting, routing.expert_require_recalibration),
+        # or that sitting ended failed: study work waits for a pass.
+        latest = selectors_quality.calibration_latest(
+            expert=expert, calibration_set=pool.calibration
+        )
+        if (latest is not None and not latest.passed) or pool.calibration.attempts.filter(
+            expert=expert, finished_at__isnull=True
+        ).exists():
+            reason = selectors_quality.RECALIBRATION
     if reason is None:
         return False
     return calibration_claim_next(
