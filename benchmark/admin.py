@@ -47,11 +47,11 @@ class CaseAdmin(ReadOnlyAdmin):
     inlines = [RubricItemInline]
 
 
-@admin.register(models.RubricItem)
-class RubricItemAdmin(ReadOnlyAdmin):
-    list_display = ["case", "position", "ability", "points", "text"]
-    list_filter = ["ability", "case__dataset"]
-    search_fields = ["text", "case__question_id"]
+# Criteria are edited only as new versions through the service: benchmark/admin_rubric.py.
+from benchmark.admin_rubric import RubricItemAdmin, RubricItemVersionAdmin  # noqa: E402
+
+admin.site.register(models.RubricItem, RubricItemAdmin)
+admin.site.register(models.RubricItemVersion, RubricItemVersionAdmin)
 
 
 @admin.register(models.ModelUnderTest)
