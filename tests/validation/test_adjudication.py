@@ -12,7 +12,6 @@ from annotation import services as annotation_services
 from annotation.models import Label, PayEntry, Submission, Unit
 from benchmark.models import AuditEvent, RubricItem, Verdict
 from tests.annotation.factories import ExpertFactory
-from tests.benchmark.factories import JudgeRunFactory
 from tests.validation.adjudication_helpers import (
     CATASTROPHIC,
     COPING,
@@ -123,7 +122,7 @@ def test_routing_runs_in_the_transaction_of_the_third_rating():
 
 
 def test_unknown_ability_codes_are_refused_with_the_valid_ones():
-    with pytest.raises(services.StudyError, match="unknown ability code.*warmth"):
+    with pytest.raises(services.StudyError, match=r"unknown ability code.*warmth"):
         open_study(cases=1, experts=[], adjudicate_splits=["warmth", "kindness"])
     assert not Study.objects.exists()
 

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from benchmark.taxonomy import ABILITIES, CATASTROPHIC, CATEGORIES, CATEGORY_OF
+from validation.report.adjudication import adjudication_compute
 from validation.report.data import CATEGORIES as LABELS
 from validation.report.data import HIT, MISS, JudgeLabels, StudyData
 from validation.report.score_effect import score_effect
@@ -214,7 +215,8 @@ def _counts(data: StudyData) -> dict[str, Any]:
         "models": len(data.models),
         "units": sum(states.values()),
         "units_by_state": {
-            s: states.get(s, 0) for s in ("pending", "gold", "incomplete", "adjudicated")
+            s: states.get(s, 0)
+            for s in ("pending", "gold", "incomplete", "awaiting", "adjudicated")
         },
         "units_complete": int((per_unit >= 3).sum()),
         "units_incomplete": int((per_unit < 3).sum()),
@@ -246,6 +248,7 @@ def report_compute(*, data: StudyData, bootstrap: BootstrapSettings) -> dict[str
         "experts": experts,
         "judges": judges,
         "comparison": _comparison(judges),
+        "adjudication": adjudication_compute(data.adjudications, unit_states=data.unit_states),
     }
 
 

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from benchmark.csv_safe import csv_cell
+from validation.report.adjudication import adjudication_csv_rows
 
 COLUMNS = (
     "section",
@@ -138,6 +139,7 @@ def report_rows(report: dict[str, Any]) -> Iterator[Row]:
             yield _figure_row("expert_vs_others", "", "expert", expert, key, section[key])
     for j in report["judges"]:
         yield from _judge_rows(j)
+    yield from adjudication_csv_rows(report.get("adjudication"))
 
 
 def report_csv(report: dict[str, Any]) -> str:

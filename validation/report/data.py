@@ -42,6 +42,8 @@ class StudyData:
     provenance: np.ndarray  # (n_items,) "3/3", "2/1", "adjudicated" or "" without gold
     unit_states: dict[str, int]  # units per StudyUnit state
     judges: tuple[JudgeLabels, ...] = field(default_factory=tuple)
+    # One record per criterion a senior decided (validation.report.adjudication).
+    adjudications: tuple[Any, ...] = field(default_factory=tuple)
 
     @property
     def n_items(self) -> int:

@@ -7,6 +7,7 @@ import numpy as np
 from annotation.models import Label
 from benchmark.models import Case, JudgeRun, ModelUnderTest, RubricItem, Verdict
 from validation.models import GoldLabel, Study, StudyUnit
+from validation.report.adjudication_selectors import adjudication_decisions
 from validation.report.data import HIT, MISS, JudgeLabels, StudyData
 from validation.statistics import MISSING
 
@@ -142,6 +143,7 @@ def study_report_data(*, study: Study) -> StudyData:
         provenance=provenance,
         unit_states=dict(Counter(u[5] for u in units)),
         judges=tuple(judges),
+        adjudications=adjudication_decisions(study=study),
     )
     data.check()
     return data

@@ -1,0 +1,49 @@
+"""Gathering the decisions of a study's senior experts for the report's adjudication section."""
+
+from annotation.models import Label
+from benchmark.models import RubricItemVersion
+from validation.models import Study, StudyUnit
+from validation.report.adjudication import INCOMPLETE, SPLIT, AdjudicationRecord
+
+
+def adjudication_decisions(*, study: Study) -> tuple[AdjudicationRecord, ...]:
+    """Every criterion a senior decided in the study, in case and rubric order."""
+    units = {
+        su.unit_id: su
+        for su in StudyUnit.objects.filter(study=study).select_related("case", "model", "unit")
+    }
+    votes: dict[tuple[int, int], list[bool]] = {}
+    for unit_id, item_id, hit in Label.objects.filter(
+        submission__unit_id__in=units, submission__kind="rating"
+    ).values_list("submission__unit_id", "rubric_item_id", "hit"):
+        votes.setdefault((unit_id, item_id), []).append(hit)
+    decided = list(
+        Label.objects.filter(submission__unit_id__in=units, submission__kind="adjudication")
+        .select_related("rubric_item", "submission__expert")
+        .order_by("submission__unit_id", "rubric_item__position")
+    )
+    texts = {
+        (v.item_id, v.number): v.text
+        for v in RubricItemVersion.objects.filter(item_id__in={lb.rubric_item_id for lb in decided})
+    }
+    records = []
+    for label in decided:
+        study_unit = units[label.submission.unit_id]
+        item = label.rubric_item
+        records.append(
+            AdjudicationRecord(
+                case=study_unit.case.question_id,
+                model=study_unit.model.name,
+                unit=study_unit.unit.token,
+                criterion=item.position,
+                criterion_text=texts.get((item.pk, label.rubric_version), item.text),
+                ability=item.ability,
+                votes=tuple(votes.get((study_unit.unit_id, item.pk), ())),
+                decision=label.hit,
+                reason=label.note,
+                senior=label.submission.expert.pseudonym,
+                kind=SPLIT if study_unit.unit.adjudicate_items else INCOMPLETE,
+            )
+        )
+    records.sort(key=lambda r: (r.case, r.model, r.criterion))
+    return tuple(records)
