@@ -1,13 +1,45 @@
+from django import forms
 from django.contrib import admin, messages
 from django.urls import reverse
 from django.utils.html import format_html
+from django.utils.translation import gettext_lazy
 
 from validation import services
+from validation.adjudication import UnknownAbility, splits_parse
 from validation.models import GoldLabel, Study, StudyUnit
+
+
+class StudyForm(forms.ModelForm):
+    # The JSON list edited as comma-separated text; unknown codes are refused by name.
+    adjudicate_splits = forms.CharField(
+        required=False,
+        label=gettext_lazy("adjudicate 2/1 splits on"),
+        help_text=gettext_lazy(
+            "Ability codes (e.g. catastrophic, warmth) whose 2/1 splits a senior expert "
+            'decides, or "*" for every criterion; empty for none. Only while the study '
+            "is a draft."
+        ),
+    )
+
+    class Meta:
+        model = Study
+        fields = ["adjudicate_splits"]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.instance.pk:
+            self.initial["adjudicate_splits"] = ", ".join(self.instance.adjudicate_splits)
+
+    def clean_adjudicate_splits(self) -> list[str]:
+        try:
+            return splits_parse(self.cleaned_data.get("adjudicate_splits") or "")
+        except UnknownAbility as exc:
+            raise forms.ValidationError(str(exc)) from exc
 
 
 @admin.register(Study)
 class StudyAdmin(admin.ModelAdmin):
+    form = StudyForm
     list_display = ["name", "status", "dataset", "fraction", "seed", "created_at", "closed_at",
                     "report"]  # fmt: skip
     readonly_fields = ["name", "pool", "dataset", "models_under_test", "judge_runs", "fraction",
@@ -18,6 +50,22 @@ class StudyAdmin(admin.ModelAdmin):
     def has_add_permission(self, request, obj=None):
         # Creating draws the sample: use `heartbench study create` (one code path).
         return False
+
+    def get_readonly_fields(self, request, obj=None):
+        fields = list(super().get_readonly_fields(request, obj))
+        if obj is not None and obj.pool.status != "draft":
+            fields.append("adjudicate_splits")  # every unit of a study under one rule
+        return fields
+
+    def save_model(self, request, obj, form, change):
+        if "adjudicate_splits" not in form.changed_data:
+            return super().save_model(request, obj, form, change)
+        # The choice goes through the service (draft check, audit row); the rest saves as usual.
+        wanted = obj.adjudicate_splits
+        obj.adjudicate_splits = Study.objects.get(pk=obj.pk).adjudicate_splits
+        super().save_model(request, obj, form, change)
+        services.study_set_adjudicate_splits(study=obj, codes=wanted, actor=request.user)
+        obj.refresh_from_db()
 
     @admin.display(description="status")
     def status(self, obj):

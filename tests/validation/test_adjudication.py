@@ -4,8 +4,9 @@ import json
 from decimal import Decimal
 
 import pytest
+from django.contrib import admin
 from django.core.management import CommandError, call_command
-from django.test import override_settings
+from django.test import RequestFactory, override_settings
 from rest_framework.test import APIClient
 
 from annotation import services as annotation_services
@@ -318,3 +319,36 @@ def test_the_workbench_cannot_submit_an_adjudication_without_reasons():
     assert response.status_code == 409
     # Holding the adjudication, the workbench claim says so instead of showing the unit.
     assert api_for(senior).post(f"/api/v1/assignments/next/?study={study.name}").status_code == 409
+
+
+def _admin_form(study, data):
+    request = RequestFactory().get("/")
+    request.user = ExpertFactory(user__is_staff=True, user__is_superuser=True).user
+    model_admin = admin.site._registry[Study]
+    form_class = model_admin.get_form(request, study)
+    initial = form_class(instance=study).initial
+    fields = {name: initial.get(name) for name in form_class.base_fields}
+    fields = {k: ("" if v is None else v) for k, v in fields.items()}
+    return model_admin, request, form_class(data=fields | data, instance=study)
+
+
+def test_the_admin_sets_splits_on_a_draft_study_and_names_unknown_codes():
+    draft = services.study_create(
+        name="draft-admin",
+        dataset=open_study(cases=1, experts=[], name="src").dataset,
+        models=list(Study.objects.get(name="src").models_under_test.all()),
+        fraction=1.0,
+    )
+    model_admin, request, form = _admin_form(draft, {"adjudicate_splits": "warmth, kindness"})
+    assert not form.is_valid()
+    assert "kindness" in str(form.errors["adjudicate_splits"])
+    model_admin, request, form = _admin_form(draft, {"adjudicate_splits": "catastrophic,warmth"})
+    assert form.is_valid(), form.errors
+    model_admin.save_model(request, form.save(commit=False), form, change=True)
+    draft.refresh_from_db()
+    assert draft.adjudicate_splits == ["catastrophic", "warmth"]
+    event = AuditEvent.objects.get(action="study.adjudicate_splits")
+    assert event.data == {"from": [], "to": ["catastrophic", "warmth"]}
+    # Once open, the choice is read-only in the admin.
+    services.study_open(study=draft)
+    assert "adjudicate_splits" in model_admin.get_readonly_fields(request, draft)
