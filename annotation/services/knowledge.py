@@ -97,8 +97,9 @@ def knowledge_demo_load(*, path: Path, dataset: Dataset, actor=None) -> list[str
     """Demo FAQ entries and one library entry from ``path`` (original demo text).
 
     Idempotent: an FAQ entry is matched by its question, and the library entry is added only
-    when the dataset has none. The library response is taken from a case no open pool holds,
-    so demo experts can open it at once; when every case is in a study, the first response.
+    when the dataset has none. The library lists candidates (case, model, title, note); the
+    first whose case no open pool holds is taken, so demo experts can open it at once (when
+    every candidate's case is in a study, the first candidate).
     """
     content = json.loads(Path(path).read_text(encoding="utf-8"))
     created: list[str] = []
@@ -114,22 +115,27 @@ def knowledge_demo_load(*, path: Path, dataset: Dataset, actor=None) -> list[str
                 },
             )
             if made:
-                created.append(f"FAQ {row['language']}")
-        library = content.get("library")
-        responses = Response.objects.filter(case__dataset=dataset).order_by(
-            "case__position", "model__name", "pk"
+                created.append(f"FAQ ({row['language']})")
+        if LibraryEntry.objects.filter(response__case__dataset=dataset).exists():
+            return created
+        in_pools = set(
+            Unit.objects.filter(
+                pool__status=Pool.Status.OPEN, response__case__dataset=dataset
+            ).values_list("response__case__question_id", flat=True)
         )
-        if library and not LibraryEntry.objects.filter(response__in=responses).exists():
-            in_pools = Unit.objects.filter(pool__status=Pool.Status.OPEN).values(
-                "response__case_id"
-            )
-            response = responses.exclude(case_id__in=in_pools).first() or responses.first()
+        candidates = []
+        for row in content.get("library", []):
+            response = Response.objects.filter(
+                case__dataset=dataset,
+                case__question_id=row["question_id"],
+                model__name=row["model"],
+            ).first()
             if response is not None:
-                LibraryEntry.objects.create(
-                    response=response,
-                    title=library["title"],
-                    note=library["note"],
-                    curated_by=actor,
-                )
-                created.append("library entry")
+                candidates.append((row["question_id"] in in_pools, response, row))
+        if candidates:
+            _busy, response, row = min(candidates, key=lambda c: c[0])
+            LibraryEntry.objects.create(
+                response=response, title=row["title"], note=row["note"], curated_by=actor
+            )
+            created.append("library entry")
     return created

@@ -4,10 +4,12 @@ The visibility rule is tested branch by branch: an expert reads case C's threads
 submitting a unit of C, and only while no rating work on C is possible for them.
 """
 
+import io
 from datetime import timedelta
 
 import pytest
 from django.contrib.admin.sites import site
+from django.core.management import call_command
 from django.db import IntegrityError, transaction
 from django.http import Http404
 from django.test import RequestFactory
@@ -21,6 +23,7 @@ from annotation.models import (
     CalibrationSet,
     Comment,
     CommentVote,
+    Expert,
     FaqEntry,
     LibraryEntry,
     Pool,
@@ -28,6 +31,7 @@ from annotation.models import (
     Unit,
 )
 from benchmark.models import AuditEvent, RubricItem
+from benchmark.services.demo import demo_load
 from tests.annotation.factories import ExpertFactory, UserFactory
 from tests.annotation.helpers import all_labels
 from tests.benchmark.factories import case_with_rubric
@@ -483,3 +487,21 @@ def test_library_entry_hidden_while_the_reader_may_still_rate_its_case(two_units
     for user in (staff, outsider.user):
         with pytest.raises(Http404):
             knowledge.library_entry_get_for_user(user=user, entry_id=draft.pk)
+
+
+# --- demo data -------------------------------------------------------------------------
+
+
+def test_demo_study_adds_faq_in_both_languages_and_a_library_entry_experts_can_open():
+    demo_load()
+    call_command("demo_study", stdout=io.StringIO())
+    languages = set(FaqEntry.objects.values_list("language", flat=True))
+    assert languages == {"zh-hans", "en"}
+    entry = LibraryEntry.objects.get()
+    assert not entry.response.annotation_units.filter(pool__status="open").exists()
+    expert = Expert.objects.get(user__username="demo-expert-1")
+    assert knowledge.library_entries_for_user(user=expert.user) == [entry]
+    assert knowledge.faq_search(query="租约", language="en")
+    before = (FaqEntry.objects.count(), LibraryEntry.objects.count())
+    call_command("demo_study", stdout=io.StringIO())
+    assert (FaqEntry.objects.count(), LibraryEntry.objects.count()) == before

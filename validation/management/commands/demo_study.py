@@ -4,13 +4,19 @@ Idempotent: experts and the study are created only when missing, so a second run
 nothing. The passwords are fixed, public demo passwords — never use them for real data.
 """
 
+from pathlib import Path
+
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation import services as annotation_services
 from annotation.models import Expert
 from validation import selectors, services
+from validation.adjudication import ALL
+from validation.demo import demo_split_seed
 
 STUDY = "demo-study"
+DEMO_KNOWLEDGE = Path(settings.BASE_DIR) / "fixtures" / "demo" / "knowledge.json"
 DEMO_PASSWORD = "demo-password-not-secret"
 DEMO_EXPERTS = [
     ("demo-expert-1", Expert.Tier.EXPERT, ["职场心理"]),
@@ -51,7 +57,7 @@ class Command(BaseCommand):
             try:
                 study = services.study_create(
                     name=STUDY, dataset=dataset, models=models, judge_runs=list(runs),
-                    fraction=fraction, seed=seed, experts=experts,
+                    fraction=fraction, seed=seed, experts=experts, adjudicate_splits=[ALL],
                 )  # fmt: skip
             except services.StudyError as exc:
                 raise CommandError(str(exc)) from exc
@@ -59,6 +65,14 @@ class Command(BaseCommand):
         if study.status == "draft":
             services.study_open(study=study)
             created.append(f"opened {STUDY}")
+            # One unit split 2/1 by the demo raters waits in the senior queue.
+            raters = [e for e in experts if not e.is_senior]
+            if demo_split_seed(study=study, raters=raters) is not None:
+                created.append("a split unit for demo-senior")
+        # FAQ entries and a case-library entry (original demo text) for /faq/ and /library/.
+        created += annotation_services.knowledge_demo_load(
+            path=DEMO_KNOWLEDGE, dataset=study.dataset
+        )
         self.stdout.write(
             f"{'created: ' + ', '.join(created) if created else 'nothing to do: all present'}\n"
             f"demo study {STUDY!r} is {study.pool.status} with {study.units.count()} units.\n"
@@ -66,4 +80,7 @@ class Command(BaseCommand):
         )
         for username, tier, _ in DEMO_EXPERTS:
             self.stdout.write(f"  {username:15} {DEMO_PASSWORD}   ({tier})")
-        self.stdout.write("Experts log in at /login/ and rate at /rate/demo-study/.")
+        self.stdout.write(
+            "Experts log in at /login/ and rate at /rate/demo-study/; "
+            "demo-senior adjudicates at /adjudicate/demo-study/."
+        )
