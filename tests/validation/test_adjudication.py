@@ -1,5 +1,6 @@
 """Adjudication of divergent units: which splits go to a senior, the senior queue, the gold."""
 
+import io
 import json
 from decimal import Decimal
 
@@ -10,7 +11,7 @@ from django.test import RequestFactory, override_settings
 from rest_framework.test import APIClient
 
 from annotation import services as annotation_services
-from annotation.models import Label, PayEntry, Submission, Unit
+from annotation.models import Expert, Label, PayEntry, Submission, Unit
 from benchmark.models import AuditEvent, RubricItem, Verdict
 from tests.annotation.factories import ExpertFactory
 from tests.validation.adjudication_helpers import (
@@ -22,7 +23,7 @@ from tests.validation.adjudication_helpers import (
     rate_positions,
     split_study,
 )
-from tests.validation.factories import MODEL_NAME_MARKER, open_study
+from tests.validation.factories import MODEL_NAME_MARKER, dataset_with_responses, open_study
 from validation import services
 from validation.models import GoldLabel, Study, StudyUnit
 
@@ -352,3 +353,25 @@ def test_the_admin_sets_splits_on_a_draft_study_and_names_unknown_codes():
     # Once open, the choice is read-only in the admin.
     services.study_open(study=draft)
     assert "adjudicate_splits" in model_admin.get_readonly_fields(request, draft)
+
+
+def test_the_demo_study_leaves_one_split_unit_in_the_senior_queue():
+    dataset, _ = dataset_with_responses(cases=10, models=2)
+    dataset.is_demo = True
+    dataset.save()
+    out = io.StringIO()
+    call_command("demo_study", stdout=out)
+    assert "/adjudicate/demo-study/" in out.getvalue()
+    study = Study.objects.get(name="demo-study")
+    assert study.adjudicate_splits == ["*"]
+    [unit] = Unit.objects.filter(pool=study.pool, needs_adjudication=True)
+    assert len(unit.adjudicate_items) == 2
+    assert Submission.objects.filter(unit=unit, kind="rating").count() == 3
+    senior = Expert.objects.get(user__username="demo-senior")
+    body = api_for(senior).post(NEXT + "demo-study").json()
+    assert body["unit"]["token"] == unit.token
+    assert sorted((c["met"], c["not_met"]) for c in body["unit"]["criteria"]) == [(2, 1), (2, 1)]
+    # Run again: nothing changes.
+    before = AuditEvent.objects.count()
+    call_command("demo_study", stdout=io.StringIO())
+    assert AuditEvent.objects.count() == before
