@@ -1,0 +1,290 @@
+"""The leaderboard page at /leaderboard/: for every signed-in user, aggregates only.
+
+Boards are built from factories with deterministic verdicts; the badge is checked against the
+study report computed by the validation app, so the page can only pass by agreeing with it.
+"""
+
+import re
+
+import pytest
+
+from annotation.models import Assignment, Unit
+from benchmark.models import Verdict
+from benchmark.taxonomy import BY_CODE, CATEGORY_NAMES, SCORED_CODES
+from tests.annotation.factories import ExpertFactory, UserFactory
+from tests.benchmark.factories import (
+    DatasetFactory,
+    JudgeFactory,
+    JudgeRunFactory,
+    ModelUnderTestFactory,
+    ResponseFactory,
+    case_with_rubric,
+)
+from tests.validation.factories import open_study
+from tests.validation.test_report_db import rated_study
+from validation import services
+from validation.report import report_compute
+from validation.report.selectors import study_report_data
+from validation.statistics import BootstrapSettings
+
+pytestmark = pytest.mark.django_db
+
+REASONING = "judge-reasoning-marker-7Q"
+
+
+def judged_dataset(*, models: int, cases: int = 4, judge: str = "judge-x"):
+    """A dataset every model answered and one judge judged; model k hits a different share."""
+    dataset = DatasetFactory()
+    the_judge = JudgeFactory(name=judge)
+    case_list = [
+        case_with_rubric(dataset=dataset, position=i, difficulty="hard" if i % 2 else "normal")
+        for i in range(cases)
+    ]
+    names = []
+    for k in range(models):
+        model = ModelUnderTestFactory(name=f"board-model-{k:02d}")
+        names.append(model.name)
+        run = JudgeRunFactory(judge=the_judge, model=model, dataset=dataset)
+        for case in case_list:
+            response = ResponseFactory(model=model, case=case, text=f"answer-text-{k}-{case.pk}")
+            for item in case.rubric.all():
+                hit = item.ability != "catastrophic" and (item.position + k + case.position) % 3
+                Verdict.objects.create(
+                    run=run,
+                    response=response,
+                    rubric_item=item,
+                    state=Verdict.State.MET if hit else Verdict.State.NOT_MET,
+                    reasoning=REASONING,
+                )
+    return dataset, names
+
+
+def radar(page: str) -> str:
+    match = re.search(r'<div class="radar">(.*?)</div>', page, re.S)
+    return match.group(1) if match else ""
+
+
+def drawn_models(page: str) -> list[str]:
+    return re.findall(r'<text[^>]*class="legend">([^<]*)</text>', radar(page))
+
+
+@pytest.fixture
+def expert_client(client):
+    client.force_login(ExpertFactory().user)
+    return client
+
+
+@pytest.fixture
+def staff_client(client):
+    client.force_login(UserFactory(is_staff=True, is_superuser=True))
+    return client
+
+
+def test_anonymous_is_sent_to_login(client):
+    response = client.get("/leaderboard/")
+    assert response.status_code == 302
+    assert response["Location"].startswith("/login/?next=/leaderboard/")
+
+
+def test_expert_sees_the_table_with_intervals_coverage_categories_and_decay(expert_client):
+    dataset, names = judged_dataset(models=3)
+    response = expert_client.get("/leaderboard/")
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert f"{dataset.name} v1" in page
+    for name in names:
+        assert name in page
+    rows = re.findall(r"<tr>\s*<td data-value=\"(\d+)\">", page)
+    assert rows == ["1", "2", "3"]
+    assert "4/4" in page  # coverage: every case scored
+    assert re.search(r"\d+\.\d\d–\d+\.\d\d", page)  # a 95 % interval
+    for english in ("Personality", "Emotion", "Social", "Motivation", "Morality"):
+        assert f">{english}</th>" in page
+    for key in ("hard_decay.points", "hard_decay.of_normal", "hard_decay.of_hard"):
+        assert key in page
+    assert "Not validated yet" in page
+
+
+def test_empty_platform_and_unknown_choices(expert_client):
+    assert (
+        "No dataset has been imported yet." in expert_client.get("/leaderboard/").content.decode()
+    )
+    dataset, _ = judged_dataset(models=1)
+    assert expert_client.get("/leaderboard/?split=nope").status_code == 404
+    assert expert_client.get("/leaderboard/?scoring=nope").status_code == 404
+    assert expert_client.get("/leaderboard/?dataset=missing").status_code == 404
+    assert expert_client.get(f"/leaderboard/?dataset={dataset.name}&judge=ghost").status_code == 404
+    named = expert_client.get(f"/leaderboard/?dataset={dataset.name}:v1&judge=judge-x")
+    assert named.status_code == 200
+
+
+def test_staff_get_the_same_page_from_the_admin_link(staff_client):
+    judged_dataset(models=2)
+    response = staff_client.get("/admin/leaderboard/?split=hard&scoring=upstream")
+    assert response.status_code == 302
+    assert response["Location"] == "/leaderboard/?split=hard&scoring=upstream"
+    page = staff_client.get(response["Location"]).content.decode()
+    assert "board-model-00" in page and "Upstream scoring" in page
+    assert '<option value="hard" selected>' in page
+
+
+def test_admin_link_stays_staff_only(expert_client):
+    response = expert_client.get("/admin/leaderboard/")
+    assert response.status_code == 302 and response["Location"].startswith("/admin/login/")
+
+
+def test_radar_defaults_to_the_top_three_and_draws_the_chosen_models(expert_client):
+    _, names = judged_dataset(models=6)
+    page = expert_client.get("/leaderboard/").content.decode()
+    ranked = re.findall(r'<td class="name" data-value="([^"]+)">', page)
+    assert drawn_models(page) == ranked[:3]
+    chosen = [names[5], names[1]]
+    query = "&".join(f"models={n}" for n in chosen)
+    page = expert_client.get(f"/leaderboard/?compare=1&{query}").content.decode()
+    assert sorted(drawn_models(page)) == sorted(chosen)
+    assert radar(page).count('fill-opacity=".10"') == 2
+    # The table fallback has one column per compared model and one row per ability.
+    table = re.search(r'<table class="board" id="compared-abilities">(.*?)</table>', page, re.S)
+    assert table and table.group(1).count('<th scope="row"') == len(SCORED_CODES)
+    for name in chosen:
+        assert name in table.group(1)
+
+
+def test_five_models_are_compared_and_a_sixth_is_refused(expert_client):
+    _, names = judged_dataset(models=6)
+    five = "&".join(f"models={n}" for n in names[:5])
+    response = expert_client.get(f"/leaderboard/?compare=1&{five}")
+    assert response.status_code == 200
+    assert len(drawn_models(response.content.decode())) == 5
+    six = "&".join(f"models={n}" for n in names)
+    response = expert_client.get(f"/leaderboard/?compare=1&{six}")
+    page = response.content.decode()
+    assert response.status_code == 400
+    assert "Compare at most 5 models at a time; you picked 6." in page
+    assert radar(page) == "" and "<svg" in page  # no radar; the normal/hard chart stays
+    assert page.count("checked>") == 6  # the choice is kept so one can be unticked
+
+
+def test_no_model_ticked_draws_an_empty_radar(expert_client):
+    judged_dataset(models=2)
+    page = expert_client.get("/leaderboard/?compare=1").content.decode()
+    assert drawn_models(page) == [] and "No model is picked for comparison." in page
+
+
+def test_normal_against_hard_chart_is_labelled(expert_client):
+    judged_dataset(models=2)
+    page = expert_client.get("/leaderboard/").content.decode()
+    section = re.search(r'<section class="card" id="difficulty">(.*?)</section>', page, re.S)
+    assert section
+    svg = section.group(1)
+    assert "<title" in svg and "<desc" in svg
+    assert "board-model-00: normal cases" in svg and "hard cases" in svg
+
+
+@pytest.mark.parametrize(("language", "index"), [("en", 1), ("zh-hans", 0)], ids=["en", "zh-hans"])
+def test_ability_and_category_names_follow_the_language(expert_client, language, index):
+    judged_dataset(models=2)
+    response = expert_client.get("/leaderboard/", HTTP_ACCEPT_LANGUAGE=language)
+    assert response.status_code == 200
+    page = response.content.decode()
+    chart = radar(page)
+    for code in SCORED_CODES:
+        ability = BY_CODE[code]
+        shown, other = (ability.en, ability.zh) if index else (ability.zh, ability.en)
+        assert f'class="spoke">{shown}</text>' in chart
+        assert f'class="spoke">{other}</text>' not in chart
+    for names in CATEGORY_NAMES.values():
+        assert f">{names[index]}</th>" in page
+    assert f'<html lang="{language}"' in page
+
+
+def badge(page: str, judge: str) -> str:
+    match = re.search(rf'<div class="badge [^"]*" data-judge="{judge}">(.*?)</div>', page, re.S)
+    assert match, f"no badge for {judge}"
+    return match.group(1)
+
+
+def gate_of(study, judge: str) -> dict:
+    report = report_compute(data=study_report_data(study=study), bootstrap=BootstrapSettings())
+    return next(j for j in report["judges"] if j["judge"] == judge)["gate"]
+
+
+def test_badge_passes_and_fails_as_the_study_report_says(staff_client):
+    study = rated_study()
+    url = f"/leaderboard/?dataset={study.dataset.name}"
+    for judge in ("judge-a", "judge-b"):
+        gate = gate_of(study, judge)
+        page = staff_client.get(f"{url}&judge={judge}").content.decode()
+        shown = badge(page, judge)
+        agreement = gate["agreement"]
+        assert f"{agreement['value']:.3f}" in shown
+        assert f"{agreement['low']:.3f}–{agreement['high']:.3f}" in shown
+        assert ("passes the gate" in shown) is gate["passed"]
+        assert ("fails the gate" in shown) is (not gate["passed"])
+        assert "agreement ≥ 0.75" in shown
+        assert f">{study.units.count()}" in shown  # units of the study
+        assert study.closed_at.strftime("%Y-%m-%d") in shown
+        assert f'href="/admin/studies/{study.name}/report/"' in shown
+    # The two judges of the fixture disagree on every verdict: one passes, one fails.
+    assert gate_of(study, "judge-a")["passed"] != gate_of(study, "judge-b")["passed"]
+
+
+def test_experts_see_the_badge_without_the_report_link(expert_client):
+    study = rated_study()
+    for judge in ("judge-a", "judge-b"):
+        url = f"/leaderboard/?dataset={study.dataset.name}&judge={judge}"
+        page = expert_client.get(url).content.decode()
+        shown = badge(page, judge)
+        assert "the gate" in shown and study.name in shown and "href=" not in shown
+    assert "&lt;script&gt;" in page and '<script>alert("x")' not in page  # hostile model name
+
+
+def test_badge_absent_while_the_study_is_open(expert_client):
+    study = rated_study(rate=False)
+    url = f"/leaderboard/?dataset={study.dataset.name}&judge=judge-a"
+    assert "Not validated yet" in badge(expert_client.get(url).content.decode(), "judge-a")
+
+
+def test_figures_wait_for_adjudication_for_experts_but_not_for_staff(client):
+    study = rated_study(rate=False)
+    services.study_close(study=study)  # nobody rated: every unit waits for a senior expert
+    url = f"/leaderboard/?dataset={study.dataset.name}&judge=judge-a"
+    client.force_login(ExpertFactory(tier="senior").user)
+    shown = badge(client.get(url).content.decode(), "judge-a")
+    assert "Validation being finished" in shown and "units still wait" in shown
+    assert "agreement" not in shown.lower()
+    client.force_login(UserFactory(is_staff=True))
+    shown = badge(client.get(url).content.decode(), "judge-a")
+    assert "gate undecided" in shown and "still wait for adjudication" in shown
+
+
+def test_an_expert_with_open_study_work_sees_aggregates_only(client):
+    """Blindness: model averages, never a case, a unit, a response, a criterion or a verdict."""
+    expert = ExpertFactory()
+    study = open_study(cases=4, experts=[expert], models=2, judge=True, name="blind-study")
+    for run in study.judge_runs.all():
+        for response in run.model.responses.all():
+            for item in response.case.rubric.all():
+                Verdict.objects.create(
+                    run=run,
+                    response=response,
+                    rubric_item=item,
+                    state=Verdict.State.MET if item.points and item.points > 0 else "not_met",
+                    reasoning=REASONING,
+                )
+    client.force_login(expert.user)
+    claimed = client.post("/api/v1/assignments/next/?study=blind-study")
+    assert claimed.status_code == 201
+    assignment = Assignment.objects.get(expert=expert)
+    page = client.get(f"/leaderboard/?dataset={study.dataset.name}").content.decode()
+    assert study.models_under_test.first().name in page  # the aggregate board is there
+    forbidden = [REASONING, str(assignment.public_id)]
+    forbidden += list(Unit.objects.filter(pool=study.pool).values_list("token", flat=True))
+    for case in study.dataset.cases.all():
+        forbidden.append(case.question_id)
+        forbidden += [r.text for r in case.responses.all()]
+        forbidden += [item.text for item in case.rubric.all()]
+        forbidden += [turn["content"] for turn in case.dialogue]
+    leaked = [text for text in forbidden if text in page]
+    assert not leaked, leaked
+    assert "met" not in re.sub(r"<[^>]+>", " ", page).split()  # no verdict words either
