@@ -13,10 +13,8 @@
   const interpolate = window.interpolate || ((fmt, args) => fmt.replace(/%s/g, () => args.shift()));
   const state = { assignment: null, labels: {}, current: 0, expires: null, saveTimer: null, lost: false };
 
-  function csrf() {
-    const m = document.cookie.match(/(?:^|; )csrftoken=([^;]+)/);
-    return m ? decodeURIComponent(m[1]) : "";
-  }
+  // Shared with the senior queue's page (expert-common.js, loaded before this script).
+  const { csrf, renderDialogue, leaseLeft } = window.HeartBenchExpert;
 
   async function call(method, path, body) {
     const res = await fetch(api + path, {
@@ -53,13 +51,7 @@
     for (const [id, v] of Object.entries(a.draft || {})) state.labels[id] = { hit: v.hit, note: v.note || "" };
     state.expires = new Date(a.lease_expires_at);
     $("unit-token").textContent = a.unit.token;
-    const chat = $("dialogue"); chat.replaceChildren();
-    for (const turn of a.unit.dialogue) {
-      const li = document.createElement("li"); li.className = turn.role;
-      const who = document.createElement("span"); who.className = "who";
-      who.textContent = turn.role === "user" ? gettext("User") : gettext("Counsellor");
-      li.append(who, document.createTextNode(turn.content)); chat.append(li);
-    }
+    renderDialogue($("dialogue"), a.unit.dialogue);
     $("response").textContent = a.unit.response;
     const list = $("criteria"); list.replaceChildren();
     a.unit.criteria.forEach((c, i) => {
@@ -159,8 +151,7 @@
   // The lease timer ticks every second; the lease is renewed every minute while the page is open.
   function tick() {
     if (!state.expires || state.lost) return;
-    const left = Math.max(0, Math.round((state.expires - new Date()) / 1000));
-    $("lease-timer").textContent = String(Math.floor(left / 60)).padStart(2, "0") + ":" + String(left % 60).padStart(2, "0");
+    $("lease-timer").textContent = leaseLeft(state.expires);
   }
   setInterval(tick, 1000);
   setInterval(async () => {
