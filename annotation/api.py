@@ -10,7 +10,7 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation import selectors, services
+from annotation import selectors, selectors_quality, services
 from annotation.labels import InvalidLabels
 from annotation.models import Assignment
 from annotation.serializers import (
@@ -136,10 +136,12 @@ class SubmitView(ExpertAPIView):
         submission, created = services.assignment_submit(
             assignment=assignment, labels=request.data.get("labels")
         )
-        return Response(
-            SubmissionOutSerializer(submission).data,
-            status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
-        )
+        data = SubmissionOutSerializer(submission).data
+        # The submission that finished a calibration sitting tells the expert how it went.
+        outcome = selectors_quality.calibration_outcome(assignment=assignment)
+        if outcome is not None:
+            data["calibration"] = outcome
+        return Response(data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 
 class CompletedView(ExpertAPIView):

@@ -117,7 +117,7 @@ def unit_get_for_expert(*, user, assignment: Assignment) -> BlindUnit:
         raise Http404("no such assignment")
     response = assignment.unit.response
     key = f"{assignment.public_id}:{assignment.shuffle_seed}"
-    show_ability = assignment.pool.show_ability
+    show_ability = _shows_ability(assignment)
     criteria = [
         BlindCriterion(
             id=criterion_token(secret=settings.SECRET_KEY, assignment_key=key, criterion_pk=i.pk),
@@ -137,6 +137,20 @@ def unit_get_for_expert(*, user, assignment: Assignment) -> BlindUnit:
         response=response.text,
         criteria=shuffled(criteria, seed=assignment.shuffle_seed),
     )
+
+
+def _shows_ability(assignment: Assignment) -> bool:
+    """Whether the criteria carry their ability. A calibration unit shows it when a study
+    that sends this expert to the set does, so it looks exactly like that study's units."""
+    pool = assignment.pool
+    if pool.show_ability or assignment.kind != Assignment.Kind.CALIBRATION:
+        return pool.show_ability
+    return Pool.objects.filter(
+        calibration__pool_id=pool.pk,
+        experts=assignment.expert_id,
+        status=Pool.Status.OPEN,
+        show_ability=True,
+    ).exists()
 
 
 def draft_for_assignment(*, assignment: Assignment) -> dict:

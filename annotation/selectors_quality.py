@@ -111,5 +111,29 @@ def calibration_history(*, expert: Expert) -> QuerySet[CalibrationAttempt]:
     return CalibrationAttempt.objects.filter(expert=expert).select_related("calibration_set__pool")
 
 
+def calibration_outcome(*, assignment: Assignment) -> dict | None:
+    """The result of the sitting that submitting this calibration unit finished, else None.
+
+    Only whole-sitting figures, and only once every unit of it is submitted: never a
+    reference label, and nothing while a unit of the sitting is still open.
+    """
+    if assignment.kind != Assignment.Kind.CALIBRATION or assignment.attempt_id is None:
+        return None
+    attempt = (
+        CalibrationAttempt.objects.filter(pk=assignment.attempt_id, finished_at__isnull=False)
+        .select_related("calibration_set")
+        .first()
+    )
+    if attempt is None:
+        return None
+    return {
+        "passed": bool(attempt.passed),
+        "agreed": attempt.agreed,
+        "criteria": attempt.criteria,
+        "agreement": attempt.agreement,
+        "pass_threshold": attempt.calibration_set.pass_threshold,
+    }
+
+
 def certificates_for_expert(*, expert: Expert) -> QuerySet[Certificate]:
     return Certificate.objects.filter(expert=expert).select_related("bar")

@@ -176,3 +176,43 @@ def test_the_calibration_command_creates_requires_and_reports(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "cal-1 (first): passed 100.0%" in out
     assert Submission.objects.filter(expert=expert, kind="calibration").count() == 1
+
+
+def test_calibration_units_show_abilities_when_the_study_that_sends_the_expert_does():
+    senior = ExpertFactory(tier="senior")
+    expert = ExpertFactory()
+    study, _ = gated_study(experts=[expert], senior=senior)
+    Pool.objects.filter(pk=study.pool.pk).update(show_ability=True)
+    client = Client()
+    client.force_login(expert.user)
+    shown = client.post("/api/v1/assignments/next/?study=study-a").json()
+    assert shown["kind"] == "calibration"
+    assert all(c.get("ability") for c in shown["unit"]["criteria"])
+    Pool.objects.filter(pk=study.pool.pk).update(show_ability=False)
+    again = client.get(f"/api/v1/assignments/{shown['id']}/").json()
+    assert not any(c.get("ability") for c in again["unit"]["criteria"])
+
+
+def test_only_the_submission_that_finishes_a_sitting_reports_its_result():
+    senior = ExpertFactory(tier="senior")
+    expert = ExpertFactory()
+    gated_study(experts=[expert], senior=senior)
+    client = Client()
+    client.force_login(expert.user)
+    replies = []
+    for _ in range(2):
+        body = client.post("/api/v1/assignments/next/?study=study-a").json()
+        assignment = Assignment.objects.get(public_id=body["id"])
+        labels = reference_labels(assignment, wrong=1)
+        replies.append(
+            client.post(
+                f"/api/v1/assignments/{body['id']}/submit/",
+                {"labels": labels},
+                content_type="application/json",
+            ).json()
+        )
+    assert "calibration" not in replies[0]  # nothing while the sitting is open
+    assert replies[1]["calibration"] == {
+        "passed": False, "agreed": 6, "criteria": 8, "agreement": 0.75, "pass_threshold": 0.8,
+    }  # fmt: skip
+    assert "reference" not in json.dumps(replies) and "hit" not in json.dumps(replies)

@@ -114,9 +114,25 @@
     if (!complete() || state.lost) return;
     clearTimeout(state.saveTimer);
     $("submit").disabled = true;
-    await call("POST", "assignments/" + state.assignment.id + "/submit/", { labels: payload() });
+    $("calibration-result").hidden = true;
+    const { data } = await call("POST", "assignments/" + state.assignment.id + "/submit/", { labels: payload() });
+    if (data && data.calibration) calibrationResult(data.calibration);
     status(gettext("Submitted ✓ — loading the next unit…"));
     await next();
+  }
+
+  // Only the submission that finishes a calibration sitting says so, with the sitting's result;
+  // while it lasted its units looked like any other.
+  function calibrationResult(c) {
+    const percent = (share) => String(Math.round(share * 1000) / 10) + " %";
+    const args = [c.agreed, c.criteria, percent(c.agreement || 0), percent(c.pass_threshold)];
+    const text = c.passed
+      ? gettext("Calibration passed: %s of %s criteria as the senior expert marked them (%s; pass mark %s). Study work follows.")
+      : gettext("Calibration not passed: %s of %s criteria as the senior expert marked them (%s; pass mark %s). You will take the calibration again before any study work.");
+    $("calibration-text").textContent = interpolate(text, args);
+    Object.assign($("calibration-result").dataset, { passed: String(Boolean(c.passed)), agreed: c.agreed, criteria: c.criteria });
+    $("calibration-result").classList.toggle("error", !c.passed);
+    $("calibration-result").hidden = false;
   }
 
   function mark(hit) {
