@@ -3,12 +3,16 @@
 DATABASE_URL=... python -m tests.integration.stacktool user USERNAME PASSWORD
 DATABASE_URL=... CELERY_BROKER_URL=... python -m tests.integration.stacktool queue \
     --model NAME --base-url URL
-DATABASE_URL=... python -m tests.integration.stacktool status RUN_ID
+DATABASE_URL=... CELERY_BROKER_URL=... python -m tests.integration.stacktool generate \
+    --model NAME --base-url URL --cases N
+DATABASE_URL=... python -m tests.integration.stacktool status RUN_ID [--generation]
 DATABASE_URL=... python -m tests.integration.stacktool study NAME --cases N
 
 `study` opens a study of N cases with one expert of its own and prints the expert's API token.
 
 `queue` creates a judge, starts a run and queues it on the broker, as the admin's action does.
+`generate` creates a model and N unanswered cases and queues their generation, as the admin's
+form does.
 """
 
 import argparse
@@ -36,8 +40,13 @@ def main(argv: list[str]) -> int:
     queue = sub.add_parser("queue")
     queue.add_argument("--model", required=True)
     queue.add_argument("--base-url", required=True)
+    generate = sub.add_parser("generate")
+    generate.add_argument("--model", required=True)
+    generate.add_argument("--base-url", required=True)
+    generate.add_argument("--cases", type=int, default=4)
     status = sub.add_parser("status")
     status.add_argument("run_id", type=int)
+    status.add_argument("--generation", action="store_true")
     study = sub.add_parser("study")
     study.add_argument("name")
     study.add_argument("--cases", type=int, default=2)
@@ -56,6 +65,20 @@ def main(argv: list[str]) -> int:
         run, _ = judge_run_start(judge=judge, model=model, dataset=dataset)
         judge_run_queue(run_id=run.pk)
         print(run.pk)
+    elif args.action == "generate":
+        from benchmark.services.generation import generation_queue
+        from tests.benchmark.factories import (
+            DatasetFactory,
+            ModelUnderTestFactory,
+            case_with_rubric,
+        )
+
+        dataset = DatasetFactory(name=f"generate-{args.model}")  # its own: sequences restart
+        for index in range(args.cases):
+            case_with_rubric(dataset=dataset, dialogue=[{"role": "A", "content": f"第{index}个"}])
+        model = ModelUnderTestFactory(name=args.model, base_url=args.base_url)
+        run = generation_queue(model=model, dataset=dataset, options={"concurrency": 1})
+        print(run.pk)
     elif args.action == "study":
         from rest_framework.authtoken.models import Token
 
@@ -66,8 +89,15 @@ def main(argv: list[str]) -> int:
         open_study(cases=args.cases, experts=[expert], name=args.name)
         print(Token.objects.create(user=expert.user).key)
     else:
-        run = JudgeRun.objects.get(pk=args.run_id)
-        print(json.dumps({"status": run.status, "stats": run.stats}))
+        from benchmark.models import GenerationRun, Response
+
+        runs = GenerationRun.objects if args.generation else JudgeRun.objects
+        run = runs.get(pk=args.run_id)
+        report = {"status": run.status, "stats": run.stats}
+        if args.generation:
+            answers = Response.objects.filter(model=run.model, case__dataset=run.dataset)
+            report["answers"] = answers.count()
+        print(json.dumps(report))
     return 0
 
 

@@ -236,3 +236,27 @@ def test_a_judge_run_shared_by_two_workers_survives_sigkill_with_every_verdict_o
     # The endpoint's key was used but is written nowhere: not in any process's log.
     for name in ("w1", "w2", "web"):
         assert API_KEY not in stack.log(name)
+
+
+GENERATED = re.compile(r"Task benchmark\.tasks\.generation_run_task\[([0-9a-f-]+)\] succeeded")
+
+
+def test_a_generation_run_queued_as_the_admin_does_is_answered_by_a_worker(stack):
+    with FakeLLM() as fake:
+        args = ("generate", "--model", "writer", "--base-url", fake.base_url, "--cases", "3")
+        run_id = tool(stack.env, STACKTOOL, *args).strip()
+
+        def status() -> dict:
+            return json.loads(tool(stack.env, STACKTOOL, "status", "--generation", run_id))
+
+        wait_for(lambda: status()["status"] == "finished", timeout=120, what="the generation")
+        assert fake.count() == 3
+        assert fake.last_authorization == f"Bearer {API_KEY}"  # the worker's own key
+    final = status()
+    assert final["answers"] == 3
+    assert (final["stats"]["done"], final["stats"]["total"], final["stats"]["errors"]) == (3, 3, 0)
+    assert final["stats"]["options"] == {"concurrency": 1}
+    ran = [name for name in ("w1", "w2") if GENERATED.search(stack.log(name))]
+    assert len(ran) == 1, "one worker took the run's one task from the generate queue"
+    for name in ("w1", "w2", "web"):
+        assert API_KEY not in stack.log(name)
