@@ -13,6 +13,8 @@ expert's reference label.
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from django.utils.translation import gettext, ngettext
+
 # Fewer completed units than this say too little about an expert to act on.
 QUALITY_MIN_UNITS = 5
 # The running figure looks at this many of the expert's most recent completed units.
@@ -84,9 +86,17 @@ def meets_certification(
     """The reasons an expert does not (yet) meet a certification bar; empty when they do."""
     missing = []
     if not calibrated:
-        missing.append("pass the calibration set")
+        missing.append(gettext("pass the calibration set"))
     if units < min_units:
-        missing.append(f"complete {min_units - units} more unit(s) rated by three experts")
+        more = min_units - units
+        missing.append(
+            ngettext(
+                "complete %(n)d more unit rated by three experts",
+                "complete %(n)d more units rated by three experts",
+                more,
+            )
+            % {"n": more}
+        )
     if quality is None or quality < min_quality:
-        missing.append(f"reach a running agreement of {min_quality:.0%}")
+        missing.append(gettext("reach a running agreement of %(q)s") % {"q": f"{min_quality:.0%}"})
     return missing

@@ -4,6 +4,7 @@ from django.contrib.admin.views.decorators import staff_member_required
 from django.http import Http404, HttpResponse
 from django.shortcuts import render
 from django.utils.text import slugify
+from django.utils.translation import gettext as _
 
 from validation.report import FORMATS, report_compute, report_render
 from validation.report.html import report_context
@@ -29,7 +30,8 @@ def study_report(request, name: str):
         raise Http404("unknown format")
     report = report_compute(data=study_report_data(study=study), bootstrap=BootstrapSettings())
     if fmt is None:
-        context = report_context(report) | {"title": f"Study report: {study.name}", "study": study}
+        title = _("Study report: %(name)s") % {"name": study.name}
+        context = report_context(report) | {"title": title, "study": study}
         return render(request, "validation/study_report_page.html", context)
     response = HttpResponse(report_render(report, fmt=fmt), content_type=CONTENT_TYPES[fmt])
     filename = f"study-report-{slugify(study.name) or study.pk}.{fmt}"

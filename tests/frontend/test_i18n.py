@@ -4,8 +4,10 @@ Tests run in English by default (tests/conftest.py); these ask for Chinese expli
 """
 
 import gettext
+import re
 import shutil
 import subprocess
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -215,3 +217,181 @@ def test_a_translated_string_reaches_a_page():
     assert 'aria-label="界面语言"' in page
     page = Client().get("/login/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert 'aria-label="Interface language"' in page
+
+
+# --- every page, rendered in Chinese ------------------------------------------------------
+
+# ASCII words that may stand in Chinese text: names, formats and the keys on the keyboard.
+ALLOWED_WORDS = {
+    "HeartBench", "Django", "CSV", "JSON", "HTML", "API", "URL", "token", "Enter", "Esc",
+    "Cohen", "Fleiss", "Krippendorff", "Gwet", "Kendall", "Scott", "PABAK", "BCa", "MAD",
+}  # fmt: skip
+# Elements whose text is never interface chrome.
+SKIP_TAGS = {"script", "style", "code", "kbd", "pre", "textarea", "template"}
+VOID_TAGS = {
+    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
+    "track", "wbr",
+}  # fmt: skip
+TEXT_ATTRIBUTES = ("title", "placeholder", "aria-label", "alt")
+
+
+class ChromeText(HTMLParser):
+    """Collect the interface text of a page: text nodes and the attributes people read.
+
+    Data is left out by markup: an element with `translate="no"` (the HTML attribute that
+    tells translation tools the same thing) or `data-l10n-skip`, and everything inside it.
+    Templates put it on dialogue, responses, model, dataset, study and user names.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.stack: list[tuple[str, bool]] = []
+        self.texts: list[str] = []
+
+    def _skipping(self) -> bool:
+        return bool(self.stack) and self.stack[-1][1]
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        skip = (
+            self._skipping()
+            or tag in SKIP_TAGS
+            or attributes.get("translate") == "no"
+            or "data-l10n-skip" in attributes
+        )
+        if not skip:
+            self.texts.extend(attributes[a] for a in TEXT_ATTRIBUTES if attributes.get(a))
+            if tag == "input" and attributes.get("type") in ("submit", "button", "reset"):
+                self.texts.append(attributes.get("value") or "")
+        if tag not in VOID_TAGS:
+            self.stack.append((tag, skip))
+
+    def handle_endtag(self, tag):
+        # Browsers close unclosed children (<p>, <li>) with their parent; so do we.
+        for index in range(len(self.stack) - 1, -1, -1):
+            if self.stack[index][0] == tag:
+                del self.stack[index:]
+                return
+
+    def handle_data(self, data):
+        if not self._skipping() and data.strip():
+            self.texts.append(" ".join(data.split()))
+
+
+def untranslated(html: str, *, data: tuple[str, ...] = ()) -> list[str]:
+    """Interface strings of a page that still hold English words (with the words)."""
+    parser = ChromeText()
+    parser.feed(html)
+    found = []
+    for text in parser.texts:
+        for value in data:
+            text = text.replace(value, " ")
+        # A token with a digit in it (R-6abc4cae, AC1, v2) is an identifier, not a word.
+        tokens = re.findall(r"[A-Za-z0-9_]+", text)
+        words = [
+            w
+            for w in tokens
+            if len(w) >= 3 and w.isalpha() and w.isascii() and w not in ALLOWED_WORDS
+        ]
+        if words:
+            found.append(f"{text!r} ({', '.join(words)})")
+    return found
+
+
+def test_the_scanner_finds_english_and_leaves_data_alone():
+    page = """<html><head><title>报告 · HeartBench</title></head><body>
+      <h1>Study report</h1><p>研究 <span translate="no">pilot-study</span></p>
+      <input placeholder="Search"><br><p>unclosed <p>第二段<ul><li>一<li>Two</ul>
+      <div data-l10n-skip>Any data <b>at all</b></div><code>assignments/next</code>
+      <button title="关闭">x</button><svg><text>gold label</text></svg></body></html>"""
+    found = untranslated(page)
+    assert found == [
+        "'Study report' (Study, report)",
+        "'Search' (Search)",
+        "'unclosed' (unclosed)",
+        "'Two' (Two)",
+        "'gold label' (gold, label)",
+    ]
+    assert untranslated("<p>使用 Cohen κ 与 CSV</p>") == []
+    assert untranslated("<p>专家 R-6abc4cae 对其他人</p>") == []
+    assert untranslated("<p>study-a 已关闭</p>", data=("study-a",)) == []
+
+
+def _zh(client: Client, url: str) -> str:
+    response = client.get(url, HTTP_ACCEPT_LANGUAGE="zh-hans")
+    assert response.status_code in (200, 403), f"{url}: {response.status_code}"
+    assert response["Content-Language"] == "zh-hans", url
+    return response.content.decode()
+
+
+@pytest.fixture
+def team(db):
+    """An open study with an expert who has rated once, a closed rated study, an admin."""
+    from annotation import services as annotation_services
+    from annotation.models import CertificationBar
+    from tests.annotation.factories import ExpertFactory, UserFactory
+    from tests.annotation.helpers import all_labels
+    from tests.validation.factories import open_study
+    from tests.validation.test_report_db import rated_study
+
+    # First: it renames its two models, so the open study's model name stays free.
+    closed = rated_study(name="closed-zh", cases=3, models=2)
+    expert = ExpertFactory(user__username="rater-zh", specialties=["职场心理"])
+    study = open_study(cases=2, experts=[expert], name="pilot-zh")
+    assignment = annotation_services.assignment_claim_next(user=expert.user, pool=study.pool)
+    annotation_services.assignment_submit(assignment=assignment, labels=all_labels(assignment))
+    CertificationBar.objects.create(name="bar-zh", min_quality=0.5, min_units=1)
+    admin = UserFactory(username="admin-zh", is_staff=True, is_superuser=True)
+    outsider = UserFactory(username="outsider-zh")
+    return {"expert": expert, "study": study, "closed": closed, "admin": admin,
+            "outsider": outsider}  # fmt: skip
+
+
+def _pages(team) -> list[tuple[str, Client, str, tuple[str, ...]]]:
+    """(page, signed-in client, url, data strings the page may show unmarked)."""
+    from tests.validation.factories import MODEL_NAME_MARKER
+    from tests.validation.test_report_db import FORMULA, XSS
+
+    anonymous, expert, admin, outsider = Client(), Client(), Client(), Client()
+    expert.force_login(team["expert"].user)
+    admin.force_login(team["admin"])
+    outsider.force_login(team["outsider"])
+    closed = team["closed"].name
+    # Names the admin's own templates print without markup (the user tools, SVG labels).
+    data = ("admin-zh", closed, XSS, FORMULA, MODEL_NAME_MARKER, "judge-a", "judge-b")
+    return [
+        ("expert login", anonymous, "/login/", ()),
+        ("admin login", anonymous, "/admin/login/", ()),
+        ("expert home", expert, "/", ()),
+        ("workbench", expert, "/rate/pilot-zh/", ("pilot-zh",)),
+        ("completed work", expert, "/done/", ()),
+        ("expert profile", expert, "/profile/", ()),
+        ("certificate", expert, "/certificate/", ()),
+        ("no expert profile", outsider, "/rate/pilot-zh/", ()),
+        ("study report", admin, f"/admin/studies/{closed}/report/", data),
+    ]
+
+
+@pytest.mark.django_db
+def test_every_page_is_chinese_when_chinese_is_asked_for(team):
+    problems = []
+    for name, client, url, data in _pages(team):
+        page = _zh(client, url)
+        assert 'class="lang-switch"' in page, f"{name} ({url}) has no language switch"
+        problems += [f"{name} ({url}): {text}" for text in untranslated(page, data=data)]
+    assert not problems, "English left in the Chinese interface:\n" + "\n".join(problems)
+
+
+@pytest.mark.django_db
+@pytest.mark.xfail(
+    strict=True,
+    reason="model and field verbose names are translated at the end of issue 6 (they need "
+    "migrations in every app); remove this mark then",
+)
+def test_the_admin_index_is_chinese():
+    from tests.annotation.factories import UserFactory
+
+    admin = Client()
+    admin.force_login(UserFactory(username="admin-zh", is_staff=True, is_superuser=True))
+    problems = untranslated(_zh(admin, "/admin/"), data=("admin-zh",))
+    assert not problems, "\n".join(problems)

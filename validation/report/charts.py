@@ -1,7 +1,12 @@
-"""Inline SVG charts of the study report (pure: figures in, escaped SVG text out)."""
+"""Inline SVG charts of the study report (pure: figures in, escaped SVG text out).
+
+Their words are in the active interface language (gettext at render time).
+"""
 
 from collections.abc import Sequence
 from typing import Any, NamedTuple
+
+from django.utils.translation import gettext as _
 
 from benchmark.report_html import number, paired_scores_chart, svg_frame, text
 
@@ -52,7 +57,8 @@ def interval_chart(
             f'<line x1="{x(threshold):.1f}" y1="14" x2="{x(threshold):.1f}" '
             f'y2="{height - 34}" stroke="#b42318" stroke-dasharray="4 3"/>'
         )
-        parts.append(text(x(threshold), 12, f"gate {threshold:g}", size=9, extra='fill="#b42318"'))
+        gate = _("gate %(threshold)s") % {"threshold": f"{threshold:g}"}
+        parts.append(text(x(threshold), 12, gate, size=9, extra='fill="#b42318"'))
     lines = []
     for i, bar in enumerate(bars):
         y = 30 + row * i
@@ -66,7 +72,7 @@ def interval_chart(
             )
         if bar.value is None:
             parts.append(
-                text(left + 4, y + 4, "undefined", anchor="start", size=9, extra='fill="#888"')
+                text(left + 4, y + 4, _("undefined"), anchor="start", size=9, extra='fill="#888"')
             )
         else:
             parts.append(f'<circle cx="{x(bar.value):.1f}" cy="{y}" r="4" fill="{color}"/>')
@@ -90,6 +96,11 @@ def interval_chart(
     )
 
 
+def _label_name(label: str) -> str:
+    # The report's label scheme is hit/miss; anything else is shown as it is.
+    return {"hit": _("hit"), "miss": _("miss")}.get(label, label)
+
+
 def confusion_chart(*, title: str, confusion: dict[str, Any]) -> str:
     """A 2×2 (K×K) heat map: rows the gold label, columns the judge's."""
     labels, matrix = confusion["labels"], confusion["matrix"]
@@ -97,18 +108,19 @@ def confusion_chart(*, title: str, confusion: dict[str, Any]) -> str:
     width, height = left + cell * k + 20, top + cell * k + 40
     biggest = max((v for row in matrix for v in row), default=0) or 1
     parts = [
-        text(left + cell * k / 2, 16, "judge label"),
+        text(left + cell * k / 2, 16, _("judge label")),
         text(
             18,
             top + cell * k / 2,
-            "gold label",
+            _("gold label"),
             extra=f'transform="rotate(-90 18 {top + cell * k / 2})"',
         ),
     ]
     lines = []
-    for j, label in enumerate(labels):
-        parts.append(text(left + cell * j + cell / 2, top - 8, label))
-    for i, row_label in enumerate(labels):
+    names = [_label_name(label) for label in labels]
+    for j, name in enumerate(names):
+        parts.append(text(left + cell * j + cell / 2, top - 8, name))
+    for i, row_label in enumerate(names):
         parts.append(text(left - 8, top + cell * i + cell / 2 + 4, row_label, anchor="end"))
         for j, count in enumerate(matrix[i]):
             shade = 0.12 + 0.78 * count / biggest
@@ -121,7 +133,10 @@ def confusion_chart(*, title: str, confusion: dict[str, Any]) -> str:
             parts.append(
                 text(left + cell * j + cell / 2, top + cell * i + cell / 2 + 5, str(count), size=13)
             )
-            lines.append(f"gold {row_label}, judge {labels[j]}: {count}")
+            lines.append(
+                _("gold %(gold)s, judge %(judge)s: %(count)s")
+                % {"gold": row_label, "judge": names[j], "count": count}
+            )
     return svg_frame(
         title=title, desc="; ".join(lines), width=width, height=height, body="".join(parts)
     )
@@ -131,9 +146,9 @@ def score_chart(*, title: str, models: Sequence[dict[str, Any]]) -> str:
     """Each model's score from the gold labels (circle) and from the judge (square)."""
     return paired_scores_chart(
         title=title,
-        axis="HeartBench score on the sampled cases (0–100)",
+        axis=_("HeartBench score on the sampled cases (0–100)"),
         rows=[(m["model"], m.get("gold"), m.get("judge")) for m in models],
-        names=("gold", "judge"),
+        names=(_("gold"), _("judge")),
         colours=("#1a7f37", "#9467bd"),
-        empty="no scored models",
+        empty=_("no scored models"),
     )

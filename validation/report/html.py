@@ -8,42 +8,67 @@ from typing import Any
 
 from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
+from django.utils.translation import get_language, gettext_lazy
+from django.utils.translation import gettext as _
 
 from benchmark.report_html import STYLE
-from benchmark.taxonomy import BY_CODE, CATEGORY_NAMES
+from benchmark.taxonomy import BY_CODE, CATEGORY_NAMES, ability_name, category_name
 from validation.report.charts import Bar, bar_from, confusion_chart, interval_chart, score_chart
 
+# Lazy: the labels are read in the language of the request that renders the report.
 RELIABILITY = (
-    ("percent_agreement", "percent agreement"),
-    ("krippendorff_alpha", "Krippendorff's α (nominal)"),
-    ("fleiss_kappa", "Fleiss' κ"),
-    ("gwet_ac1", "Gwet's AC1"),
+    ("percent_agreement", gettext_lazy("percent agreement")),
+    ("krippendorff_alpha", gettext_lazy("Krippendorff's α (nominal)")),
+    ("fleiss_kappa", gettext_lazy("Fleiss' κ")),
+    ("gwet_ac1", gettext_lazy("Gwet's AC1")),
 )
 GATE_FIGURES = (
-    ("agreement", "agreement"),
-    ("cohen_kappa", "Cohen's κ"),
-    ("scott_pi", "Scott's π"),
-    ("gwet_ac1", "Gwet's AC1"),
+    ("agreement", gettext_lazy("agreement")),
+    ("cohen_kappa", gettext_lazy("Cohen's κ")),
+    ("scott_pi", gettext_lazy("Scott's π")),
+    ("gwet_ac1", gettext_lazy("Gwet's AC1")),
     ("pabak", "PABAK"),
-    ("balanced_f1", "balanced F1"),
-    ("recall_hit", "recall on hit"),
-    ("recall_miss", "recall on miss"),
-    ("precision_hit", "precision on hit"),
+    ("balanced_f1", gettext_lazy("balanced F1")),
+    ("recall_hit", gettext_lazy("recall on hit")),
+    ("recall_miss", gettext_lazy("recall on miss")),
+    ("precision_hit", gettext_lazy("precision on hit")),
 )
 BREAKDOWN_TITLES = {
-    "ability": "ability",
-    "category": "category",
-    "difficulty": "difficulty",
-    "model": "model",
-    "sign": "sign of the points",
+    "ability": gettext_lazy("ability"),
+    "category": gettext_lazy("category"),
+    "difficulty": gettext_lazy("difficulty"),
+    "model": gettext_lazy("model"),
+    "sign": gettext_lazy("sign of the points"),
+}
+STUDY_STATUS = {
+    "draft": gettext_lazy("draft"),
+    "open": gettext_lazy("open"),
+    "closed": gettext_lazy("closed"),
+}
+UNIT_STATES = {
+    "pending": gettext_lazy("pending"),
+    "gold": gettext_lazy("gold"),
+    "incomplete": gettext_lazy("incomplete"),
+    "awaiting": gettext_lazy("awaiting adjudication"),
+    "adjudicated": gettext_lazy("adjudicated"),
+}
+PROVENANCE = {"3/3": "3/3", "2/1": "2/1", "adjudicated": gettext_lazy("adjudicated")}
+GROUPS = {
+    "normal": gettext_lazy("normal"),
+    "hard": gettext_lazy("hard"),
+    "positive": gettext_lazy("positive points"),
+    "negative": gettext_lazy("negative points"),
+    "catastrophic": gettext_lazy("catastrophic criterion"),
 }
 
 
 def _group_label(kind: str, name: str) -> str:
     if kind == "ability" and name in BY_CODE:
-        return f"{BY_CODE[name].en} {BY_CODE[name].zh}"
+        return ability_name(name, language=get_language())
     if kind == "category" and name in CATEGORY_NAMES:
-        return f"{CATEGORY_NAMES[name][1]} {CATEGORY_NAMES[name][0]}"
+        return category_name(name, language=get_language())
+    if kind in ("difficulty", "sign") and name in GROUPS:
+        return str(GROUPS[name])
     return name
 
 
@@ -51,18 +76,23 @@ def _judge_view(judge: dict[str, Any], threshold: float) -> dict[str, Any]:
     name = judge["judge"]
     experts = judge["vs_experts"]
     placed = [
-        Bar(f"expert {expert} vs others", value, None, None)
+        Bar(_("expert %(expert)s vs others") % {"expert": expert}, value, None, None)
         for expert, value in sorted(
             experts["expert_balanced_f1"].items(), key=lambda kv: -(kv[1] or 0)
         )
     ]
     placed.insert(
-        0, bar_from(f"judge {name} vs each expert", experts["balanced_f1"], highlight=True)
+        0,
+        bar_from(
+            _("judge %(judge)s vs each expert") % {"judge": name},
+            experts["balanced_f1"],
+            highlight=True,
+        ),
     )
     breakdowns = [
         {
             "kind": kind,
-            "title": BREAKDOWN_TITLES[kind],
+            "title": str(BREAKDOWN_TITLES.get(kind, kind)),
             "rows": [
                 {"label": _group_label(kind, group), **section} for group, section in groups.items()
             ],
@@ -75,32 +105,34 @@ def _judge_view(judge: dict[str, Any], threshold: float) -> dict[str, Any]:
     ]
     return {
         **judge,
-        "figures": [(label, judge["vs_gold"][key]) for key, label in GATE_FIGURES],
+        "figures": [(str(label), judge["vs_gold"][key]) for key, label in GATE_FIGURES],
         "breakdown_tables": breakdowns,
         "chart_ability": mark_safe(
             interval_chart(
-                title=f"Agreement with the gold by ability — judge {name}",
+                title=_("Agreement with the gold by ability — judge %(judge)s") % {"judge": name},
                 bars=ability_bars,
-                axis="agreement with the golden standard (95% interval)",
+                # xgettext:no-python-format
+                axis=_("agreement with the golden standard (95% interval)"),
                 threshold=threshold,
             )
         ),
         "chart_confusion": mark_safe(
             confusion_chart(
-                title=f"Confusion matrix — judge {name} against the gold",
+                title=_("Confusion matrix — judge %(judge)s against the gold") % {"judge": name},
                 confusion=judge["vs_gold"]["confusion"],
             )
         ),
         "chart_experts": mark_safe(
             interval_chart(
-                title=f"Balanced F1 against each expert — judge {name} among the experts",
+                title=_("Balanced F1 against each expert — judge %(judge)s among the experts")
+                % {"judge": name},
                 bars=placed,
-                axis="balanced F1 against the other labellers, one at a time",
+                axis=_("balanced F1 against the other labellers, one at a time"),
             )
         ),
         "chart_scores": mark_safe(
             score_chart(
-                title=f"Scores from gold labels and from judge {name}",
+                title=_("Scores from gold labels and from judge %(judge)s") % {"judge": name},
                 models=judge["score_effect"]["models"],
             )
         ),
@@ -111,24 +143,35 @@ def report_context(report: dict[str, Any]) -> dict[str, Any]:
     """What the templates show: the report, charts as inline SVG, figures in display order."""
     threshold = report["study"]["gate_threshold"]
     experts = report["experts"]
-    reliability = [(label, experts[key]) for key, label in RELIABILITY]
+    reliability = [(str(label), experts[key]) for key, label in RELIABILITY]
+    counts = report["counts"]
+    status = report["study"]["status"]
     return {
         "report": report,
+        "status_label": str(STUDY_STATUS.get(status, status)),
+        "units_by_state": [
+            (str(UNIT_STATES.get(state, state)), n) for state, n in counts["units_by_state"].items()
+        ],
+        "gold_provenance": [
+            (str(PROVENANCE.get(kind, kind)), n) for kind, n in counts["gold_provenance"].items()
+        ],
         "style": mark_safe(STYLE + REPORT_STYLE),
         "reliability": reliability,
         "chart_reliability": mark_safe(
             interval_chart(
-                title="Expert reliability (experts among themselves)",
+                title=_("Expert reliability (experts among themselves)"),
                 bars=[bar_from(label, fig) for label, fig in reliability],
-                axis="coefficient (95% interval); chance-corrected figures can be negative",
+                # xgettext:no-python-format
+                axis=_("coefficient (95% interval); chance-corrected figures can be negative"),
                 lo=-0.2,
             )
         ),
         "chart_comparison": mark_safe(
             interval_chart(
-                title="Judges side by side: agreement with the gold",
+                title=_("Judges side by side: agreement with the gold"),
                 bars=[bar_from(row["judge"], row["agreement"]) for row in report["comparison"]],
-                axis="agreement with the golden standard (95% interval)",
+                # xgettext:no-python-format
+                axis=_("agreement with the golden standard (95% interval)"),
                 threshold=threshold,
             )
         ),

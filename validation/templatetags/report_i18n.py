@@ -1,0 +1,93 @@
+"""The study report's "why undefined" notes in the interface language.
+
+The statistics modules stay pure and speak English (their notes also go into the JSON and CSV
+exports, which are data); the pages translate the notes they know when they show them, and
+show any other note as it is.
+"""
+
+import re
+
+from django import template
+from django.utils.translation import gettext_lazy as _
+
+register = template.Library()
+
+LABELS = {"'hit'": _("“hit”"), "'miss'": _("“miss”")}
+
+# (pattern of the English note, its translation with the captured parts as placeholders)
+REASONS = [
+    (r"no item carries both labels", _("no item carries both labels")),
+    (
+        r"chance agreement is 1: both labellers used only (?P<labels>.+)",
+        _("chance agreement is 1: both labellers used only %(labels)s"),
+    ),
+    (
+        r"chance agreement is 1: every rating is (?P<labels>.+)",
+        _("chance agreement is 1: every rating is %(labels)s"),
+    ),
+    (
+        r"expected disagreement is 0: every pairable value is (?P<labels>.+)",
+        _("expected disagreement is 0: every pairable value is %(labels)s"),
+    ),
+    (
+        r"(?P<k>\d+) category in the scheme: at least two are needed",
+        _("%(k)s category in the scheme: at least two are needed"),
+    ),
+    (
+        r"(?P<labels>.+) occurs in neither labelling, so its F1 is undefined",
+        _("%(labels)s occurs in neither labelling, so its F1 is undefined"),
+    ),
+    (r"(?P<labels>.+) occurs in neither labelling", _("%(labels)s occurs in neither labelling")),
+    (r"no reference label is (?P<labels>.+)", _("no reference label is %(labels)s")),
+    (r"the labeller never chose (?P<labels>.+)", _("the labeller never chose %(labels)s")),
+    (
+        r"no pairable values \(no item has two or more ratings\)",
+        _("no pairable values (no item has two or more ratings)"),
+    ),
+    (r"no item has two or more ratings", _("no item has two or more ratings")),
+    (
+        r"items differ in their number of ratings \((?P<counts>[\d, ]+)\), which Fleiss' κ does "
+        r"not allow",
+        _("items differ in their number of ratings (%(counts)s), which Fleiss' κ does not allow"),
+    ),
+    (
+        r"(?P<n>\d+) cluster\(s\): a bootstrap needs at least two",
+        _("%(n)s cluster(s): a bootstrap needs at least two"),
+    ),
+    (
+        r"the statistic is undefined on the full sample",
+        _("the statistic is undefined on the full sample"),
+    ),
+    (
+        r"the statistic is undefined in (?P<u>\d+) of (?P<n>\d+) resamples",
+        _("the statistic is undefined in %(u)s of %(n)s resamples"),
+    ),
+    (
+        r"(?P<n>\d+) model\(s\) scored: a ranking needs two",
+        _("%(n)s model(s) scored: a ranking needs two"),
+    ),
+    (
+        r"every model has the same score on one side",
+        _("every model has the same score on one side"),
+    ),
+]
+COMPILED = [(re.compile(pattern), message) for pattern, message in REASONS]
+
+
+def _labels(text: str) -> str:
+    for english, translated in LABELS.items():
+        text = text.replace(english, str(translated))
+    return text
+
+
+@register.filter
+def statistic_reason(reason: str | None) -> str:
+    """A statistics module's note, translated when it is one of the known notes."""
+    if not reason:
+        return ""
+    for pattern, message in COMPILED:
+        match = pattern.fullmatch(reason)
+        if match:
+            parts = {k: _labels(v) for k, v in match.groupdict().items()}
+            return str(message) % parts if parts else str(message)
+    return reason
