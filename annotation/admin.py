@@ -179,12 +179,35 @@ class CommentAdmin(admin.ModelAdmin):
         self.message_user(request, _("Comments shown again."))
 
 
+class FaqEntryForm(forms.ModelForm):
+    """Tags typed as a comma-separated line (either comma, ``,`` or ``，``) instead of JSON."""
+
+    tags = forms.CharField(
+        label=_("tags"),
+        required=False,
+        help_text=_("Separate tags with commas, e.g. 租约, workbench"),
+    )
+
+    class Meta:
+        model = FaqEntry
+        fields = ["question", "answer", "language", "tags", "is_published"]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.instance.pk and not self.is_bound:
+            self.initial["tags"] = ", ".join(map(str, self.instance.tags or []))
+
+    def clean_tags(self) -> list[str]:
+        raw = self.cleaned_data.get("tags") or ""
+        return [t.strip() for t in raw.replace("，", ",").split(",") if t.strip()]
+
+
 @admin.register(FaqEntry)
 class FaqEntryAdmin(admin.ModelAdmin):
+    form = FaqEntryForm
     list_display = ["question", "language", "is_published", "updated_at"]
     list_filter = ["language", "is_published"]
     search_fields = ["question", "answer"]
-    fields = ["question", "answer", "language", "tags", "is_published"]
 
     def save_model(self, request, obj, form, change):
         if obj.created_by_id is None:

@@ -8,11 +8,10 @@ import io
 from datetime import timedelta
 
 import pytest
-from django.contrib.admin.sites import site
 from django.core.management import call_command
 from django.db import IntegrityError, transaction
 from django.http import Http404
-from django.test import RequestFactory
+from django.test import Client
 from django.utils import timezone
 
 from annotation import selectors, services
@@ -352,11 +351,11 @@ def test_a_closed_thread_refuses_votes(two_units):
 def test_hidden_comments_are_shown_to_staff_only_and_hiding_is_audited(open_thread, staff):
     a, b, _e, case = open_thread
     comment = services.comment_post(user=b.user, case=case, body="不当言论")
-    request = RequestFactory().post("/admin/annotation/comment/")
-    request.user = staff
-    request._messages = type("M", (), {"add": lambda *args, **kwargs: None})()
-    admin = site._registry[Comment]
-    admin.hide(request, Comment.objects.filter(pk=comment.pk))
+    admin = Client()
+    admin.force_login(staff)
+    changelist = "/admin/annotation/comment/"
+    posted = admin.post(changelist, {"action": "hide", "_selected_action": [comment.pk]})
+    assert posted.status_code == 302
     comment.refresh_from_db()
     assert comment.is_hidden
     assert AuditEvent.objects.filter(
@@ -505,3 +504,39 @@ def test_demo_study_adds_faq_in_both_languages_and_a_library_entry_experts_can_o
     before = (FaqEntry.objects.count(), LibraryEntry.objects.count())
     call_command("demo_study", stdout=io.StringIO())
     assert (FaqEntry.objects.count(), LibraryEntry.objects.count()) == before
+
+
+def test_admin_curates_faq_with_comma_separated_tags_and_library_entries(two_units, staff):
+    _experts, units, _case_id = two_units
+    admin = Client()
+    admin.force_login(staff)
+    added = admin.post(
+        "/admin/annotation/faqentry/add/",
+        {
+            "question": "草稿保存在哪里？",
+            "answer": "保存在服务器上。",
+            "language": "zh-hans",
+            "tags": "草稿， workbench, ,租约",
+            "is_published": "on",
+        },
+    )
+    assert added.status_code == 302, added.content.decode()[:2000]
+    entry = FaqEntry.objects.get()
+    assert entry.tags == ["草稿", "workbench", "租约"] and entry.created_by == staff
+    assert (
+        "草稿, workbench, 租约"
+        in admin.get(f"/admin/annotation/faqentry/{entry.pk}/change/").content.decode()
+    )
+    added = admin.post(
+        "/admin/annotation/libraryentry/add/",
+        {
+            "response": units[0].response.pk,
+            "title": "范例",
+            "note": "教学说明",
+            "is_published": "on",
+        },
+    )
+    assert added.status_code == 302, added.content.decode()[:2000]
+    assert LibraryEntry.objects.get().curated_by == staff
+    # Comments are moderated, not written or deleted, in the admin.
+    assert admin.get("/admin/annotation/comment/add/").status_code == 403
