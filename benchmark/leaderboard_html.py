@@ -292,6 +292,27 @@ def _table(board: dict[str, Any]) -> str:
     return f'<table id="leaderboard"><thead>{head}</thead><tbody>{"".join(rows)}</tbody></table>'
 
 
+def _rubric_note(board: dict[str, Any]) -> str:
+    """Models whose verdicts were made on a criterion text that has been edited since."""
+    stale = [
+        (m["model"], m["rubric_changes"])
+        for m in board["models"]
+        if (m.get("rubric_changes") or {}).get("older_version_verdicts")
+    ]
+    if not stale:
+        return ""
+    items = "".join(
+        f"<li>{escape(model)}: {c['older_version_verdicts']} verdicts on {c['criteria']} "
+        "criteria</li>"
+        for model, c in stale
+    )
+    return (
+        '<div class="rubric-changes"><p class="note">Rubric changed: these judge runs hold '
+        "verdicts made on an older version of their criterion than the current one (the "
+        f"criterion was edited after the judge saw it).</p><ul>{items}</ul></div>"
+    )
+
+
 def render_html(board: dict[str, Any], *, gate: dict[str, Any] | None = None) -> str:
     """The whole leaderboard document; ``gate`` is the judge's gate from a closed study."""
     demo = ' — <span class="demo">DEMO DATA</span>' if board.get("demo") else ""
@@ -312,6 +333,7 @@ def render_html(board: dict[str, Any], *, gate: dict[str, Any] | None = None) ->
         f"<p>Split <strong>{escape(board['split'])}</strong>, scoring "
         f"<strong>{escape(board['scoring'])}</strong> ({scoring}){judge}.</p>"
         f'<div class="side">{_table(board)}{_gate_box(gate)}</div>'
+        f"{_rubric_note(board)}"
         '<p class="note">95% CI: case-resampling bootstrap of the overall score. Coverage counts '
         "scored cases; a case with a judge error or a missing verdict is unscored, never "
         '"not met". Decay / hard = (normal − hard) / hard, the ratio the paper reports.</p>'

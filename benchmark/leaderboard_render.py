@@ -55,6 +55,14 @@ def render_table(board: dict) -> str:
         "decay/hard = (normal − hard) / hard (the ratio the paper reports as its 37.8%).",
         "coverage = scored cases / cases; a case with an error or missing verdict is unscored.",
     ]
+    stale = [m for m in board["models"] if (m.get("rubric_changes") or {}).get(
+        "older_version_verdicts")]  # fmt: skip
+    for m in stale:
+        changes = m["rubric_changes"]
+        lines.append(
+            f"rubric changed: {m['model']} has {changes['older_version_verdicts']} verdicts on "
+            f"{changes['criteria']} criteria made on an older version than the current one."
+        )
     return "\n".join(lines) + "\n"
 
 

@@ -3,6 +3,7 @@
 from dataclasses import dataclass, field
 
 import numpy as np
+from django.db.models import Count, F
 
 from benchmark.models import Case, Dataset, JudgeRun, RubricItem, Verdict
 from benchmark.scoring import (
@@ -27,6 +28,8 @@ class ModelEntry:
     run: JudgeRun
     scores: ModelScores
     split_overall: dict[str, float | None] = field(default_factory=dict)
+    # Verdicts of the run made on an older version of their criterion than the current one.
+    rubric_changes: dict[str, int] = field(default_factory=lambda: dict(NO_RUBRIC_CHANGES))
 
     def as_dict(self) -> dict:
         scores = self.scores
@@ -43,6 +46,7 @@ class ModelEntry:
             "hard_decay": hard_decay(
                 normal=self.split_overall.get("normal"), hard=self.split_overall.get("hard")
             ),
+            "rubric_changes": self.rubric_changes,
             "judge_run": {
                 "id": self.run.pk,
                 "judge": self.run.judge.name,
@@ -124,6 +128,7 @@ def leaderboard_compute(
     layout, item_ids, hard = _layout(dataset=dataset)
     rows = {"all": np.ones_like(hard), "normal": ~hard, "hard": hard}
     states = _verdict_states(runs=runs, item_ids=item_ids)
+    older = _older_version_verdicts(runs=runs)
     entries, matrices = [], []
     for run in runs:
         matrix, catastrophic = _score_run(layout=layout, states=states[run.pk], scoring=scoring)
@@ -136,12 +141,38 @@ def leaderboard_compute(
         chosen = rows[split]
         scores = model_aggregate(matrix=matrix[chosen], catastrophic=catastrophic[chosen])
         matrices.append(matrix[chosen])
-        entries.append(ModelEntry(run.model.name, run, scores, split_overall))
+        entries.append(
+            ModelEntry(
+                run.model.name,
+                run,
+                scores,
+                split_overall,
+                older.get(run.pk, dict(NO_RUBRIC_CHANGES)),
+            )
+        )
     if with_ci and entries:
         for entry, interval in zip(entries, overall_ci95(np.stack(matrices)), strict=True):
             entry.scores.ci95 = interval
     entries.sort(key=lambda e: (e.scores.overall is None, -(e.scores.overall or 0), e.model))
     return Leaderboard(dataset, split, scoring, judge, entries)
+
+
+NO_RUBRIC_CHANGES = {"older_version_verdicts": 0, "criteria": 0}
+
+
+def _older_version_verdicts(*, runs: list[JudgeRun]) -> dict[int, dict[str, int]]:
+    """Per run, its verdicts made on an older version of their criterion than the current
+    one (the criterion was edited after the judge saw it), and how many criteria they cover."""
+    rows = (
+        Verdict.objects.filter(run__in=runs, rubric_version__lt=F("rubric_item__version"))
+        .values("run_id")
+        .annotate(verdicts=Count("id"), criteria=Count("rubric_item_id", distinct=True))
+        .order_by()
+    )
+    return {
+        row["run_id"]: {"older_version_verdicts": row["verdicts"], "criteria": row["criteria"]}
+        for row in rows
+    }
 
 
 MISSING, NOT_MET, MET, ERROR = -1, 0, 1, 2

@@ -12,6 +12,7 @@ from benchmark.taxonomy import ABILITIES, CATASTROPHIC, CATEGORIES, CATEGORY_OF
 from validation.report.adjudication import adjudication_compute
 from validation.report.data import CATEGORIES as LABELS
 from validation.report.data import HIT, MISS, JudgeLabels, StudyData
+from validation.report.rubric_changes import rubric_changes_compute, rubric_changes_for_judge
 from validation.report.score_effect import score_effect
 from validation.statistics import (
     MISSING,
@@ -235,6 +236,10 @@ def report_compute(*, data: StudyData, bootstrap: BootstrapSettings) -> dict[str
     ratings = _ratings(data)
     experts = _experts(data, ratings, bootstrap)
     judges = [_judge(data, ratings, judge, experts, bootstrap) for judge in data.judges]
+    rubric_changes = rubric_changes_compute(data)
+    for judge in judges:
+        # How many of the items behind this judge's figures met a changed criterion.
+        judge["rubric_changes"] = rubric_changes_for_judge(rubric_changes, judge["judge"])
     return {
         "study": data.study,
         "bootstrap": {
@@ -249,6 +254,7 @@ def report_compute(*, data: StudyData, bootstrap: BootstrapSettings) -> dict[str
         "judges": judges,
         "comparison": _comparison(judges),
         "adjudication": adjudication_compute(data.adjudications, unit_states=data.unit_states),
+        "rubric_changes": rubric_changes,
     }
 
 

@@ -44,6 +44,8 @@ class StudyData:
     judges: tuple[JudgeLabels, ...] = field(default_factory=tuple)
     # One record per criterion a senior decided (validation.report.adjudication).
     adjudications: tuple[Any, ...] = field(default_factory=tuple)
+    # The rubric versions of labels and verdicts (validation.report.rubric_changes), if known.
+    rubric: Any = None
 
     @property
     def n_items(self) -> int:

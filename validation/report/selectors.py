@@ -9,6 +9,7 @@ from benchmark.models import Case, JudgeRun, ModelUnderTest, RubricItem, Verdict
 from validation.models import GoldLabel, Study, StudyUnit
 from validation.report.adjudication_selectors import adjudication_decisions
 from validation.report.data import HIT, MISS, JudgeLabels, StudyData
+from validation.report.rubric_changes_selectors import rubric_versions_gather
 from validation.statistics import MISSING
 
 
@@ -144,6 +145,13 @@ def study_report_data(*, study: Study) -> StudyData:
         unit_states=dict(Counter(u[5] for u in units)),
         judges=tuple(judges),
         adjudications=adjudication_decisions(study=study),
+        rubric=rubric_versions_gather(
+            study=study,
+            unit_rows=row_of,
+            response_rows=response_row,
+            judge_runs=_judge_runs(study),
+            n=n,
+        ),
     )
     data.check()
     return data
