@@ -8,6 +8,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
+from annotation import selectors
 from annotation import selectors_adjudication as queue
 
 
@@ -20,7 +21,7 @@ def adjudication_home(request: HttpRequest) -> HttpResponse:
     try:
         senior = queue.senior_for_user(user=request.user)
         pools = list(queue.pools_for_senior(user=request.user))
-    except queue.NotAnExpert:
+    except selectors.NotAnExpert:
         return _denied(request)
     queues = [(pool, queue.adjudication_queue(pool=pool, expert=senior).count()) for pool in pools]
     return render(request, "frontend/adjudication_home.html", {"queues": queues})
@@ -30,6 +31,6 @@ def adjudication_home(request: HttpRequest) -> HttpResponse:
 def adjudicate(request: HttpRequest, study: str) -> HttpResponse:
     try:
         pool = queue.pool_get_for_senior(user=request.user, name=study)
-    except queue.NotAnExpert:
+    except selectors.NotAnExpert:
         return _denied(request)
     return render(request, "frontend/adjudicate.html", {"study": pool.name})

@@ -55,6 +55,10 @@ def routes(assignment_id: str) -> dict[str, Route]:
                        "other": (200,)}  # fmt: skip
     closed_discussion = {"anonymous": LOGIN, "expert": (404,), "senior": (404,),
                          "admin": (404,), "other": (404,)}  # fmt: skip
+    senior_only = {"anonymous": LOGIN, "expert": (403,), "senior": (200,), "admin": (403,),
+                   "other": (403,)}  # fmt: skip
+    api_senior = {"anonymous": (401,), "expert": (403,), "senior": (404,), "admin": (403,),
+                  "other": (403,)}  # fmt: skip
     # The API's schema and docs describe shapes only, no data: public, as the API tests expect.
     public = dict.fromkeys(ROLES, (200,))
     return {
@@ -110,6 +114,17 @@ def routes(assignment_id: str) -> dict[str, Route]:
         "annotation:renew": Route("POST", detail + "renew/", owner_only),
         "annotation:submit": Route("POST", detail + "submit/",
                                    {**owner_only, "expert": (400,)}, {"labels": []}),
+        # The senior queue: seniors only. No unit waits in this world (204), and a senior who
+        # holds a unit to rate in the study finishes it first (409: one open lease per study).
+        # Another expert's assignment is no adjudication of the senior's (404).
+        "frontend:adjudication-home": Route("GET", "/adjudicate/", senior_only),
+        "frontend:adjudicate": Route("GET", "/adjudicate/study-a/", senior_only),
+        "annotation:adj-next": Route("POST", "/api/v1/adjudications/next/?study=study-a",
+                                     {**api_senior, "senior": (204, 409)}),
+        "annotation:adj-detail": Route("GET", f"/api/v1/adjudications/{assignment_id}/",
+                                       api_senior),
+        "annotation:adj-submit": Route("POST", f"/api/v1/adjudications/{assignment_id}/submit/",
+                                       api_senior, {"decisions": []}),
         "schema": Route("GET", "/api/schema/", public),
         "api-docs": Route("GET", "/api/docs/", public),
     }  # fmt: skip
