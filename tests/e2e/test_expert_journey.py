@@ -97,7 +97,7 @@ def assert_looks_like_study_work(page) -> set[str]:
     return set(page.evaluate(SHAPE))
 
 
-def sit_calibration(page, expert, calibration, *, wrong: list[int], shots: str) -> tuple:
+def sit_calibration(page, base_url, expert, calibration, *, wrong: list[int], shots) -> tuple:
     """Rate every calibration unit as it comes, ``wrong[i]`` criteria off on the i-th unit."""
     shapes, token = [], ""
     for index, flips in enumerate(wrong):
@@ -107,6 +107,9 @@ def sit_calibration(page, expert, calibration, *, wrong: list[int], shots: str) 
         assert assignment.kind == Assignment.Kind.CALIBRATION
         assert assignment.pool_id == calibration.pool_id and assignment.unit.token == token
         shapes.append(assert_looks_like_study_work(page))
+        # Nor does what the browser is sent about it.
+        sent = page.request.get(f"{base_url}/api/v1/assignments/{assignment.public_id}/").text()
+        assert not [word for word in TELLTALE if word in sent.lower()], sent
         shoot(page, shots, f"journey-calibration-{index + 1}")
         rate(page, answers_on_screen(page, assignment, references(assignment), wrong=flips))
     return shapes, token
@@ -124,7 +127,7 @@ def test_a_new_expert_passes_calibration_at_the_threshold_then_rates_study_work(
 
     # 6 of 8 criteria as the senior expert set them: exactly the pass mark.
     calibration_shapes, last = sit_calibration(
-        page, expert, calibration, wrong=[2, 0], shots=artifacts
+        page, live_server.url, expert, calibration, wrong=[2, 0], shots=artifacts
     )
     token = wait_for_unit(page, after=last)
     result = page.locator("#calibration-result")
@@ -184,7 +187,9 @@ def test_an_expert_below_the_threshold_is_told_so_and_gets_no_study_work(
     login(page, live_server, expert.user.username, PASSWORD, next_path=f"/rate/{STUDY}/")
 
     # 5 of 8: one criterion short of the pass mark.
-    _shapes, last = sit_calibration(page, expert, calibration, wrong=[2, 1], shots=artifacts)
+    _shapes, last = sit_calibration(
+        page, live_server.url, expert, calibration, wrong=[2, 1], shots=artifacts
+    )
     result = page.locator("#calibration-result")
     result.wait_for(state="visible")
     assert result.get_attribute("data-passed") == "false"
