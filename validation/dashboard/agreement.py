@@ -3,21 +3,27 @@
 ``annotation.selectors_quality.expert_peer_agreement`` reads one expert's labels into Python
 and counts with ``annotation.quality.peer_agreement``; fifty experts over 200,000 labels that
 way is fifty round trips and every label in memory. The count is the same sum, so it is done
-in SQL here: on a completed unit, a label of criterion *i* is compared with the other
-``n_i − 1`` raters' labels of *i* and agrees with ``k_i − 1`` of them when it is a hit (``k_i``
-hits among ``n_i``), ``n_i − k_i − 1`` when it is a miss. Completed means what it means there:
-all of the pool's raters (and at least two) submitted. The totals come back as
+in SQL here, with window functions over each unit's criterion: on a completed unit, a label
+of criterion *i* is compared with the other ``n_i − 1`` raters' labels of *i* and agrees
+with ``k_i − 1`` of them when it is a hit (``k_i`` hits among ``n_i``), ``n_i − k_i − 1``
+when it is a miss. Completed means what it means there: all of the pool's raters (and at
+least two) submitted. The totals come back as
 ``annotation.quality.Agreement`` so the same rules (``running_quality``, ``below_bar``) apply;
 ``tests/validation/test_dashboard_db.py`` checks the two counts match.
 """
 
+import hashlib
+from collections import defaultdict
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import date, timedelta
 
+from django.core.cache import cache
 from django.db import connection
+from django.db.models import Count, Max
 
 from annotation.models import Label, Pool, Submission, Unit
-from annotation.quality import Agreement
+from annotation.quality import Agreement, combine
 from benchmark.models import RubricItem
 
 # Weeks start on Monday: epoch day 0 (1970-01-01) was a Thursday, three days after one.
@@ -39,67 +45,131 @@ def week_of_bucket(bucket: int) -> date:
     return EPOCH + timedelta(days=int(bucket) * 7 - 3)
 
 
-BUCKETS = ("all", "week", "ability")
+@dataclass(frozen=True)
+class AgreementTable:
+    """Counts per (pool id, expert id, week or None, ability or None)."""
+
+    cells: dict[tuple[int, int, date | None, str | None], Agreement]
+
+    def roll_up(self, *, week: bool = False, ability: bool = False) -> dict[tuple, Agreement]:
+        """Sum the cells over the parts not asked for: keys (pool, expert[, week][, ability]).
+
+        Units add up over weeks (an expert rates a unit once) but not over abilities (one unit
+        holds several): the table's ability cells carry no unit count, only comparisons.
+        """
+        found: dict[tuple, list[Agreement]] = defaultdict(list)
+        for (pool_id, expert_id, w, a), cell in self.cells.items():
+            key = (pool_id, expert_id) + ((w,) if week else ()) + ((a,) if ability else ())
+            found[key].append(cell)
+        return {key: combine(parts) for key, parts in found.items()}
 
 
-def peer_agreement_by(
-    *, pool_ids: Iterable[int], bucket: str = "all"
-) -> dict[tuple[int, int, object], Agreement]:
-    """(pool id, expert id, bucket) → pairwise agreement on the pools' completed units.
+# Cached tables are keyed by the pools' submissions, so they never go stale; the timeout
+# only bounds memory.
+CACHE_SECONDS = 3600
 
-    ``bucket`` is ``all`` (one figure per expert and pool; the key's last part is None),
-    ``week`` (the Monday of the week the expert submitted the unit) or ``ability`` (the
-    criterion's ability code).
+
+def _submissions_state(pool_ids: list[int]) -> tuple[int, int]:
+    """(newest rating submission id, how many) in the pools: submissions and their labels are
+    append-only, so the pair changes whenever (and only when) the agreement can."""
+    state = Submission.objects.filter(unit__pool_id__in=pool_ids, kind="rating").aggregate(
+        last=Max("id"), n=Count("id")
+    )
+    return state["last"] or 0, state["n"]
+
+
+def peer_agreement_table(
+    *, pool_ids: Iterable[int], by_week: bool = False, by_ability: bool = False
+) -> AgreementTable:
+    """Pairwise agreement on the pools' completed units, split by week and/or ability.
+
+    Kept in the cache under the pools' submission state (see ``_submissions_state``): a page
+    shown again before anyone submits costs one small count instead of the label scan.
     """
-    if bucket not in BUCKETS:
-        raise ValueError(f"bucket must be one of {BUCKETS}")
-    pool_ids = [int(pk) for pk in pool_ids]
+    pool_ids = sorted({int(pk) for pk in pool_ids})
     if not pool_ids:
-        return {}
+        return AgreementTable(cells={})
+    last, count = _submissions_state(pool_ids)
+    digest = hashlib.sha1(",".join(map(str, pool_ids)).encode()).hexdigest()[:16]
+    key = f"dashboard:agreement:{digest}:{int(by_week)}{int(by_ability)}:{last}:{count}"
+    table = cache.get(key)
+    if table is None:
+        table = _table_compute(pool_ids=pool_ids, by_week=by_week, by_ability=by_ability)
+        cache.set(key, table, CACHE_SECONDS)
+    return table
+
+
+def _table_compute(*, pool_ids: list[int], by_week: bool, by_ability: bool) -> AgreementTable:
+    """Pairwise agreement on the pools' completed units, split by week and/or ability.
+
+    Two grouped queries: the comparisons (labels against the other raters' labels of the same
+    criterion, counted with window functions over each unit's criterion) and the completed
+    units per expert and week (from submissions alone). With ``by_ability`` the unit counts
+    are kept on ability None cells, so roll-ups over abilities count each unit once.
+    """
     label, sub = Label._meta.db_table, Submission._meta.db_table
     unit, pool, item = Unit._meta.db_table, Pool._meta.db_table, RubricItem._meta.db_table
-    # (No constant in GROUP BY for "all": a bare number there means a column position.)
-    key_sql = {"all": "NULL", "week": _week_sql(), "ability": "ri.ability"}[bucket]
-    group_key = "" if bucket == "all" else f", {key_sql}"
-    item_join = f"JOIN {item} ri ON ri.id = l.rubric_item_id" if bucket == "ability" else ""
+    week_sql = _week_sql() if by_week else "NULL"
+    ability_sql = "ri.ability" if by_ability else "NULL"
+    item_join = f"JOIN {item} ri ON ri.id = l.rubric_item_id" if by_ability else ""
     marks = ", ".join(["%s"] * len(pool_ids))
-    sql = f"""
-        WITH done AS (
+    done = f"""
+        done AS (
             SELECT s.unit_id
             FROM {sub} s JOIN {unit} u ON u.id = s.unit_id JOIN {pool} p ON p.id = u.pool_id
             WHERE s.kind = 'rating' AND u.pool_id IN ({marks})
             GROUP BY s.unit_id, p.raters_per_unit
             HAVING COUNT(*) >= p.raters_per_unit AND COUNT(*) >= 2
-        ),
-        per_item AS (
-            SELECT s.unit_id, l.rubric_item_id, COUNT(*) AS n,
-                   SUM(CASE WHEN l.hit THEN 1 ELSE 0 END) AS k
-            FROM {label} l JOIN {sub} s ON s.id = l.submission_id
+        )"""
+    # (No constant in GROUP BY: a bare number there means a column position.)
+    extra = "".join(
+        f", {column}" for column, wanted in (("wk", by_week), ("ability", by_ability)) if wanted
+    )
+    comparisons = f"""
+        WITH {done},
+        labelled AS (
+            SELECT u.pool_id, s.expert_id, l.hit, {week_sql} AS wk, {ability_sql} AS ability,
+                   COUNT(*) OVER w AS n, SUM(CASE WHEN l.hit THEN 1 ELSE 0 END) OVER w AS k
+            FROM {label} l
+            JOIN {sub} s ON s.id = l.submission_id
+            JOIN {unit} u ON u.id = s.unit_id
+            {item_join}
             WHERE s.kind = 'rating' AND s.unit_id IN (SELECT unit_id FROM done)
-            GROUP BY s.unit_id, l.rubric_item_id
+            WINDOW w AS (PARTITION BY s.unit_id, l.rubric_item_id)
         )
-        SELECT u.pool_id, s.expert_id, {key_sql} AS bucket,
-               SUM(pi.n - 1) AS compared,
-               SUM(CASE WHEN l.hit THEN pi.k ELSE pi.n - pi.k END - 1) AS agreed,
-               COUNT(DISTINCT s.unit_id) AS units
-        FROM {label} l
-        JOIN {sub} s ON s.id = l.submission_id
-        JOIN {unit} u ON u.id = s.unit_id
-        JOIN per_item pi ON pi.unit_id = s.unit_id AND pi.rubric_item_id = l.rubric_item_id
-        {item_join}
-        WHERE s.kind = 'rating'
-        GROUP BY u.pool_id, s.expert_id{group_key}
+        SELECT pool_id, expert_id, MIN(wk), MIN(ability), SUM(n - 1),
+               SUM(CASE WHEN hit THEN k ELSE n - k END - 1)
+        FROM labelled
+        GROUP BY pool_id, expert_id{extra}
+    """
+    units_sql = f"""
+        WITH {done}
+        SELECT u.pool_id, s.expert_id, MIN({week_sql}), COUNT(*)
+        FROM {sub} s JOIN {unit} u ON u.id = s.unit_id
+        WHERE s.kind = 'rating' AND s.unit_id IN (SELECT unit_id FROM done)
+        GROUP BY u.pool_id, s.expert_id{", " + week_sql if by_week else ""}
     """
     with connection.cursor() as cursor:
-        cursor.execute(sql, pool_ids)
-        rows = cursor.fetchall()
-    found: dict[tuple[int, int, object], Agreement] = {}
-    for pool_id, expert_id, key, compared, agreed, units in rows:
-        if bucket == "all":
-            key = None
-        elif bucket == "week":
-            key = week_of_bucket(int(key))
-        found[(pool_id, expert_id, key)] = Agreement(
-            agreed=int(agreed or 0), compared=int(compared or 0), units=int(units or 0)
+        cursor.execute(comparisons, pool_ids)
+        compared_rows = cursor.fetchall()
+        cursor.execute(units_sql, pool_ids)
+        unit_rows = cursor.fetchall()
+
+    def week_key(value) -> date | None:
+        return week_of_bucket(int(value)) if by_week and value is not None else None
+
+    cells: dict[tuple[int, int, date | None, str | None], Agreement] = {}
+    for pool_id, expert_id, wk, ability, compared, agreed in compared_rows:
+        cells[(pool_id, expert_id, week_key(wk), ability)] = Agreement(
+            agreed=int(agreed or 0), compared=int(compared or 0)
         )
-    return found
+    for pool_id, expert_id, wk, units in unit_rows:
+        key = (pool_id, expert_id, week_key(wk), None)
+        cell = cells.get(key, Agreement())
+        cells[key] = Agreement(agreed=cell.agreed, compared=cell.compared, units=int(units))
+    return AgreementTable(cells=cells)
+
+
+def peer_agreement_by(*, pool_ids: Iterable[int]) -> dict[tuple[int, int], Agreement]:
+    """(pool id, expert id) → pairwise agreement on the pools' completed units."""
+    return peer_agreement_table(pool_ids=pool_ids).roll_up()

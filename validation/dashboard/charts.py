@@ -16,9 +16,10 @@ def daily_bars(*, title: str, rows: Sequence[tuple[date, int]], empty: str) -> s
     parts = [
         f'<line x1="{left}" y1="{top + span_y}" x2="{width - right}" y2="{top + span_y}" '
         'stroke="#999"/>',
-        text(left - 4, top + 4, str(peak), anchor="end", size=9),
         text(left - 4, top + span_y, "0", anchor="end", size=9),
     ]
+    if peak:
+        parts.append(text(left - 4, top + 4, str(peak), anchor="end", size=9))
     for i, (day, n) in enumerate(rows):
         bar = span_y * n / peak if peak else 0
         x = left + i * step
@@ -26,7 +27,9 @@ def daily_bars(*, title: str, rows: Sequence[tuple[date, int]], empty: str) -> s
             f'<rect x="{x + 1:.1f}" y="{top + span_y - bar:.1f}" width="{max(step - 2, 1):.1f}" '
             f'height="{bar:.1f}" fill="#1f77b4"><title>{day.isoformat()}: {n}</title></rect>'
         )
-        if i % 7 == 0 or i == len(rows) - 1:
+        last = i == len(rows) - 1
+        # A date every week, and the last day unless it would overlap the previous one.
+        if i % 7 == 0 or (last and i % 7 >= 3):
             parts.append(text(x + step / 2, height - 12, day.strftime("%m-%d"), size=9))
     desc = ", ".join(f"{day.isoformat()}: {n}" for day, n in rows if n) or empty
     return svg_frame(title=title, desc=desc, width=width, height=height, body="".join(parts))

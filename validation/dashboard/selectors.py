@@ -12,12 +12,13 @@ from datetime import date, datetime, timedelta
 from django.db.models import Case, Count, Exists, IntegerField, OuterRef, Q, Value, When
 from django.db.models.functions import TruncDate
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from annotation.models import ACTIVE, Assignment, Expert, Pool, Submission
 from annotation.quality import QUALITY_MIN_UNITS, Agreement, combine
 from benchmark.models import GenerationRun, JudgeRun, Response, Verdict
 from validation.dashboard import rules
-from validation.dashboard.agreement import peer_agreement_by
+from validation.dashboard.agreement import peer_agreement_by, peer_agreement_table
 from validation.models import Study, StudyUnit
 
 # The progress buckets of a study's units, in the order the dashboard shows them.
@@ -30,6 +31,26 @@ INCOMPLETE = "incomplete"
 BUCKETS = (PENDING, IN_PROGRESS, GOLD, WAITING_SENIOR, ADJUDICATED, INCOMPLETE)
 # StudyUnit state of a unit whose three ratings split on a criterion a senior must decide.
 AWAITING = "awaiting"
+
+STATUS_LABELS = {
+    "draft": _("draft"),
+    "open": _("open"),
+    "closed": _("closed"),
+    "pending": _("pending"),
+    "running": _("running"),
+    "finished": _("finished"),
+    "stopped": _("stopped"),
+    "failed": _("failed"),
+    "all": _("all"),
+    "normal": _("normal"),
+    "hard": _("hard"),
+}
+
+
+def status_label(value: str) -> str:
+    """A study, run or mode word in the interface language (unknown words as they are)."""
+    return str(STATUS_LABELS.get(value, value))
+
 
 DAYS_CHARTED = 30
 WEEKS_SHOWN = 8
@@ -88,6 +109,10 @@ class StudyProgress:
     buckets: dict[str, int]
     ratings_done: int
     pace: rules.Pace
+
+    @property
+    def status_label(self) -> str:
+        return status_label(self.study.pool.status)
 
     @property
     def done_share(self) -> float:
@@ -157,6 +182,8 @@ class StudyDetail:
     weeks: list[date]
     abilities: list[tuple[str, Agreement]]
     overall: Agreement
+    # (pool id, expert id) → agreement, for the alerts of the same page.
+    agreement: dict[tuple[int, int], Agreement]
 
 
 def study_detail(*, study: Study, now: datetime | None = None) -> StudyDetail:
@@ -178,12 +205,12 @@ def study_detail(*, study: Study, now: datetime | None = None) -> StudyDetail:
         .annotate(n=Count("id"))
         .order_by()
     )
-    overall = peer_agreement_by(pool_ids=[pool.pk], bucket="all")
-    weekly = peer_agreement_by(pool_ids=[pool.pk], bucket="week")
+    table = peer_agreement_table(pool_ids=[pool.pk], by_week=True, by_ability=True)
+    overall = table.roll_up()
     first_week = rules.week_start(today) - timedelta(weeks=WEEKS_SHOWN - 1)
     weeks = [first_week + timedelta(weeks=i) for i in range(WEEKS_SHOWN)]
     by_expert_week: dict[int, dict[date, Agreement]] = defaultdict(dict)
-    for (_pool, expert_id, week), agreement in weekly.items():
+    for (_pool, expert_id, week), agreement in table.roll_up(week=True).items():
         if week >= first_week:
             by_expert_week[expert_id][week] = agreement
     # Raters who left the pool still count in its figures: list them too.
@@ -196,7 +223,7 @@ def study_detail(*, study: Study, now: datetime | None = None) -> StudyDetail:
             expert=e,
             submissions=subs.get(e.pk, 0),
             leased=leased.get(e.pk, 0),
-            agreement=overall.get((pool.pk, e.pk, None), Agreement()),
+            agreement=overall.get((pool.pk, e.pk), Agreement()),
             weeks=by_expert_week.get(e.pk, {}),
         )
         for e in members
@@ -212,17 +239,17 @@ def study_detail(*, study: Study, now: datetime | None = None) -> StudyDetail:
     )
     days = [today - timedelta(days=DAYS_CHARTED - 1 - i) for i in range(DAYS_CHARTED)]
     by_ability: dict[str, list[Agreement]] = defaultdict(list)
-    for (_pool, _expert, ability), agreement in peer_agreement_by(
-        pool_ids=[pool.pk], bucket="ability"
-    ).items():
-        by_ability[ability].append(agreement)
+    for (_pool, _expert, ability), agreement in table.roll_up(ability=True).items():
+        if ability is not None:  # the None cells hold the unit counts only
+            by_ability[ability].append(agreement)
     return StudyDetail(
         progress=progress,
         experts=rows,
         per_day=[(d, per_day_rows.get(d, 0)) for d in days],
         weeks=weeks,
         abilities=sorted((a, combine(parts)) for a, parts in by_ability.items()),
-        overall=combine(a for (_p, _e, _k), a in overall.items()),
+        overall=combine(overall.values()),
+        agreement=overall,
     )
 
 
@@ -274,13 +301,16 @@ class Alerts:
         )
 
 
-def _weak_experts(studies: list[Study]) -> list[WeakExpert]:
+def _weak_experts(
+    studies: list[Study], figures: dict[tuple[int, int], Agreement] | None
+) -> list[WeakExpert]:
     if not studies:
         return []
     by_pool = {s.pool_id: s for s in studies}
-    figures = peer_agreement_by(pool_ids=list(by_pool), bucket="all")
+    if figures is None:
+        figures = peer_agreement_by(pool_ids=list(by_pool))
     per_pool: dict[int, dict[int, Agreement]] = defaultdict(dict)
-    for (pool_id, expert_id, _), agreement in figures.items():
+    for (pool_id, expert_id), agreement in figures.items():
         if agreement.units >= QUALITY_MIN_UNITS and agreement.share is not None:
             per_pool[pool_id][expert_id] = agreement
     found = []
@@ -356,16 +386,18 @@ def alerts_collect(
     progress: list[StudyProgress],
     runs: list[JudgeRun] | None = None,
     now: datetime | None = None,
+    agreement: dict[tuple[int, int], Agreement] | None = None,
 ) -> Alerts:
     """The risks worth an admin's action, each with what is needed to act on it.
 
     Only open studies are looked at (a draft has no work yet, a closed one no more); judge
     runs are those given (the recent ones on the overview, the study's on a study page).
+    ``agreement`` is the (pool, expert) figures when the caller has them already.
     """
     now = now or timezone.now()
     open_studies = [s for s in studies if s.pool.status == Pool.Status.OPEN]
     return Alerts(
-        weak_experts=_weak_experts(open_studies),
+        weak_experts=_weak_experts(open_studies, agreement),
         expiring_units=_expiring_units(open_studies, now=now),
         late_studies=[LateStudy(progress=p) for p in progress if p.pace.will_miss],
         failing_runs=_failing_runs(runs or []),
@@ -421,6 +453,7 @@ def runs_live(*, limit: int = RECENT_RUNS) -> dict:
                 "model": run.model.name,
                 "dataset": f"{run.dataset.name} v{run.dataset.version}",
                 "status": run.status,
+                "status_label": status_label(run.status),
                 "source": run.source,
                 "total": total,
                 "done": done,
@@ -446,7 +479,9 @@ def runs_live(*, limit: int = RECENT_RUNS) -> dict:
                 "model": run.model.name,
                 "dataset": f"{run.dataset.name} v{run.dataset.version}",
                 "mode": run.mode,
+                "mode_label": status_label(run.mode),
                 "status": run.status,
+                "status_label": status_label(run.status),
                 "total": total,
                 "done": done,
                 "errors": int(run.stats.get("errors", 0)),

@@ -96,6 +96,7 @@ def study_page(request, name: str):
         progress=[detail.progress],
         runs=selectors.judge_runs_for_study(study=study),
         now=now,
+        agreement=detail.agreement,
     )
     chart = charts.daily_bars(
         title=_("Ratings submitted per day (last %(days)s days)")
