@@ -99,7 +99,11 @@ def calibration_due(*, expert: Expert, pool: Pool) -> str | None:
         .first()
     )
     if passed is None:
-        return FIRST
+        # A sitting after a failed one is a retake, as when the set is opened directly.
+        tried = CalibrationAttempt.objects.filter(
+            expert=expert, calibration_set_id=pool.calibration_id, finished_at__isnull=False
+        ).exists()
+        return RETAKE if tried else FIRST
     if pool.min_quality is not None and quality.below_bar(
         peer=expert_peer_agreement(expert=expert, since=passed.finished_at), bar=pool.min_quality
     ):

@@ -71,6 +71,7 @@ def test_a_failed_sitting_gives_no_study_work_and_a_new_sitting_starts():
     assert failed.passed is False and failed.agreement == pytest.approx(0.5)
     again = claim(expert, study.pool)
     assert again.kind == "calibration" and again.attempt_id != failed.pk
+    assert (failed.reason, again.attempt.reason) == ("first", "retake")
     assert not Assignment.objects.filter(expert=expert, pool=study.pool).exists()
 
 

@@ -206,6 +206,7 @@ def test_an_expert_below_the_threshold_is_told_so_and_gets_no_study_work(
     wait_for_unit(page, after=last)
     again = leased(expert)
     assert again.kind == Assignment.Kind.CALIBRATION and again.attempt_id != attempt.pk
+    assert (attempt.reason, again.attempt.reason) == ("first", "retake")
     assert not Assignment.objects.filter(expert=expert, pool=study.pool).exists()
     assert not Submission.objects.filter(expert=expert, kind=Assignment.Kind.RATING).exists()
 
