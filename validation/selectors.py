@@ -37,7 +37,9 @@ def judge_runs_for(*, dataset: Dataset, models) -> QuerySet[JudgeRun]:
 
 
 def units_for_adjudication(*, study: Study) -> QuerySet[StudyUnit]:
-    return study.units.filter(state=StudyUnit.State.INCOMPLETE).select_related("case", "model")
+    """Units whose gold waits for a senior: split on a chosen criterion, or closed short."""
+    waiting = [StudyUnit.State.INCOMPLETE, StudyUnit.State.AWAITING]
+    return study.units.filter(state__in=waiting).select_related("case", "model")
 
 
 def _judge_labels(runs: list[JudgeRun]) -> dict[int, str]:

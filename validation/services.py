@@ -178,8 +178,10 @@ def study_route_splits(*, unit_id: int) -> list[int]:
     a split that a senior must decide. Returns the split rubric item ids (empty: none).
     """
     with transaction.atomic():
+        # Lock only the study unit (NO KEY: gold rows reference it), never the study or pool
+        # rows every other completion in the study also reads.
         study_unit = (
-            StudyUnit.objects.select_for_update()
+            StudyUnit.objects.select_for_update(of=("self",), no_key=True)
             .select_related("study__pool", "unit")
             .filter(unit_id=unit_id)
             .first()
@@ -236,7 +238,8 @@ def study_close(*, study: Study, actor=None) -> dict[str, int]:
         )
         study.closed_at = timezone.now()
         study.save(update_fields=["closed_at"])
-        result = {**counts, "incomplete": len(short)}
+        awaiting = study.units.filter(state=StudyUnit.State.AWAITING).count()
+        result = {**counts, "incomplete": len(short), "awaiting": awaiting}
         audit_record(actor=actor, action="study.close", obj=study, data=result)
     study.pool.refresh_from_db()
     return result

@@ -11,6 +11,7 @@ from datetime import datetime
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from annotation import selectors_adjudication as queue
 from annotation.assignment import Candidate, rank_candidates
@@ -36,7 +37,8 @@ def unit_queue_adjudication(*, unit_id: int, items: Iterable[int], actor=None) -
     """Send a unit to the senior queue for these rubric items (empty: the whole unit)."""
     items = sorted({int(pk) for pk in items})
     with transaction.atomic():
-        unit = Unit.objects.select_for_update().get(pk=unit_id)
+        # NO KEY UPDATE, as claims take it: rows referencing the unit only need KEY SHARE.
+        unit = Unit.objects.select_for_update(no_key=True).get(pk=unit_id)
         if unit.needs_adjudication and unit.adjudicate_items == items:
             return unit  # already queued for exactly these criteria
         unit.needs_adjudication = True
@@ -95,7 +97,7 @@ def adjudication_claim_next(*, user, pool: Pool, now: datetime | None = None) ->
                     data={"unit": unit_id},
                 )
                 return assignment
-    raise PoolBusy("every unit in the senior queue is busy; try again in a moment")
+    raise PoolBusy(gettext("every unit in the senior queue is busy; try again in a moment"))
 
 
 def adjudication_submit(
@@ -109,7 +111,7 @@ def adjudication_submit(
     """
     now = now or timezone.now()
     if assignment.kind != Assignment.Kind.ADJUDICATION:
-        raise AnnotationError("this assignment is not an adjudication")
+        raise AnnotationError(gettext("this assignment is not an adjudication"))
     tokens = queue.adjudication_tokens(assignment=assignment)
     parsed = decisions_parse(decisions, criteria=tokens)
     wanted = {tokens[token]: value for token, value in parsed.items()}
@@ -124,7 +126,9 @@ def adjudication_submit(
             submission = assignment.submission
             if _same_labels(submission, wanted):
                 return submission, False
-            raise SubmissionConflict("this unit was already adjudicated with other decisions")
+            raise SubmissionConflict(
+                gettext("this unit was already adjudicated with other decisions")
+            )
         _hold_lease(assignment=assignment, now=now)
         submission = Submission.objects.create(
             assignment=assignment,

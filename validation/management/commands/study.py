@@ -139,7 +139,8 @@ class Command(BaseCommand):
         result = services.study_close(study=self._study(name))
         self.stdout.write(
             f"study {name} closed: {result['gold']} units got gold now, "
-            f"{result['incomplete']} incomplete units wait for a senior expert"
+            f"{result['incomplete']} incomplete units and {result['awaiting']} split units "
+            "wait for a senior expert"
         )
 
     def do_export(self, *, name, format, output, **options):
