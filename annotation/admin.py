@@ -57,7 +57,7 @@ class PoolAdmin(admin.ModelAdmin):
 
 class ReassignForm(ActionForm):
     to_expert = forms.ModelChoiceField(
-        queryset=Expert.objects.filter(is_active=True), required=False, label="to expert"
+        queryset=Expert.objects.filter(is_active=True), required=False, label=_("to expert")
     )
 
 
@@ -70,12 +70,12 @@ class AssignmentAdmin(ReadOnlyAdmin):
     action_form = ReassignForm
     actions = ["reassign"]
 
-    @admin.action(description="Reassign the selected open units to the chosen expert")
+    @admin.action(description=_("Reassign the selected open units to the chosen expert"))
     def reassign(self, request, queryset):
         target = ReassignForm(request.POST).data.get("to_expert")
         expert = Expert.objects.filter(pk=target).first() if target else None
         if expert is None:
-            self.message_user(request, "Choose the expert to reassign to.", messages.ERROR)
+            self.message_user(request, _("Choose the expert to reassign to."), messages.ERROR)
             return
         for assignment in queryset:
             try:
@@ -85,7 +85,11 @@ class AssignmentAdmin(ReadOnlyAdmin):
             except services.AnnotationError as exc:
                 self.message_user(request, f"{assignment}: {exc}", messages.ERROR)
             else:
-                self.message_user(request, f"{assignment.unit} reassigned to {expert}")
+                self.message_user(
+                    request,
+                    _("%(unit)s reassigned to %(expert)s")
+                    % {"unit": assignment.unit, "expert": expert},
+                )
 
 
 class LabelInline(admin.TabularInline):

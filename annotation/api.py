@@ -1,6 +1,7 @@
 """The expert-facing REST API: thin views over annotation services and selectors."""
 
 from django.http import Http404
+from django.utils.translation import gettext
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.authentication import SessionAuthentication, TokenAuthentication
@@ -39,7 +40,7 @@ def _translate(exc: Exception) -> APIException:
     if isinstance(exc, InvalidLabels):
         return ValidationError({"labels": [str(exc)]})
     if isinstance(exc, selectors.NotAnExpert):
-        return PermissionDenied("only experts can do this")
+        return PermissionDenied(gettext("only experts can do this"))
     if isinstance(exc, services.LeaseLost):
         return Conflict(str(exc), code="lease_lost")
     if isinstance(exc, services.PoolBusy):
@@ -54,7 +55,7 @@ class ExpertAPIView(APIView):
 
     def handle_exception(self, exc):
         if isinstance(exc, Http404):
-            exc = NotFound(str(exc) or "not found")
+            exc = NotFound(str(exc) or gettext("not found"))
         elif isinstance(exc, (services.AnnotationError, InvalidLabels, selectors.NotAnExpert)):
             exc = _translate(exc)
         return super().handle_exception(exc)
@@ -96,7 +97,7 @@ class NextAssignmentView(ExpertAPIView):
     def post(self, request):
         name = request.query_params.get("study", "")
         if not name:
-            raise ValidationError({"study": ["give ?study=NAME"]})
+            raise ValidationError({"study": [gettext("give ?study=NAME")]})
         pool = selectors.pool_get_for_expert(user=request.user, name=name)
         assignment = services.assignment_claim_next(user=request.user, pool=pool)
         if assignment is None:

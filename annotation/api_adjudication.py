@@ -5,6 +5,7 @@ Blind like the rest of the expert API: the payload is built only from the
 renewed through the ordinary ``assignments/<id>/renew/`` endpoint.
 """
 
+from django.utils.translation import gettext
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import PermissionDenied, ValidationError
@@ -85,7 +86,7 @@ class NextAdjudicationView(SeniorAPIView):
     def post(self, request):
         name = request.query_params.get("study", "")
         if not name:
-            raise ValidationError({"study": ["give ?study=NAME"]})
+            raise ValidationError({"study": [gettext("give ?study=NAME")]})
         pool = queue.pool_get_for_senior(user=request.user, name=name)
         assignment = services.adjudication_claim_next(user=request.user, pool=pool)
         if assignment is None:

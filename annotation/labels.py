@@ -3,6 +3,8 @@
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
+from django.utils.translation import gettext
+
 MAX_NOTE_CHARS = 2000
 
 
@@ -45,7 +47,10 @@ def labels_parse(
             raise InvalidLabels(f"{where}: hit must be true or false")
         note = entry.get("note") or ""
         if not isinstance(note, str) or len(note) > MAX_NOTE_CHARS:
-            raise InvalidLabels(f"{where}: note must be text of at most {MAX_NOTE_CHARS} chars")
+            raise InvalidLabels(
+                gettext("%(where)s: a note is text of at most %(max)d characters")
+                % {"where": where, "max": MAX_NOTE_CHARS}
+            )
         version = entry.get("version")
         if version is not None and (
             isinstance(version, bool) or not isinstance(version, int) or version < 1
@@ -55,7 +60,9 @@ def labels_parse(
     if complete:
         missing = len(set(criteria) - set(parsed))
         if missing:
-            raise InvalidLabels(f"{missing} criteria have no label; every criterion needs one")
+            raise InvalidLabels(
+                gettext("%(n)d criteria have no label; every criterion needs one") % {"n": missing}
+            )
     return parsed
 
 

@@ -14,6 +14,7 @@ from django.conf import settings
 from django.db.models import QuerySet
 from django.http import Http404
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from annotation.blinding import criterion_token, shuffled
 from annotation.models import Assignment, Expert, Pool
@@ -42,7 +43,7 @@ def pools_for_expert(*, user) -> QuerySet[Pool]:
 def pool_get_for_expert(*, user, name: str) -> Pool:
     pool = pools_for_expert(user=user).filter(name=name).first()
     if pool is None:
-        raise Http404("no such study for you")
+        raise Http404(gettext("no such study for you"))
     return pool
 
 
@@ -51,7 +52,7 @@ def assignment_get_for_expert(*, user, public_id: str | uuid.UUID) -> Assignment
     try:
         key = uuid.UUID(str(public_id))
     except ValueError as exc:
-        raise Http404("no such assignment") from exc
+        raise Http404(gettext("no such assignment")) from exc
     expert = expert_for_user(user=user)
     assignment = (
         Assignment.objects.select_related("pool", "unit", "unit__response__case")
@@ -59,7 +60,7 @@ def assignment_get_for_expert(*, user, public_id: str | uuid.UUID) -> Assignment
         .first()
     )
     if assignment is None:
-        raise Http404("no such assignment")
+        raise Http404(gettext("no such assignment"))
     return assignment
 
 
@@ -114,7 +115,7 @@ class BlindUnit:
 def unit_get_for_expert(*, user, assignment: Assignment) -> BlindUnit:
     """The unit of the user's own assignment, as the expert may see it."""
     if assignment.expert.user_id != user.pk:
-        raise Http404("no such assignment")
+        raise Http404(gettext("no such assignment"))
     response = assignment.unit.response
     key = f"{assignment.public_id}:{assignment.shuffle_seed}"
     show_ability = _shows_ability(assignment)

@@ -1,6 +1,8 @@
 from django.contrib import admin
 from django.urls import reverse
 from django.utils.html import format_html
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from benchmark import models
 
@@ -33,10 +35,10 @@ class DatasetAdmin(ReadOnlyAdmin):
     list_filter = ["is_demo"]
     search_fields = ["name", "content_hash"]
 
-    @admin.display(description="leaderboard")
+    @admin.display(description=_("leaderboard"))
     def leaderboard(self, obj):
         url = reverse("benchmark:leaderboard") + f"?dataset={obj.name}:v{obj.version}"
-        return format_html('<a href="{}">leaderboard</a>', url)
+        return format_html('<a href="{}">{}</a>', url, _("leaderboard"))
 
 
 @admin.register(models.Case)
@@ -112,22 +114,26 @@ class JudgeRunEngineAdmin(JudgeRunAdmin):
     readonly_fields = ["progress", "stats"]
     actions = ["queue_runs"]
 
-    @admin.display(description="progress")
+    @admin.display(description=_("progress"))
     def progress(self, obj: models.JudgeRun) -> str:
         return run_progress_text(stats=obj.stats)
 
-    @admin.action(description="Judge on the task queue (start or continue)")
+    @admin.action(description=_("Judge on the task queue (start or continue)"))
     def queue_runs(self, request, queryset):
         runs = queryset.exclude(status=models.JudgeRun.Status.FINISHED)
         for run in runs:
             judge_run_queue(run_id=run.pk)
-        self.message_user(request, f"{runs.count()} run(s) queued")
+        count = runs.count()
+        self.message_user(
+            request,
+            ngettext("%(count)d run queued", "%(count)d runs queued", count) % {"count": count},
+        )
 
 
 class JudgeEngineAdmin(JudgeAdmin):
     actions = ["queue_all"]
 
-    @admin.action(description="Judge every model's unjudged responses on the task queue")
+    @admin.action(description=_("Judge every model's unjudged responses on the task queue"))
     def queue_all(self, request, queryset):
         for judge in queryset:
             try:
@@ -135,7 +141,15 @@ class JudgeEngineAdmin(JudgeAdmin):
             except JudgeConfigError as exc:
                 self.message_user(request, str(exc), level=admin_messages.ERROR)
                 continue
-            self.message_user(request, f"{judge}: {len(queued)} run(s) queued")
+            self.message_user(
+                request,
+                ngettext(
+                    "%(judge)s: %(count)d run queued",
+                    "%(judge)s: %(count)d runs queued",
+                    len(queued),
+                )
+                % {"judge": judge, "count": len(queued)},
+            )
 
 
 admin.site.unregister(models.JudgeRun)
@@ -149,8 +163,6 @@ admin.site.register(models.LLMCacheEntry, ReadOnlyAdmin)
 
 from django import forms  # noqa: E402
 from django.http import HttpResponseRedirect  # noqa: E402
-from django.utils.translation import gettext_lazy as _  # noqa: E402
-from django.utils.translation import ngettext  # noqa: E402
 
 from benchmark.services.generation import (  # noqa: E402
     MODES,

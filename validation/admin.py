@@ -3,10 +3,12 @@ from django.contrib import admin, messages
 from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy as _
 
 from validation import services
 from validation.adjudication import UnknownAbility, splits_parse
 from validation.models import GoldLabel, Study, StudyUnit
+from validation.report.html import STUDY_STATUS
 
 
 class StudyForm(forms.ModelForm):
@@ -67,31 +69,31 @@ class StudyAdmin(admin.ModelAdmin):
         services.study_set_adjudicate_splits(study=obj, codes=wanted, actor=request.user)
         obj.refresh_from_db()
 
-    @admin.display(description="status")
+    @admin.display(description=_("status"))
     def status(self, obj):
-        return obj.pool.status
+        return STUDY_STATUS.get(obj.pool.status, obj.pool.status)
 
-    @admin.display(description="report")
+    @admin.display(description=_("report"))
     def report(self, obj):
         url = reverse("validation:study-report", args=[obj.name])
-        return format_html('<a href="{}">agreement report</a>', url)
+        return format_html('<a href="{}">{}</a>', url, _("agreement report"))
 
-    def _run(self, request, queryset, service, verb):
+    def _run(self, request, queryset, service, done):
         for study in queryset:
             try:
                 service(study=study, actor=request.user)
             except Exception as exc:  # shown to the admin, nothing half-written
                 self.message_user(request, f"{study}: {exc}", messages.ERROR)
             else:
-                self.message_user(request, f"{study} {verb}")
+                self.message_user(request, done % {"study": study})
 
-    @admin.action(description="Open the selected studies")
+    @admin.action(description=_("Open the selected studies"))
     def open_studies(self, request, queryset):
-        self._run(request, queryset, services.study_open, "opened")
+        self._run(request, queryset, services.study_open, _("%(study)s opened"))
 
-    @admin.action(description="Close the selected studies (short units go to adjudication)")
+    @admin.action(description=_("Close the selected studies (short units go to adjudication)"))
     def close_studies(self, request, queryset):
-        self._run(request, queryset, services.study_close, "closed")
+        self._run(request, queryset, services.study_close, _("%(study)s closed"))
 
 
 @admin.register(StudyUnit)

@@ -1,5 +1,8 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class ValidationConfig(AppConfig):
     name = "validation"
+    # Shown in the admin's app list and breadcrumbs; not part of any migration.
+    verbose_name = _("Validation")

@@ -18,6 +18,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 from django.utils.module_loading import import_string
+from django.utils.translation import gettext
 
 from annotation import selectors, selectors_quality
 from annotation.assignment import Candidate, HardCases, free_slot, rank_candidates
@@ -287,7 +288,9 @@ def assignment_claim_next(*, user, pool: Pool, now: datetime | None = None) -> A
     with transaction.atomic():
         held = lease_held_renew(pool=pool, expert=expert, now=now)
         if held is not None and held.kind == Assignment.Kind.ADJUDICATION:
-            raise AnnotationError("you hold a unit in the senior queue; decide it there first")
+            raise AnnotationError(
+                gettext("you hold a unit in the senior queue; decide it there first")
+            )
         if held is not None:
             return held
         if pool.status == Pool.Status.OPEN:
@@ -325,23 +328,25 @@ def assignment_claim_next(*, user, pool: Pool, now: datetime | None = None) -> A
                 if assignment is not None:
                     return assignment
         # Every candidate was locked or lost to a race in every round; the caller may retry.
-        raise PoolBusy("all remaining units are busy; try again in a moment")
+        raise PoolBusy(gettext("all remaining units are busy; try again in a moment"))
 
 
 def _hold_lease(*, assignment: Assignment, now: datetime) -> None:
     """Keep or win back the lease; raise LeaseLost when the unit's slot is gone."""
     if assignment.status == Assignment.Status.RELEASED:
-        raise LeaseLost("this unit was taken away from you (study closed or reassigned)")
+        raise LeaseLost(gettext("this unit was taken away from you (study closed or reassigned)"))
     if assignment.status == Assignment.Status.EXPIRED:
         if assignment.pool.status != Pool.Status.OPEN and assignment.kind == "rating":
-            raise LeaseLost("the study is closed")
+            raise LeaseLost(gettext("the study is closed"))
         try:
             with transaction.atomic():
                 assignment.status = Assignment.Status.LEASED
                 assignment.save(update_fields=["status"])
         except IntegrityError as exc:
             assignment.status = Assignment.Status.EXPIRED
-            raise LeaseLost("your lease expired and the unit went to another expert") from exc
+            raise LeaseLost(
+                gettext("your lease expired and the unit went to another expert")
+            ) from exc
     assignment.lease_expires_at = now + timedelta(seconds=assignment.pool.lease_seconds)
     assignment.save(update_fields=["lease_expires_at"])
 
@@ -354,7 +359,7 @@ def assignment_renew(*, assignment: Assignment, now: datetime | None = None) -> 
             Assignment.objects.select_for_update().select_related("pool").get(pk=assignment.pk)
         )
         if assignment.status == Assignment.Status.SUBMITTED:
-            raise AnnotationError("this assignment is already submitted")
+            raise AnnotationError(gettext("this assignment is already submitted"))
         _hold_lease(assignment=assignment, now=now)
     return assignment
 
@@ -369,7 +374,7 @@ def draft_save(*, assignment: Assignment, labels: object, now: datetime | None =
             Assignment.objects.select_for_update().select_related("pool").get(pk=assignment.pk)
         )
         if assignment.status == Assignment.Status.SUBMITTED:
-            raise AnnotationError("this assignment is already submitted")
+            raise AnnotationError(gettext("this assignment is already submitted"))
         _hold_lease(assignment=assignment, now=now)
         draft, _ = Draft.objects.update_or_create(
             assignment=assignment,
@@ -411,7 +416,7 @@ def assignment_submit(
     now = now or timezone.now()
     if assignment.kind == Assignment.Kind.ADJUDICATION:
         # Decisions need a reason each and cover only the criteria to decide.
-        raise AnnotationError("adjudications are decided in the senior queue")
+        raise AnnotationError(gettext("adjudications are decided in the senior queue"))
     tokens = selectors.criterion_tokens(assignment=assignment)
     parsed = labels_parse(labels, criteria=tokens, complete=True)
     wanted = {tokens[token]: value for token, value in parsed.items()}
@@ -423,7 +428,9 @@ def assignment_submit(
             submission = assignment.submission
             if _same_labels(submission, wanted):
                 return submission, False
-            raise SubmissionConflict("this assignment was already submitted with other labels")
+            raise SubmissionConflict(
+                gettext("this assignment was already submitted with other labels")
+            )
         _hold_lease(assignment=assignment, now=now)
         submission = Submission.objects.create(
             assignment=assignment,
@@ -479,9 +486,9 @@ def assignment_reassign(
             Assignment.objects.select_for_update().select_related("pool").get(pk=assignment.pk)
         )
         if assignment.status == Assignment.Status.SUBMITTED:
-            raise AnnotationError("a submitted assignment cannot be reassigned")
+            raise AnnotationError(gettext("a submitted assignment cannot be reassigned"))
         if to_expert.pk == assignment.expert_id:
-            raise AnnotationError("the unit is already with this expert")
+            raise AnnotationError(gettext("the unit is already with this expert"))
         assignment.status = Assignment.Status.RELEASED
         assignment.save(update_fields=["status"])
         try:

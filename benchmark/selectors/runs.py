@@ -158,13 +158,19 @@ def llm_cache_lookup(*, keys: Iterable[str]) -> dict[str, LLMCacheEntry]:
 def run_progress_text(*, stats: dict) -> str:
     """A one-line progress summary from a run's stats, for the admin."""
     if stats.get("dispatch") == WAITING_FOR_BROKER:
-        return "waiting for the broker (queued again when it is back)"
+        return gettext("waiting for the broker (queued again when it is back)")
     if stats.get("error"):
         return gettext("failed: %(error)s") % {"error": stats["error"]}
     total, done = stats.get("total", 0), stats.get("done", 0)
     if not total:
         return "-"
-    return (
-        f"{done}/{total} ({100 * done / total:.0f}%), errors {stats.get('errors', 0)}, "
-        f"calls {stats.get('calls', 0)}, ${stats.get('cost', 0):.4f}"
-    )
+    return gettext(
+        "%(done)s/%(total)s (%(percent)s), errors %(errors)s, calls %(calls)s, $%(cost)s"
+    ) % {
+        "done": done,
+        "total": total,
+        "percent": f"{100 * done / total:.0f}%",
+        "errors": stats.get("errors", 0),
+        "calls": stats.get("calls", 0),
+        "cost": f"{stats.get('cost', 0):.4f}",
+    }

@@ -243,8 +243,9 @@ class ChromeText(HTMLParser):
     Templates put it on dialogue, responses, model, dataset, study and user names.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, skip_ids: tuple[str, ...] = ()) -> None:
         super().__init__(convert_charrefs=True)
+        self.skip_ids = skip_ids
         self.stack: list[tuple[str, bool]] = []
         self.texts: list[str] = []
 
@@ -258,6 +259,7 @@ class ChromeText(HTMLParser):
             or tag in SKIP_TAGS
             or attributes.get("translate") == "no"
             or "data-l10n-skip" in attributes
+            or attributes.get("id") in self.skip_ids
         )
         if not skip:
             self.texts.extend(attributes[a] for a in TEXT_ATTRIBUTES if attributes.get(a))
@@ -278,16 +280,19 @@ class ChromeText(HTMLParser):
             self.texts.append(" ".join(data.split()))
 
 
-def untranslated(html: str, *, data: tuple[str, ...] = ()) -> list[str]:
+def untranslated(
+    html: str, *, data: tuple[str, ...] = (), skip_ids: tuple[str, ...] = ()
+) -> list[str]:
     """Interface strings of a page that still hold English words (with the words)."""
-    parser = ChromeText()
+    parser = ChromeText(skip_ids=skip_ids)
     parser.feed(html)
     found = []
     for text in parser.texts:
         for value in data:
             text = text.replace(value, " ")
         # A token with a digit in it (R-6abc4cae, AC1, v2) is an identifier, not a word.
-        tokens = re.findall(r"[A-Za-z0-9_]+", text)
+        # So is a dotted or underscored name (hard_decay.points, a JSON key).
+        tokens = re.findall(r"[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*", text)
         words = [
             w
             for w in tokens
@@ -314,11 +319,15 @@ def test_the_scanner_finds_english_and_leaves_data_alone():
     ]
     assert untranslated("<p>使用 Cohen κ 与 CSV</p>") == []
     assert untranslated("<p>专家 R-6abc4cae 对其他人</p>") == []
+    assert untranslated("<p>hard_decay.points = 普通 − 困难</p>") == []
+    assert untranslated("<p>见 Done.</p>") == ["'见 Done.' (Done)"]
+    sidebar = '<nav id="nav-sidebar"><a>Experts</a></nav><p>Studies</p>'
+    assert untranslated(sidebar, skip_ids=("nav-sidebar",)) == ["'Studies' (Studies)"]
     assert untranslated("<p>study-a 已关闭</p>", data=("study-a",)) == []
 
 
 def _zh(client: Client, url: str) -> str:
-    response = client.get(url, HTTP_ACCEPT_LANGUAGE="zh-hans")
+    response = client.get(url, HTTP_ACCEPT_LANGUAGE="zh-hans", follow=True)
     assert response.status_code in (200, 403), f"{url}: {response.status_code}"
     assert response["Content-Language"] == "zh-hans", url
     return response.content.decode()
@@ -328,23 +337,33 @@ def _zh(client: Client, url: str) -> str:
 def team(db):
     """An open study with an expert who has rated once, a closed rated study, an admin."""
     from annotation import services as annotation_services
-    from annotation.models import CertificationBar
+    from annotation.models import CertificationBar, FaqEntry, LibraryEntry
+    from benchmark.models import ModelUnderTest, Response, RubricItem
     from tests.annotation.factories import ExpertFactory, UserFactory
     from tests.annotation.helpers import all_labels
-    from tests.validation.factories import open_study
-    from tests.validation.test_report_db import rated_study
+    from tests.validation.adjudication_helpers import split_study
+    from tests.validation.factories import MODEL_NAME_MARKER, open_study
+    from tests.validation.test_report_db import XSS, rated_study
 
     # First: it renames its two models, so the open study's model name stays free.
     closed = rated_study(name="closed-zh", cases=3, models=2)
     expert = ExpertFactory(user__username="rater-zh", specialties=["职场心理"])
     study = open_study(cases=2, experts=[expert], name="pilot-zh")
+    # Every test study names its model alike; rename so the split study below can too.
+    ModelUnderTest.objects.filter(name__startswith=MODEL_NAME_MARKER).update(name="model-zh")
     assignment = annotation_services.assignment_claim_next(user=expert.user, pool=study.pool)
     annotation_services.assignment_submit(assignment=assignment, labels=all_labels(assignment))
     CertificationBar.objects.create(name="bar-zh", min_quality=0.5, min_units=1)
     admin = UserFactory(username="admin-zh", is_staff=True, is_superuser=True)
     outsider = UserFactory(username="outsider-zh")
+    # A senior with a 2/1 split waiting, knowledge pages with content, a discussion to open.
+    _, _, senior = split_study(splits=["warmth"], name="adj-zh")
+    FaqEntry.objects.create(question="如何标注？", answer="逐条判断。", tags=["标注"])
+    response = Response.objects.filter(model__name=XSS).first()
+    library = LibraryEntry.objects.create(response=response, title="示范回应", note="语气温暖。")
     return {"expert": expert, "study": study, "closed": closed, "admin": admin,
-            "outsider": outsider}  # fmt: skip
+            "outsider": outsider, "senior": senior, "unit": assignment.unit,
+            "library": library, "criterion": RubricItem.objects.first()}  # fmt: skip
 
 
 def _pages(team) -> list[tuple[str, Client, str, tuple[str, ...]]]:
@@ -352,13 +371,18 @@ def _pages(team) -> list[tuple[str, Client, str, tuple[str, ...]]]:
     from tests.validation.factories import MODEL_NAME_MARKER
     from tests.validation.test_report_db import FORMULA, XSS
 
-    anonymous, expert, admin, outsider = Client(), Client(), Client(), Client()
+    anonymous, expert, admin, outsider, senior = Client(), Client(), Client(), Client(), Client()
     expert.force_login(team["expert"].user)
     admin.force_login(team["admin"])
     outsider.force_login(team["outsider"])
+    senior.force_login(team["senior"].user)
     closed = team["closed"].name
+    token, library = team["unit"].token, team["library"].pk
     # Names the admin's own templates print without markup (the user tools, SVG labels).
-    data = ("admin-zh", closed, XSS, FORMULA, MODEL_NAME_MARKER, "judge-a", "judge-b")
+    data = (
+        *("admin-zh", closed, XSS, FORMULA, MODEL_NAME_MARKER, "model-zh", "judge-a", "judge-b"),
+        *(f"dataset-{n}" for n in range(5)),  # the factories' dataset names
+    )
     return [
         ("expert login", anonymous, "/login/", ()),
         ("admin login", anonymous, "/admin/login/", ()),
@@ -369,6 +393,19 @@ def _pages(team) -> list[tuple[str, Client, str, tuple[str, ...]]]:
         ("certificate", expert, "/certificate/", ()),
         ("no expert profile", outsider, "/rate/pilot-zh/", ()),
         ("study report", admin, f"/admin/studies/{closed}/report/", data),
+        ("discussion", expert, f"/discuss/{token}/", ()),
+        ("FAQ", expert, "/faq/", ()),
+        ("FAQ search", expert, "/faq/?q=标注", ()),
+        ("case library", expert, "/library/", ()),
+        ("library entry", expert, f"/library/{library}/", ()),
+        ("leaderboard", expert, "/leaderboard/", data),
+        ("senior queue", senior, "/adjudicate/", ("adj-zh",)),
+        ("adjudication", senior, "/adjudicate/adj-zh/", ("adj-zh",)),
+        ("senior pages, not a senior", expert, "/adjudicate/", ()),
+        ("dashboard", admin, "/admin/dashboard/", (*data, "pilot-zh", "adj-zh")),
+        ("dashboard runs", admin, "/admin/dashboard/runs/", data),
+        ("study dashboard", admin, "/admin/dashboard/studies/pilot-zh/", (*data, "pilot-zh")),
+        ("admin leaderboard", admin, "/admin/leaderboard/", data),
     ]
 
 
@@ -378,17 +415,25 @@ def test_every_page_is_chinese_when_chinese_is_asked_for(team):
     for name, client, url, data in _pages(team):
         page = _zh(client, url)
         assert 'class="lang-switch"' in page, f"{name} ({url}) has no language switch"
-        problems += [f"{name} ({url}): {text}" for text in untranslated(page, data=data)]
+        # The admin's sidebar repeats the admin index's list of models, which the admin
+        # index test checks; here it would only repeat those failures on every admin page.
+        found = untranslated(page, data=data, skip_ids=("nav-sidebar",))
+        problems += [f"{name} ({url}): {text}" for text in found]
     assert not problems, "English left in the Chinese interface:\n" + "\n".join(problems)
 
 
 @pytest.mark.django_db
 @pytest.mark.xfail(
     strict=True,
-    reason="model and field verbose names are translated at the end of issue 6 (they need "
-    "migrations in every app); remove this mark then",
+    reason="model verbose names are translated at the end of issue 6 (they need migrations "
+    "in every app); remove this mark then",
 )
 def test_the_admin_index_is_chinese():
+    """The admin's list of models (also its sidebar on every admin page).
+
+    The admin's change lists are not scanned: they print object names (data) that no
+    template of ours can mark.
+    """
     from tests.annotation.factories import UserFactory
 
     admin = Client()
