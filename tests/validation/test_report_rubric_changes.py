@@ -40,7 +40,8 @@ def test_untouched_rubric_reports_nothing_changed():
         assert judge["rubric_changes"]["items_affected"] == 0
         assert judge["rubric_changes"]["items"] == judge["vs_gold"]["n"]
     html = report_render(report, fmt="html")
-    assert 'class="rubric-note"' not in html
+    # Nothing was edited: the report says nothing about the rubric.
+    assert 'class="rubric-note"' not in html and 'id="rubric-changes"' not in html
 
 
 def test_edited_criteria_are_listed_with_versions_counts_and_reasons():
