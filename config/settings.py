@@ -174,7 +174,11 @@ CELERY_BEAT_SCHEDULE = {
     "judge-dispatch-waiting": {
         "task": "benchmark.tasks.judge_dispatch_waiting_task",
         "schedule": 60.0,
-    }
+    },
+    "generation-dispatch-waiting": {
+        "task": "benchmark.tasks.generation_dispatch_waiting_task",
+        "schedule": 60.0,
+    },
 }
 # A worker started while the broker is down waits for it instead of exiting.
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
