@@ -1,0 +1,64 @@
+"""The language switch and the script catalogue in a real browser.
+
+A browser that asks for Chinese gets Chinese; the switch on the page changes the language for
+the rest of the visit (the cookie), server-rendered text and the workbench script's own
+strings (from /jsi18n/) alike. Screenshots: ``language-<page>-<language>.png``.
+"""
+
+import pytest
+
+from tests.annotation.factories import PASSWORD, ExpertFactory
+from tests.e2e.conftest import shoot
+from tests.validation.factories import open_study
+
+
+def switch_to(page, language_name: str) -> None:
+    with page.expect_navigation():
+        page.click(f".lang-switch button:has-text('{language_name}')")
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_the_switch_changes_every_page_and_the_workbench_script(live_server, chromium, artifacts):
+    expert = ExpertFactory(user__username="rater-lang")
+    open_study(cases=1, experts=[expert], name="lang-study")
+    context = chromium.new_context(viewport={"width": 1280, "height": 900}, locale="zh-CN")
+    page = context.new_page()
+
+    page.goto(f"{live_server.url}/login/?next=/rate/lang-study/")
+    assert page.get_attribute("html", "lang") == "zh-hans"
+    assert page.inner_text("h1") == "专家登录"
+    page.language = "zh-hans"
+    shoot(page, artifacts, "language-login")
+
+    switch_to(page, "English")
+    assert page.get_attribute("html", "lang") == "en"
+    assert page.inner_text("h1") == "Expert log in"
+    assert "next=/rate/lang-study/" in page.url  # the switch came back to the same page
+    page.language = "en"
+    shoot(page, artifacts, "language-login")
+
+    page.fill("input[name=username]", "rater-lang")
+    page.fill("input[name=password]", PASSWORD)
+    page.press("input[name=password]", "Enter")
+    page.wait_for_selector("#criteria li")
+    # The script's strings come from the JavaScript catalogue of the chosen language.
+    assert page.inner_text("#status") == "Rate each criterion: does the response meet it?"
+    page.keyboard.press("1")
+    assert page.inner_text("#criteria li .mark >> nth=0") == "✓ hit"
+    shoot(page, artifacts, "language-workbench")
+
+    switch_to(page, "简体中文")
+    page.wait_for_selector("#criteria li")
+    assert page.get_attribute("html", "lang") == "zh-hans"
+    assert page.inner_text("#status") == "请逐条评分：回应是否满足该标准？"
+    assert page.inner_text(".criteria-card h2").startswith("评分标准")
+    page.keyboard.press("0")
+    assert page.inner_text("#criteria li .mark >> nth=0") == "✗ 未满足"
+    page.language = "zh-hans"
+    shoot(page, artifacts, "language-workbench")
+
+    # The choice holds for the rest of the visit, whatever the browser asks for.
+    page.goto(f"{live_server.url}/done/")
+    assert page.inner_text("h1") == "我完成的工作"
+    context.close()
