@@ -2,12 +2,14 @@
 
 import io
 import json
+from datetime import timedelta
 from decimal import Decimal
 
 import pytest
 from django.contrib import admin
 from django.core.management import CommandError, call_command
 from django.test import RequestFactory, override_settings
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from annotation import services as annotation_services
@@ -375,3 +377,24 @@ def test_the_demo_study_leaves_one_split_unit_in_the_senior_queue():
     before = AuditEvent.objects.count()
     call_command("demo_study", stdout=io.StringIO())
     assert AuditEvent.objects.count() == before
+
+
+def test_one_senior_at_a_time_under_a_lease_that_expires():
+    study, _, senior = split_study(splits=["*"])
+    second = ExpertFactory(tier="senior")
+    study.pool.experts.add(second)
+    start = timezone.now()
+    first = annotation_services.adjudication_claim_next(
+        user=senior.user, pool=study.pool, now=start
+    )
+    assert first is not None
+    assert (
+        annotation_services.adjudication_claim_next(user=second.user, pool=study.pool, now=start)
+        is None
+    )
+    later = start + timedelta(seconds=study.pool.lease_seconds + 1)
+    taken = annotation_services.adjudication_claim_next(
+        user=second.user, pool=study.pool, now=later
+    )
+    assert taken is not None and taken.unit_id == first.unit_id
+    assert AuditEvent.objects.filter(action="assignment.lease_expired").count() == 1
