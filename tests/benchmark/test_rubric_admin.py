@@ -104,3 +104,13 @@ def test_audit_list_shows_rubric_edits(admin_client, item):
     _change(admin_client, item, points=2, reason="r")
     page = admin_client.get(reverse("admin:benchmark_auditevent_changelist"))
     assert "rubric.edit" in page.content.decode()
+
+
+def test_changelist_shows_the_version_and_links_each_history(admin_client, item):
+    _change(admin_client, item, points=2, reason="r")
+    page = admin_client.get(reverse("admin:benchmark_rubricitem_changelist"))
+    assert page.status_code == 200
+    body = page.content.decode()
+    assert reverse("admin:benchmark_rubricitem_versions", args=[item.pk]) in body
+    versions = admin_client.get(reverse("admin:benchmark_rubricitemversion_changelist"))
+    assert versions.status_code == 200 and "imported" in versions.content.decode()
