@@ -5,20 +5,42 @@ Aggregates only: experts see this page, so nothing here names a case, a response
 verdict — only per-model averages and the study-level badge of a finished study.
 """
 
+import hashlib
 from dataclasses import dataclass
 from typing import Any
 
+from django.core.cache import cache
 from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.translation import get_language, ngettext
+from django.utils.translation import get_language, gettext_lazy, ngettext
 from django.utils.translation import gettext as _
 
 from benchmark.leaderboard_html import PALETTE, difficulty_bars_chart, radar_compare_chart
+from benchmark.models import Dataset
+from benchmark.selectors.leaderboard import leaderboard_compute
+from benchmark.selectors.leaderboard_options import leaderboard_fingerprint
 from benchmark.taxonomy import BY_CODE, CATEGORIES, CATEGORY_NAMES, SCORED_CODES
-from validation.selectors_badge import JudgeBadge
+from validation.selectors_badge import (
+    JudgeBadge,
+    judge_badge_fingerprint,
+    judge_badge_for_study,
+    study_latest_closed_for_judge,
+)
 
+# Keys carry a fingerprint of everything the result is computed from, so an entry is never
+# stale; the timeout only bounds how long unused entries stay.
+CACHE_SECONDS = 6 * 3600
 MAX_COMPARE = 5
 DEFAULT_COMPARE = 3
+SPLIT_LABELS = {
+    "all": gettext_lazy("all cases"),
+    "normal": gettext_lazy("normal cases"),
+    "hard": gettext_lazy("hard cases"),
+}
+SCORING_LABELS = {
+    "paper": gettext_lazy("paper (catastrophic rule applied)"),
+    "upstream": gettext_lazy("upstream (as the released scorer)"),
+}
 
 
 def _chinese() -> bool:
@@ -156,3 +178,51 @@ def compared_abilities(*, board: dict[str, Any], chosen: list[str]) -> list[dict
 
 def legend(chosen: list[str]) -> list[tuple[str, str]]:
     return [(name, PALETTE[k % len(PALETTE)]) for k, name in enumerate(chosen)]
+
+
+def rubric_notes(board: dict[str, Any]) -> list[dict[str, Any]]:
+    """Models whose verdicts were made on a criterion text edited since (counts only)."""
+    notes = []
+    for m in board["models"]:
+        changes = m.get("rubric_changes") or {}
+        if changes.get("older_version_verdicts"):
+            notes.append(
+                {
+                    "model": m["model"],
+                    "verdicts": changes["older_version_verdicts"],
+                    "criteria": changes.get("criteria", 0),
+                }
+            )
+    return notes
+
+
+def _key(kind: str, *parts: str) -> str:
+    # Hashed: judge names and fingerprints hold characters some cache backends refuse.
+    digest = hashlib.sha256(repr(parts).encode()).hexdigest()
+    return f"leaderboard-page:{kind}:{digest}"
+
+
+def board_get(*, dataset: Dataset, split: str, scoring: str, judge: str | None) -> dict[str, Any]:
+    """The leaderboard dictionary, computed by the one selector and kept while its data holds
+    (the joint bootstrap is the page's dearest part). Raises LeaderboardError as it does."""
+    key = _key("board", leaderboard_fingerprint(dataset=dataset), split, scoring, judge or "")
+    board = cache.get(key)
+    if board is None:
+        board = leaderboard_compute(
+            dataset=dataset, split=split, scoring=scoring, judge=judge
+        ).as_dict()
+        cache.set(key, board, CACHE_SECONDS)
+    return board
+
+
+def badge_get(*, dataset: Dataset, judge: str) -> JudgeBadge | None:
+    """The judge's badge from the newest closed study, kept while its gold and verdicts hold."""
+    study = study_latest_closed_for_judge(dataset=dataset, judge=judge)
+    if study is None:
+        return None
+    key = _key("badge", judge_badge_fingerprint(study=study, judge=judge))
+    found = cache.get(key, default=False)
+    if found is False:
+        found = judge_badge_for_study(study=study, judge=judge)
+        cache.set(key, found, CACHE_SECONDS)
+    return found

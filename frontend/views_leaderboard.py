@@ -7,14 +7,13 @@ from django.shortcuts import render
 
 from benchmark.scoring import SCORING_MODES
 from benchmark.selectors.datasets import DatasetNotFound, dataset_resolve
-from benchmark.selectors.leaderboard import SPLITS, LeaderboardError, leaderboard_compute
+from benchmark.selectors.leaderboard import SPLITS, LeaderboardError
 from benchmark.selectors.leaderboard_options import (
     leaderboard_datasets,
     leaderboard_default_dataset,
     leaderboard_judges,
 )
 from frontend import leaderboard as page
-from validation.selectors_badge import judge_badge_get
 
 
 @login_required
@@ -28,7 +27,14 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
         dataset = dataset_resolve(name=name) if name else leaderboard_default_dataset()
     except DatasetNotFound as exc:
         raise Http404(str(exc)) from exc
-    context = {"splits": SPLITS, "scorings": SCORING_MODES, "split": split, "scoring": scoring}
+    context = {
+        "splits": [(s, page.SPLIT_LABELS.get(s, s)) for s in SPLITS],
+        "scorings": [(s, page.SCORING_LABELS.get(s, s)) for s in SCORING_MODES],
+        "split": split,
+        "scoring": scoring,
+        "split_label": page.SPLIT_LABELS.get(split, split),
+        "scoring_label": page.SCORING_LABELS.get(scoring, scoring),
+    }
     if dataset is None:
         return render(request, "frontend/leaderboard.html", context)
     judges = leaderboard_judges(dataset=dataset)
@@ -36,9 +42,7 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
     if judge is not None and judge not in judges:
         raise Http404("no such judge on this dataset")
     try:
-        board = leaderboard_compute(
-            dataset=dataset, split=split, scoring=scoring, judge=judge
-        ).as_dict()
+        board = page.board_get(dataset=dataset, split=split, scoring=scoring, judge=judge)
     except LeaderboardError as exc:
         raise Http404(str(exc)) from exc
     ranked = [m["model"] for m in board["models"]]
@@ -56,6 +60,7 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
         "judge": judge,
         "board": board,
         "rows": page.table_rows(board),
+        "rubric_notes": page.rubric_notes(board),
         "categories": page.category_labels(),
         "comparison": comparison,
         "max_compare": page.MAX_COMPARE,
@@ -64,7 +69,7 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
         "charts": page.charts(board=board, chosen=comparison.chosen),
         "badges": [
             page.badge_view(
-                judge=name, badge=judge_badge_get(dataset=dataset, judge=name), staff=staff
+                judge=name, badge=page.badge_get(dataset=dataset, judge=name), staff=staff
             )
             for name in board_judges
         ],

@@ -9,8 +9,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from benchmark.models import Dataset
-from validation.models import Study, StudyUnit
+from django.db.models import Count, Max
+
+from benchmark.models import Dataset, Verdict
+from validation.models import GoldLabel, Study, StudyUnit
 from validation.report.compute import figure
 from validation.report.data import CATEGORIES
 from validation.report.selectors import study_report_data
@@ -57,6 +59,36 @@ def judge_badge_get(
     study = study_latest_closed_for_judge(dataset=dataset, judge=judge)
     if study is None:
         return None
+    return judge_badge_for_study(study=study, judge=judge, bootstrap=bootstrap)
+
+
+def judge_badge_fingerprint(*, study: Study, judge: str) -> str:
+    """Changes whenever the badge of ``judge`` from ``study`` could: gold written (a senior's
+    decision after the close) or verdicts added to its runs. Gold and verdicts are append-only,
+    so counts and the newest ids are enough."""
+    gold = GoldLabel.objects.filter(study_unit__study=study).aggregate(
+        n=Count("id"), last=Max("id")
+    )
+    runs = study.judge_runs.filter(judge__name=judge)
+    verdicts = Verdict.objects.filter(run__in=runs).aggregate(n=Count("id"), last=Max("id"))
+    states = sorted(study.units.values_list("state").annotate(n=Count("id")).order_by())
+    parts = (
+        study.pk,
+        study.closed_at.isoformat(),
+        judge,
+        sorted(runs.values_list("pk", flat=True)),
+        gold,
+        verdicts,
+        states,
+        study.gate_threshold,
+    )
+    return repr(parts)
+
+
+def judge_badge_for_study(
+    *, study: Study, judge: str, bootstrap: BootstrapSettings | None = None
+) -> JudgeBadge | None:
+    """The badge of ``judge`` from one closed study (see judge_badge_get)."""
     data = study_report_data(study=study)
     labels = next((j for j in data.judges if j.name == judge), None)
     if labels is None:  # the study's runs of this judge cover none of its units

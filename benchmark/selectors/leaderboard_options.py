@@ -1,6 +1,8 @@
 """What a leaderboard page offers to choose from: datasets, and the judges that ran on one."""
 
-from benchmark.models import Dataset, Judge
+from django.db.models import Count, Max, Sum
+
+from benchmark.models import Dataset, Judge, JudgeRun, RubricItem, Verdict
 
 
 def leaderboard_datasets() -> list[Dataset]:
@@ -22,3 +24,17 @@ def leaderboard_judges(*, dataset: Dataset) -> list[str]:
         Judge.objects.filter(runs__dataset=dataset).order_by("name").values_list("name", flat=True)
         .distinct()
     )  # fmt: skip
+
+
+def leaderboard_fingerprint(*, dataset: Dataset) -> str:
+    """Changes whenever a leaderboard of ``dataset`` could: a judge run or verdict added (both
+    are append-only: a forced re-run is a new run) or a criterion edited (version, points)."""
+    runs = JudgeRun.objects.filter(dataset=dataset).aggregate(n=Count("id"), last=Max("id"))
+    verdicts = Verdict.objects.filter(run__dataset=dataset).aggregate(n=Count("id"), last=Max("id"))
+    rubric = RubricItem.objects.filter(case__dataset=dataset).aggregate(
+        n=Count("id"), versions=Sum("version"), points=Sum("points")
+    )
+    parts = (runs, verdicts, rubric)
+    return f"{dataset.pk}:" + ":".join(
+        ",".join(str(v) for _, v in sorted(p.items())) for p in parts
+    )

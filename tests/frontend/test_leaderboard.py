@@ -9,7 +9,8 @@ import re
 import pytest
 
 from annotation.models import Assignment, Unit
-from benchmark.models import Verdict
+from benchmark.models import RubricItem, Verdict
+from benchmark.services.rubric import rubric_item_edit
 from benchmark.taxonomy import BY_CODE, CATEGORY_NAMES, SCORED_CODES
 from tests.annotation.factories import ExpertFactory, UserFactory
 from tests.benchmark.factories import (
@@ -23,6 +24,7 @@ from tests.benchmark.factories import (
 from tests.validation.factories import open_study
 from tests.validation.test_report_db import rated_study
 from validation import services
+from validation.models import GoldLabel
 from validation.report import report_compute
 from validation.report.selectors import study_report_data
 from validation.statistics import BootstrapSettings
@@ -288,3 +290,49 @@ def test_an_expert_with_open_study_work_sees_aggregates_only(client):
     leaked = [text for text in forbidden if text in page]
     assert not leaked, leaked
     assert "met" not in re.sub(r"<[^>]+>", " ", page).split()  # no verdict words either
+
+
+def overall_of(page: str, model: str) -> str:
+    match = re.search(
+        rf'data-value="{model}">{model}</td>\s*<td data-value="[^"]*"><strong>([^<]*)</strong>',
+        page,
+    )
+    assert match, f"{model} is not on the board"
+    return match.group(1)
+
+
+def test_the_page_follows_new_runs_and_rubric_edits(expert_client, monkeypatch):
+    """The board is kept between requests, under a key of everything it is computed from."""
+    dataset, names = judged_dataset(models=2)
+    before = expert_client.get("/leaderboard/").content.decode()
+
+    def not_again(**kwargs):
+        raise AssertionError("the unchanged board was computed again")
+
+    monkeypatch.setattr("frontend.leaderboard.leaderboard_compute", not_again)
+    assert overall_of(expert_client.get("/leaderboard/").content.decode(), names[0])
+    monkeypatch.undo()
+    assert "Rubric changed" not in before
+    item = RubricItem.objects.filter(case__dataset=dataset, points__gt=0).first()
+    rubric_item_edit(item=item, points=item.points + 7, author=UserFactory(), reason="heavier")
+    after = expert_client.get("/leaderboard/").content.decode()
+    # Every model's verdict on that criterion is now on an older version: the note says so.
+    assert "Rubric changed" in after
+    for name in names:
+        assert f"<li>{name}: 1 verdict on 1 criteria</li>" in after
+    JudgeRunFactory(
+        judge=JudgeFactory(name="judge-y"), dataset=dataset, model=ModelUnderTestFactory()
+    )
+    assert "judge-y" in expert_client.get("/leaderboard/").content.decode()
+
+
+def test_the_badge_follows_gold_written_after_the_close(staff_client):
+    study = rated_study(rate=False)
+    services.study_close(study=study)
+    url = f"/leaderboard/?dataset={study.dataset.name}&judge=judge-a"
+    assert "gate undecided" in badge(staff_client.get(url).content.decode(), "judge-a")
+    unit = study.units.first()
+    for item in unit.case.rubric.all():
+        GoldLabel.objects.create(study_unit=unit, rubric_item=item, hit=True, provenance="3/3")
+    shown = badge(staff_client.get(url).content.decode(), "judge-a")
+    assert "gate undecided" not in shown and "the gate" in shown
