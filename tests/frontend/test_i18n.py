@@ -14,7 +14,7 @@ import pytest
 from django.conf import settings as django_settings
 from django.core.management import call_command
 from django.template import Context, Template
-from django.test import Client, override_settings
+from django.test import Client, RequestFactory, override_settings
 from django.utils import translation
 
 from benchmark import taxonomy
@@ -115,6 +115,27 @@ def test_the_javascript_catalogue_serves_the_chosen_language(client):
     assert en.status_code == zh.status_code == 200
     assert "django.gettext" in en.content.decode()
     assert zh["Content-Language"] == "zh-hans"
+
+
+@pytest.mark.django_db
+def test_error_pages_follow_the_language(settings):
+    settings.DEBUG = False  # Django shows its technical pages instead when DEBUG is on
+    zh = Client().get("/no-such-page/", HTTP_ACCEPT_LANGUAGE="zh-hans")
+    en = Client().get("/no-such-page/", HTTP_ACCEPT_LANGUAGE="en")
+    assert zh.status_code == en.status_code == 404
+    assert "页面不存在" in zh.content.decode() and 'class="lang-switch"' in zh.content.decode()
+    assert "Page not found" in en.content.decode()
+    assert untranslated(zh.content.decode()) == []
+
+
+def test_the_server_error_page_needs_no_context_and_follows_the_language():
+    from django.views.defaults import server_error
+
+    with translation.override("zh-hans"):
+        page = server_error(RequestFactory().get("/")).content.decode()
+    assert "服务器出错" in page and untranslated(page) == []
+    with translation.override("en"):
+        assert "Server error" in server_error(RequestFactory().get("/")).content.decode()
 
 
 # --- ability and category names -----------------------------------------------------------
