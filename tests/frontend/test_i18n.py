@@ -380,6 +380,12 @@ def team(db):
     # A senior with a 2/1 split waiting, knowledge pages with content, a discussion to open.
     _, _, senior = split_study(splits=["warmth"], name="adj-zh")
     FaqEntry.objects.create(question="如何标注？", answer="逐条判断。", tags=["标注"])
+    case = assignment.unit.response.case
+    comment = annotation_services.comment_post(user=expert.user, case=case, body="回应很共情。")
+    annotation_services.comment_post(
+        user=admin, case=case, body="同意。", rubric_item=case.rubric.first()
+    )
+    annotation_services.comment_vote(user=admin, comment=comment, value=1)
     response = Response.objects.filter(model__name=XSS).first()
     library = LibraryEntry.objects.create(response=response, title="示范回应", note="语气温暖。")
     return {"expert": expert, "study": study, "closed": closed, "admin": admin,
