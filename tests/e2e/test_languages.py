@@ -21,7 +21,7 @@ def switch_to(page, language_name: str) -> None:
 @pytest.mark.django_db(transaction=True)
 def test_the_switch_changes_every_page_and_the_workbench_script(live_server, chromium, artifacts):
     expert = ExpertFactory(user__username="rater-lang")
-    open_study(cases=1, experts=[expert], name="lang-study")
+    open_study(cases=1, experts=[expert], name="lang-study", show_ability=True)
     context = chromium.new_context(viewport={"width": 1280, "height": 900}, locale="zh-CN")
     page = context.new_page()
 
@@ -46,6 +46,9 @@ def test_the_switch_changes_every_page_and_the_workbench_script(live_server, chr
     assert page.inner_text("#status") == "Rate each criterion: does the response meet it?"
     page.keyboard.press("1")
     assert page.inner_text("#criteria li .mark >> nth=0") == "✓ hit"
+    # The API sends ability codes; the page names them in its language.
+    assert set(page.locator("#criteria .ability").all_inner_texts()) == {
+        "Warmth", "Curiosity", "Emotional coping", "Catastrophic failure"}  # fmt: skip
     shoot(page, artifacts, "language-workbench")
 
     switch_to(page, "简体中文")
@@ -55,6 +58,8 @@ def test_the_switch_changes_every_page_and_the_workbench_script(live_server, chr
     assert page.inner_text(".criteria-card h2").startswith("评分标准")
     page.keyboard.press("0")
     assert page.inner_text("#criteria li .mark >> nth=0") == "✗ 未满足"
+    assert set(page.locator("#criteria .ability").all_inner_texts()) == {
+        "温暖", "好奇心", "情绪应对", "其他"}  # fmt: skip
     page.language = "zh-hans"
     shoot(page, artifacts, "language-workbench")
 

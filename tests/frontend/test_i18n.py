@@ -161,6 +161,22 @@ def test_template_filters_use_the_active_language():
         assert template.render(context) == "Relationship building/Social"
 
 
+@pytest.mark.django_db
+def test_expert_pages_carry_ability_names_in_their_language():
+    from tests.annotation.factories import ExpertFactory
+    from tests.validation.factories import open_study
+
+    expert = ExpertFactory(tier="senior")
+    open_study(cases=1, experts=[expert], name="names", show_ability=True)
+    client = Client()
+    client.force_login(expert.user)
+    for url in ("/rate/names/", "/adjudicate/names/"):
+        zh = client.get(url, HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+        en = client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+        assert '<script id="ability-names" type="application/json">' in zh, url
+        assert '"warmth": "\\u6e29\\u6696"' in zh and '"warmth": "Warmth"' in en, url
+
+
 # --- the catalogues -------------------------------------------------------------------------
 
 

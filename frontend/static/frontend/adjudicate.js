@@ -58,7 +58,7 @@
       const text = document.createElement("span"); text.className = "text"; text.textContent = c.text;
       const tally = document.createElement("span"); tally.className = "tally"; tally.textContent = tallyText(c);
       li.append(mark, text, tally);
-      if (c.ability) { const ab = document.createElement("span"); ab.className = "ability"; ab.textContent = c.ability; li.append(ab); }
+      if (c.ability) { const ab = document.createElement("span"); ab.className = "ability"; ab.textContent = window.HeartBenchExpert.abilityName(c.ability); li.append(ab); }
       const reason = document.createElement("textarea"); reason.rows = 2; reason.className = "reason";
       reason.placeholder = gettext("Reason (required; Esc to leave)");
       reason.setAttribute("aria-label", gettext("Reason"));

@@ -36,5 +36,13 @@
     return String(Math.floor(left / 60)).padStart(2, "0") + ":" + String(left % 60).padStart(2, "0");
   }
 
-  window.HeartBenchExpert = { csrf, request, renderDialogue, leaseLeft };
+  // Ability codes (what the API sends) to names in the page's language, from the JSON the
+  // page embeds with {% ability_names_script %}; a code without a name is shown as it is.
+  const abilityNames = (() => {
+    const el = document.getElementById("ability-names");
+    try { return el ? JSON.parse(el.textContent) : {}; } catch (e) { return {}; }
+  })();
+  function abilityName(code) { return abilityNames[code] || code; }
+
+  window.HeartBenchExpert = { csrf, request, renderDialogue, leaseLeft, abilityName };
 })();

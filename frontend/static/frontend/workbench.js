@@ -60,7 +60,7 @@
       const mark = document.createElement("span"); mark.className = "mark";
       const text = document.createElement("span"); text.className = "text"; text.textContent = c.text;
       li.append(mark, text);
-      if (c.ability) { const ab = document.createElement("span"); ab.className = "ability"; ab.textContent = c.ability; li.append(ab); }
+      if (c.ability) { const ab = document.createElement("span"); ab.className = "ability"; ab.textContent = window.HeartBenchExpert.abilityName(c.ability); li.append(ab); }
       const note = document.createElement("textarea"); note.rows = 2; note.placeholder = gettext("Note (Esc to leave)");
       note.value = (state.labels[c.id] || {}).note || ""; note.hidden = !note.value;
       note.addEventListener("input", () => { label(c.id).note = note.value; scheduleSave(); });
