@@ -79,15 +79,17 @@ def cases_pending_for_expert(
     study_pools = Pool.objects.filter(
         experts=expert, status=Pool.Status.OPEN, calibration_set__isnull=True
     )
+    # The expert's own units as uncorrelated lists: correlated EXISTS here made SQLite walk
+    # the (status, lease) index once per unit (see benchmarks/knowledge_visibility.py).
+    mine = Assignment.objects.filter(expert=expert, kind=Assignment.Kind.RATING).order_by()
+    done = mine.filter(status=Assignment.Status.SUBMITTED).values("unit_id")
+    held = mine.filter(status=Assignment.Status.LEASED).values("unit_id")
     study_units = (
         _restrict(Unit.objects.filter(pool__in=study_pools), case_ids)
-        .annotate(
-            taken=Coalesce(Subquery(taken, output_field=IntegerField()), 0),
-            mine_done=Exists(ratings.filter(expert=expert, status=Assignment.Status.SUBMITTED)),
-            mine_held=Exists(ratings.filter(expert=expert, status=Assignment.Status.LEASED)),
-        )
-        .filter(mine_done=False)
-        .filter(Q(mine_held=True) | Q(taken__lt=F("pool__raters_per_unit")))
+        .exclude(pk__in=done)
+        .annotate(taken=Coalesce(Subquery(taken, output_field=IntegerField()), 0))
+        .filter(Q(pk__in=held) | Q(taken__lt=F("pool__raters_per_unit")))
+        .order_by()
     )
     pending = set(study_units.values_list("response__case_id", flat=True))
 
