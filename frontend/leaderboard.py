@@ -19,7 +19,7 @@ from benchmark.leaderboard_html import PALETTE, difficulty_bars_chart, radar_com
 from benchmark.models import Dataset
 from benchmark.selectors.leaderboard import leaderboard_compute
 from benchmark.selectors.leaderboard_options import leaderboard_fingerprint
-from benchmark.taxonomy import BY_CODE, CATEGORIES, CATEGORY_NAMES, SCORED_CODES
+from benchmark.taxonomy import CATEGORIES, SCORED_CODES, ability_name, category_name
 from validation.selectors_badge import (
     JudgeBadge,
     judge_badge_fingerprint,
@@ -43,19 +43,15 @@ SCORING_LABELS = {
 }
 
 
-def _chinese() -> bool:
-    return (get_language() or "").lower().startswith("zh")
-
-
 def ability_labels() -> dict[str, str]:
     """Ability code → its name in the current language (taxonomy holds both)."""
-    zh = _chinese()
-    return {code: BY_CODE[code].zh if zh else BY_CODE[code].en for code in SCORED_CODES}
+    language = get_language()
+    return {code: ability_name(code, language=language) for code in SCORED_CODES}
 
 
 def category_labels() -> list[tuple[str, str]]:
-    zh = _chinese()
-    return [(c, CATEGORY_NAMES[c][0] if zh else CATEGORY_NAMES[c][1]) for c in CATEGORIES]
+    language = get_language()
+    return [(c, category_name(c, language=language)) for c in CATEGORIES]
 
 
 @dataclass(frozen=True)
