@@ -257,7 +257,32 @@ def _timed(client, url: str, requests: int, before=None) -> tuple[float, float]:
     return statistics.median(times), times[min(len(times) - 1, round(0.95 * (len(times) - 1)))]
 
 
-def time_pages(*, study_name: str, requests: int, profile: bool = False) -> list[tuple]:
+def _forget_pool(pool_id: int) -> None:
+    from django.core.cache import cache
+
+    from validation.dashboard.agreement import _submissions_state
+
+    last, n = _submissions_state([pool_id])[pool_id]
+    cache.delete_many(
+        [f"dashboard:agreement:{pool_id}:{shape}:{last}:{n}" for shape in ("00", "11")]
+    )
+
+
+def _cprofile(client, url: str, label: str) -> None:
+    import cProfile
+    import pstats
+
+    profiler = cProfile.Profile()
+    profiler.enable()
+    client.get(url)
+    profiler.disable()
+    print(f"-- {label}: warm request, cumulative")
+    pstats.Stats(profiler).sort_stats("cumulative").print_stats(18)
+
+
+def time_pages(
+    *, study_name: str, requests: int, profile: bool = False, cprofile: bool = False
+) -> list[tuple]:
     from django.contrib.auth import get_user_model
     from django.core.cache import cache
     from django.db import connection
@@ -272,6 +297,9 @@ def time_pages(*, study_name: str, requests: int, profile: bool = False) -> list
         ("runs page", "/admin/dashboard/runs/"),
         ("runs JSON", "/admin/dashboard/runs.json"),
     ]
+    from validation.models import Study
+
+    first_pool = Study.objects.get(name=study_name).pool_id
     results = []
     for label, url in pages:
         log = QueryLog(keep=profile)
@@ -282,34 +310,43 @@ def time_pages(*, study_name: str, requests: int, profile: bool = False) -> list
             print(f"-- {label}")
             for ms, sql in sorted(log.slow, reverse=True)[:5]:
                 print(f"   {ms:8.1f} ms  {' '.join(sql.split())}")
+        if cprofile:
+            _cprofile(client, url, label)
         warm = _timed(client, url, requests)
-        # Cold: the cached agreement tables dropped before each request, as after a submit.
+        # One study's cached agreement dropped before each request, as after a submit there.
+        one = _timed(client, url, requests, before=lambda: _forget_pool(first_pool))
+        # Every cached agreement dropped, as after a restart.
         cold = _timed(client, url, requests, before=cache.clear)
-        results.append((label, *warm, *cold, log.count, len(first.content)))
+        results.append((label, *warm, *one, *cold, log.count, len(first.content)))
     return results
 
 
 def explain_agreement() -> None:
-    """Print PostgreSQL's plan of the peer-agreement query over every open study."""
+    """Print PostgreSQL's plans of the peer-agreement queries: every open study (the overview)
+    and one study by week and ability (its page)."""
     from django.db import connection
 
     from annotation.models import Pool
     from validation.dashboard import agreement
 
-    captured = []
-    with connection.execute_wrapper(
-        lambda execute, sql, params, many, context: (
-            captured.append((sql, params)) or execute(sql, params, many, context)
-        )
+    open_pools = list(Pool.objects.filter(status="open").values_list("pk", flat=True))
+    for pools, options in (
+        (open_pools, {}),
+        (open_pools[:1], {"by_week": True, "by_ability": True}),
     ):
-        agreement.peer_agreement_by(
-            pool_ids=Pool.objects.filter(status="open").values_list("pk", flat=True)
-        )
-    sql, params = captured[-1]
-    with connection.cursor() as cursor:
-        cursor.execute("EXPLAIN ANALYZE " + sql, params)
-        for (line,) in cursor.fetchall():
-            print(line)
+        captured = []
+        with connection.execute_wrapper(
+            lambda execute, sql, params, many, context, seen=captured: (
+                seen.append((sql, params)) or execute(sql, params, many, context)
+            )
+        ):
+            agreement._table_compute(
+                pool_ids=pools, **{"by_week": False, "by_ability": False, **options}
+            )
+        for sql, params in captured:
+            with connection.cursor() as cursor:
+                cursor.execute("EXPLAIN ANALYZE " + sql, params)
+                print("\n".join(line for (line,) in cursor.fetchall()))
 
 
 def main() -> int:
@@ -321,6 +358,7 @@ def main() -> int:
     parser.add_argument("--requests", type=int, default=20)
     parser.add_argument("--profile", action="store_true", help="print each page's slowest SQL")
     parser.add_argument("--explain", action="store_true", help="EXPLAIN ANALYZE the agreement")
+    parser.add_argument("--cprofile", action="store_true", help="profile one warm request")
     args = parser.parse_args()
     base = os.environ.get("DATABASE_URL", "")
     if not base.startswith("postgres"):
@@ -338,8 +376,12 @@ def main() -> int:
         seconds = time.perf_counter() - start
         if args.explain:
             explain_agreement()
+            return 0
         results = time_pages(
-            study_name=made["study_names"][0], requests=args.requests, profile=args.profile
+            study_name=made["study_names"][0],
+            requests=args.requests,
+            profile=args.profile,
+            cprofile=args.cprofile,
         )
         from django.db import connection
 
@@ -353,11 +395,12 @@ def main() -> int:
           f"{made['assignments']:,} assignments, {made['verdicts']:,} verdicts; "
           f"generated in {seconds:.1f} s")  # fmt: skip
     print()
-    print("| page | median ms | p95 ms | cold median ms | cold p95 ms | SQL queries | bytes |")
-    print("|---|---|---|---|---|---|---|")
-    for label, median, p95, cold_median, cold_p95, queries, size in results:
-        print(f"| {label} | {median:.0f} | {p95:.0f} | {cold_median:.0f} | {cold_p95:.0f} | "
-              f"{queries} | {size:,} |")  # fmt: skip
+    print("| page | warm median / p95 ms | one study changed median / p95 ms | "
+          "all cold median / p95 ms | SQL queries | bytes |")  # fmt: skip
+    print("|---|---|---|---|---|---|")
+    for label, median, p95, one_median, one_p95, cold_median, cold_p95, queries, size in results:
+        print(f"| {label} | {median:.0f} / {p95:.0f} | {one_median:.0f} / {one_p95:.0f} | "
+              f"{cold_median:.0f} / {cold_p95:.0f} | {queries} | {size:,} |")  # fmt: skip
     return 0
 
 

@@ -4,6 +4,7 @@ from collections import Counter
 from datetime import timedelta
 
 import pytest
+from django.core.cache import cache
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
@@ -314,8 +315,12 @@ def test_pages_are_staff_only_and_render_in_chinese(crowd, admin_client, client)
 def test_the_overview_costs_the_same_queries_for_more_experts_and_studies(
     admin_client, django_assert_max_num_queries
 ):
-    # Count once with one small study, then add experts, ratings and a study: no more queries.
-    first = open_study(cases=2, experts=ExpertFactory.create_batch(3), name="s1")
+    # Count once with one small rated study, then add experts, ratings and a study: no more
+    # queries (each time with nothing cached, so every study's agreement is counted afresh).
+    first_experts = ExpertFactory.create_batch(3)
+    first = open_study(cases=2, experts=first_experts, name="s1")
+    rate_round(first.pool, first_experts)
+    cache.clear()
     with CaptureQueriesContext(connection) as small:
         admin_client.get(OVERVIEW)
     crowd_experts = ExpertFactory.create_batch(6)
@@ -326,5 +331,28 @@ def test_the_overview_costs_the_same_queries_for_more_experts_and_studies(
     )  # fmt: skip
     for _ in range(3):
         rate_round(second.pool, crowd_experts)
+    cache.clear()
     with django_assert_max_num_queries(len(small.captured_queries)):
         admin_client.get(OVERVIEW)
+
+
+def test_cached_agreement_follows_new_submissions():
+    experts = ExpertFactory.create_batch(4)
+    study = open_study(cases=3, experts=experts, name="cached")
+    rate_round(study.pool, experts)
+    rate_round(study.pool, experts)  # 8 of 9 ratings: two units complete
+    before = peer_agreement_by(pool_ids=[study.pool_id])  # cached from here on
+    assert sum(a.units for a in before.values()) == 6
+    assert peer_agreement_by(pool_ids=[study.pool_id]) == before
+
+    def misses(expert, assignment):
+        return all_labels(assignment, hit=False)
+
+    while rate_round(study.pool, experts, labels_for=misses):
+        pass
+    after = peer_agreement_by(pool_ids=[study.pool_id])
+    assert after != before
+    for expert in experts:
+        assert after[(study.pool_id, expert.pk)] == selectors_quality.expert_peer_agreement(
+            expert=expert
+        )

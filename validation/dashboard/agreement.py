@@ -12,7 +12,6 @@ least two) submitted. The totals come back as
 ``tests/validation/test_dashboard_db.py`` checks the two counts match.
 """
 
-import hashlib
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -69,13 +68,16 @@ class AgreementTable:
 CACHE_SECONDS = 3600
 
 
-def _submissions_state(pool_ids: list[int]) -> tuple[int, int]:
-    """(newest rating submission id, how many) in the pools: submissions and their labels are
-    append-only, so the pair changes whenever (and only when) the agreement can."""
-    state = Submission.objects.filter(unit__pool_id__in=pool_ids, kind="rating").aggregate(
-        last=Max("id"), n=Count("id")
+def _submissions_state(pool_ids: list[int]) -> dict[int, tuple[int, int]]:
+    """Pool id → (newest rating submission id, how many): submissions and their labels are
+    append-only, so the pair changes whenever (and only when) a pool's agreement can."""
+    rows = (
+        Submission.objects.filter(unit__pool_id__in=pool_ids, kind="rating")
+        .values_list("unit__pool_id")
+        .annotate(last=Max("id"), n=Count("id"))
+        .order_by()
     )
-    return state["last"] or 0, state["n"]
+    return {pool_id: (last, n) for pool_id, last, n in rows}
 
 
 def peer_agreement_table(
@@ -83,20 +85,36 @@ def peer_agreement_table(
 ) -> AgreementTable:
     """Pairwise agreement on the pools' completed units, split by week and/or ability.
 
-    Kept in the cache under the pools' submission state (see ``_submissions_state``): a page
-    shown again before anyone submits costs one small count instead of the label scan.
+    Each pool's part is kept in the cache under that pool's submission state (see
+    ``_submissions_state``): a submit makes only its own pool's part be counted again, and a
+    page shown again before anyone submits costs one small grouped count.
     """
     pool_ids = sorted({int(pk) for pk in pool_ids})
     if not pool_ids:
         return AgreementTable(cells={})
-    last, count = _submissions_state(pool_ids)
-    digest = hashlib.sha1(",".join(map(str, pool_ids)).encode()).hexdigest()[:16]
-    key = f"dashboard:agreement:{digest}:{int(by_week)}{int(by_ability)}:{last}:{count}"
-    table = cache.get(key)
-    if table is None:
-        table = _table_compute(pool_ids=pool_ids, by_week=by_week, by_ability=by_ability)
-        cache.set(key, table, CACHE_SECONDS)
-    return table
+    states = _submissions_state(pool_ids)
+    shape = f"{int(by_week)}{int(by_ability)}"
+    keys = {
+        pool_id: f"dashboard:agreement:{pool_id}:{shape}:{states[pool_id][0]}:{states[pool_id][1]}"
+        for pool_id in pool_ids
+        if pool_id in states  # a pool without ratings has no agreement to count
+    }
+    cached = cache.get_many(list(keys.values()))
+    cells: dict[tuple[int, int, date | None, str | None], Agreement] = {}
+    stale = []
+    for pool_id, key in keys.items():
+        if key in cached:
+            cells.update(cached[key])
+        else:
+            stale.append(pool_id)
+    if stale:
+        fresh = _table_compute(pool_ids=stale, by_week=by_week, by_ability=by_ability).cells
+        parts: dict[int, dict] = {pool_id: {} for pool_id in stale}
+        for cell_key, cell in fresh.items():
+            parts[cell_key[0]][cell_key] = cell
+        cache.set_many({keys[pool_id]: part for pool_id, part in parts.items()}, CACHE_SECONDS)
+        cells.update(fresh)
+    return AgreementTable(cells=cells)
 
 
 def _table_compute(*, pool_ids: list[int], by_week: bool, by_ability: bool) -> AgreementTable:
@@ -115,10 +133,11 @@ def _table_compute(*, pool_ids: list[int], by_week: bool, by_ability: bool) -> A
     marks = ", ".join(["%s"] * len(pool_ids))
     done = f"""
         done AS (
-            SELECT s.unit_id
-            FROM {sub} s JOIN {unit} u ON u.id = s.unit_id JOIN {pool} p ON p.id = u.pool_id
-            WHERE s.kind = 'rating' AND u.pool_id IN ({marks})
-            GROUP BY s.unit_id, p.raters_per_unit
+            SELECT u.id AS unit_id
+            FROM {unit} u JOIN {pool} p ON p.id = u.pool_id
+            JOIN {sub} s ON s.unit_id = u.id AND s.kind = 'rating'
+            WHERE u.pool_id IN ({marks})
+            GROUP BY u.id, p.raters_per_unit
             HAVING COUNT(*) >= p.raters_per_unit AND COUNT(*) >= 2
         )"""
     # (No constant in GROUP BY: a bare number there means a column position.)

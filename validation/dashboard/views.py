@@ -21,7 +21,6 @@ from annotation.services.routing import (
     expert_set_active,
     unit_route_to_expert,
 )
-from benchmark.report_html import STYLE
 from validation.dashboard import charts, rules, selectors
 from validation.dashboard.services import study_set_due_date
 
@@ -40,8 +39,20 @@ def _bucket_rows(progress) -> list[tuple[str, int]]:
 
 
 def _context(request, title: str, **extra) -> dict:
-    # The admin's own context (site header, user tools, nav sidebar) around our content.
-    return {**admin.site.each_context(request), "title": title, "style": STYLE, **extra}
+    # The admin's header and user tools around our content, without the model sidebar: its
+    # app list costs a permission check and URL per model on every (polled) request.
+    site = admin.site
+    return {
+        "site_title": site.site_title,
+        "site_header": site.site_header,
+        "site_url": site.site_url,
+        "has_permission": site.has_permission(request),
+        "available_apps": [],
+        "is_popup": False,
+        "is_nav_sidebar_enabled": False,
+        "title": title,
+        **extra,
+    }
 
 
 def _study_or_404(name: str):
