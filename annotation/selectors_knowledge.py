@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.conf import settings
-from django.db.models import Count, Exists, F, IntegerField, OuterRef, Q, QuerySet, Subquery, Sum
+from django.db.models import Count, Exists, IntegerField, OuterRef, Q, QuerySet, Subquery, Sum
 from django.db.models.functions import Coalesce
 from django.http import Http404
 from django.utils import timezone
@@ -71,27 +71,35 @@ def cases_pending_for_expert(
     """
     now = now or timezone.now()
     case_ids = None if case_ids is None else list(case_ids)
-    ratings = Assignment.objects.filter(unit=OuterRef("pk"), kind=Assignment.Kind.RATING)
-    holding = Q(status=Assignment.Status.SUBMITTED) | Q(
-        status=Assignment.Status.LEASED, lease_expires_at__gt=now
-    )
-    taken = ratings.filter(holding).order_by().values("unit").annotate(n=Count("pk")).values("n")
     study_pools = Pool.objects.filter(
         experts=expert, status=Pool.Status.OPEN, calibration_set__isnull=True
     )
-    # The expert's own units as uncorrelated lists: correlated EXISTS here made SQLite walk
-    # the (status, lease) index once per unit (see benchmarks/knowledge_visibility.py).
     mine = Assignment.objects.filter(expert=expert, kind=Assignment.Kind.RATING).order_by()
-    done = mine.filter(status=Assignment.Status.SUBMITTED).values("unit_id")
-    held = mine.filter(status=Assignment.Status.LEASED).values("unit_id")
-    study_units = (
+    # Units of the expert's open studies (on the asked cases) they have not submitted. The
+    # rater counts are a second, grouped query over just these units: as a correlated
+    # subquery PostgreSQL counted every unit of every study before filtering by case.
+    candidates = (
         _restrict(Unit.objects.filter(pool__in=study_pools), case_ids)
-        .exclude(pk__in=done)
-        .annotate(taken=Coalesce(Subquery(taken, output_field=IntegerField()), 0))
-        .filter(Q(pk__in=held) | Q(taken__lt=F("pool__raters_per_unit")))
+        .exclude(pk__in=mine.filter(status=Assignment.Status.SUBMITTED).values("unit_id"))
         .order_by()
     )
-    pending = set(study_units.values_list("response__case_id", flat=True))
+    rows = list(candidates.values_list("pk", "response__case_id", "pool__raters_per_unit"))
+    held = set(mine.filter(status=Assignment.Status.LEASED).values_list("unit_id", flat=True))
+    holding = Q(status=Assignment.Status.SUBMITTED) | Q(
+        status=Assignment.Status.LEASED, lease_expires_at__gt=now
+    )
+    taken = (
+        dict(
+            Assignment.objects.filter(holding, kind=Assignment.Kind.RATING, unit__in=candidates)
+            .order_by()
+            .values("unit_id")
+            .annotate(n=Count("pk"))
+            .values_list("unit_id", "n")
+        )
+        if rows
+        else {}
+    )
+    pending = {case for pk, case, raters in rows if pk in held or taken.get(pk, 0) < raters}
 
     calibration_pools = Pool.objects.filter(
         Q(experts=expert)

@@ -9,7 +9,7 @@ cases for every model, with 50 experts of whom every unit has three submitted ra
 measured expert belongs to every study and rated a share of its units, and holds one open
 lease. Then times what the pages run: the pending-cases query for that expert (all cases),
 the /done/ discussion links, the case-library list (100 entries), and one discussion page
-with 200 comments and 1,000 votes. Prints a Markdown table for docs/benchmarks.md.
+with 200 comments and 1,000 votes, after ANALYZE. Prints a Markdown table for docs/benchmarks.md.
 """
 
 import argparse
@@ -142,6 +142,11 @@ def build(cases: int, models: int, studies: int, experts_n: int = 50) -> dict:
         for c in comments[:50]
         for u in users[1:21]
     )
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        # Planner statistics, as a database in use has them (bulk inserts leave none).
+        cursor.execute("ANALYZE")
     return {
         "me": me,
         "target": target,
