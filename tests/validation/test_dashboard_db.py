@@ -276,6 +276,9 @@ def test_a_judge_run_with_many_errors_is_flagged_with_a_link_to_its_errors(admin
     errors_page = admin_client.get(link)
     assert errors_page.status_code == 200
     assert errors_page.context["cl"].result_count == 4
+    run_link = f"/admin/benchmark/judgerun/?id__exact={run.pk}"
+    assert run_link in body
+    assert admin_client.get(run_link).context["cl"].result_count == 1
 
 
 def test_runs_json_follows_verdicts_as_they_are_written(admin_client, client):
