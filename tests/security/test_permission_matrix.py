@@ -125,6 +125,21 @@ def routes(assignment_id: str) -> dict[str, Route]:
                                        api_senior),
         "annotation:adj-submit": Route("POST", f"/api/v1/adjudications/{assignment_id}/submit/",
                                        api_senior, {"decisions": []}),
+        # Admin dashboards: staff only; the polled JSON answers 403 instead of a login page.
+        # Posts without a unit/expert are refused by the page (302 back, or 404 for no expert).
+        "dashboard:overview": Route("GET", "/admin/dashboard/", staff_only),
+        "dashboard:runs": Route("GET", "/admin/dashboard/runs/", staff_only),
+        "dashboard:runs-json": Route("GET", "/admin/dashboard/runs.json",
+                                     {**dict.fromkeys(ROLES, (403,)), "admin": (200,)}),
+        "dashboard:study": Route("GET", "/admin/dashboard/studies/study-a/", staff_only),
+        "dashboard:route": Route("POST", "/admin/dashboard/studies/study-a/route/",
+                                 dict.fromkeys(ROLES, (302,))),
+        "dashboard:recalibrate": Route("POST", "/admin/dashboard/studies/study-a/recalibrate/",
+                                       {**staff_only, "admin": (404,)}),
+        "dashboard:deactivate": Route("POST", "/admin/dashboard/studies/study-a/deactivate/",
+                                      {**staff_only, "admin": (404,)}),
+        "dashboard:due-date": Route("POST", "/admin/dashboard/studies/study-a/due-date/",
+                                    dict.fromkeys(ROLES, (302,))),
         "schema": Route("GET", "/api/schema/", public),
         "api-docs": Route("GET", "/api/docs/", public),
     }  # fmt: skip
