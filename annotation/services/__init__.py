@@ -1,6 +1,7 @@
 """Writes of the annotation app. Import services from here; the modules split them by concern:
-``core`` (experts, pools, leases, submissions), ``calibration``, ``certificates``, ``pay`` and
-``knowledge`` (discussion threads, votes, moderation)."""
+``core`` (experts, pools, leases, submissions), ``calibration``, ``certificates``, ``pay``,
+``knowledge`` (discussion threads, votes, moderation) and ``routing`` (an admin's manual routing,
+recalibration and deactivation)."""
 
 from annotation.labels import InvalidLabels
 from annotation.services.adjudication import (
@@ -40,6 +41,11 @@ from annotation.services.knowledge import (
     knowledge_demo_load,
 )
 from annotation.services.pay import pay_correct, pay_rate_set, pay_record_earning
+from annotation.services.routing import (
+    expert_require_recalibration,
+    expert_set_active,
+    unit_route_to_expert,
+)
 
 __all__ = [
     "AnnotationError",
@@ -65,6 +71,8 @@ __all__ = [
     "comment_vote",
     "draft_save",
     "expert_create",
+    "expert_require_recalibration",
+    "expert_set_active",
     "knowledge_demo_load",
     "leases_expire",
     "pay_correct",
@@ -74,5 +82,6 @@ __all__ = [
     "pool_set_quality_policy",
     "pool_set_status",
     "unit_queue_adjudication",
+    "unit_route_to_expert",
     "units_mark_for_adjudication",
 ]
