@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.conf import settings
-from django.db.models import Count, Exists, IntegerField, OuterRef, Q, QuerySet, Subquery, Sum
+from django.db.models import Count, Exists, F, IntegerField, OuterRef, Q, QuerySet, Subquery, Sum
 from django.db.models.functions import Coalesce
 from django.http import Http404
 from django.utils import timezone
@@ -75,31 +75,27 @@ def cases_pending_for_expert(
         experts=expert, status=Pool.Status.OPEN, calibration_set__isnull=True
     )
     mine = Assignment.objects.filter(expert=expert, kind=Assignment.Kind.RATING).order_by()
-    # Units of the expert's open studies (on the asked cases) they have not submitted. The
-    # rater counts are a second, grouped query over just these units: as a correlated
-    # subquery PostgreSQL counted every unit of every study before filtering by case.
+    # Units of the expert's open studies (on the asked cases) they have not submitted. A
+    # correlated count per unit made PostgreSQL count every unit of every study before
+    # filtering by case; a grouped count over just these units does not.
     candidates = (
         _restrict(Unit.objects.filter(pool__in=study_pools), case_ids)
         .exclude(pk__in=mine.filter(status=Assignment.Status.SUBMITTED).values("unit_id"))
         .order_by()
     )
-    rows = list(candidates.values_list("pk", "response__case_id", "pool__raters_per_unit"))
-    held = set(mine.filter(status=Assignment.Status.LEASED).values_list("unit_id", flat=True))
-    holding = Q(status=Assignment.Status.SUBMITTED) | Q(
-        status=Assignment.Status.LEASED, lease_expires_at__gt=now
+    held = mine.filter(status=Assignment.Status.LEASED).values("unit_id")
+    holding = Q(assignments__kind=Assignment.Kind.RATING) & (
+        Q(assignments__status=Assignment.Status.SUBMITTED)
+        | Q(assignments__status=Assignment.Status.LEASED, assignments__lease_expires_at__gt=now)
     )
-    taken = (
-        dict(
-            Assignment.objects.filter(holding, kind=Assignment.Kind.RATING, unit__in=candidates)
-            .order_by()
-            .values("unit_id")
-            .annotate(n=Count("pk"))
-            .values_list("unit_id", "n")
-        )
-        if rows
-        else {}
+    # Only the under-filled units come back (a grouped count with HAVING), not every unit.
+    open_slots = (
+        candidates.annotate(taken=Count("assignments", filter=holding))
+        .filter(taken__lt=F("pool__raters_per_unit"))
+        .values_list("response__case_id", flat=True)
     )
-    pending = {case for pk, case, raters in rows if pk in held or taken.get(pk, 0) < raters}
+    pending = set(open_slots)
+    pending |= set(candidates.filter(pk__in=held).values_list("response__case_id", flat=True))
 
     calibration_pools = Pool.objects.filter(
         Q(experts=expert)
