@@ -23,7 +23,7 @@ from tests.annotation.factories import ExpertFactory, UserFactory
 from tests.annotation.helpers import all_labels
 from tests.benchmark.factories import JudgeRunFactory
 from tests.validation.factories import open_study
-from validation.dashboard import rules, selectors
+from validation.dashboard import alerts, rules, selectors
 from validation.dashboard.agreement import peer_agreement_by, peer_agreement_table
 from validation.services import study_compute_gold, study_create, study_open
 
@@ -123,10 +123,10 @@ def test_a_weak_expert_is_flagged_and_recalibration_holds_back_their_study_work(
     crowd, admin_client
 ):
     study, (a, b, c, d) = crowd
-    alerts = selectors.alerts_collect(
+    found = alerts.alerts_collect(
         studies=[study], progress=selectors.studies_progress(studies=[study])
     )
-    assert [w.expert for w in alerts.weak_experts] == [d]
+    assert [w.expert for w in found.weak_experts] == [d]
     # Give the study a calibration set everyone passed, so study work is open to all.
     senior = ExpertFactory(tier="senior")
     calibration = calibration_set(senior=senior)

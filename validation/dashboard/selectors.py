@@ -1,4 +1,5 @@
-"""Reads of the admin dashboard: study progress, quality trends, risk alerts, runs.
+"""Reads of the admin dashboard: study progress and quality trends (alerts in ``alerts``,
+runs in ``runs``).
 
 Staff only; nothing here is ever shown to an expert. Every figure is aggregated by the
 database (grouped counts over all studies or experts at once), so a page costs a fixed
@@ -9,16 +10,15 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
-from django.db.models import Case, Count, Exists, IntegerField, OuterRef, Q, Value, When
+from django.db.models import Count, Exists, OuterRef, Q
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from annotation.models import ACTIVE, Assignment, Expert, Pool, Submission
 from annotation.quality import QUALITY_MIN_UNITS, Agreement, combine
-from benchmark.models import GenerationRun, JudgeRun, Response, Verdict
 from validation.dashboard import rules
-from validation.dashboard.agreement import peer_agreement_by, peer_agreement_table
+from validation.dashboard.agreement import peer_agreement_table
 from validation.models import Study, StudyUnit
 
 # The progress buckets of a study's units, in the order the dashboard shows them.
@@ -54,12 +54,6 @@ def status_label(value: str) -> str:
 
 DAYS_CHARTED = 30
 WEEKS_SHOWN = 8
-RECENT_RUNS = 20
-RUNNING = (JudgeRun.Status.PENDING, JudgeRun.Status.RUNNING)
-# Runs still going sort first.
-RUNNING_FIRST = Case(
-    When(status__in=RUNNING, then=Value(0)), default=Value(1), output_field=IntegerField()
-)
 
 
 def _bucket(state: str, needs_adjudication: bool, busy: bool) -> str:
@@ -251,249 +245,6 @@ def study_detail(*, study: Study, now: datetime | None = None) -> StudyDetail:
         overall=combine(overall.values()),
         agreement=overall,
     )
-
-
-# ---- risk alerts -------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class WeakExpert:
-    study: Study
-    expert: Expert
-    agreement: Agreement
-    outlier: rules.Outlier
-
-
-@dataclass(frozen=True)
-class ExpiringUnit:
-    study: Study
-    unit_id: int
-    token: str
-    expired: int
-
-
-@dataclass(frozen=True)
-class LateStudy:
-    progress: StudyProgress
-
-
-@dataclass(frozen=True)
-class FailingRun:
-    run: JudgeRun
-    done: int
-    errors: int
-    share: float
-
-
-@dataclass
-class Alerts:
-    weak_experts: list[WeakExpert] = field(default_factory=list)
-    expiring_units: list[ExpiringUnit] = field(default_factory=list)
-    late_studies: list[LateStudy] = field(default_factory=list)
-    failing_runs: list[FailingRun] = field(default_factory=list)
-
-    def __len__(self) -> int:
-        return (
-            len(self.weak_experts)
-            + len(self.expiring_units)
-            + len(self.late_studies)
-            + len(self.failing_runs)
-        )
-
-
-def _weak_experts(
-    studies: list[Study], figures: dict[tuple[int, int], Agreement] | None
-) -> list[WeakExpert]:
-    if not studies:
-        return []
-    by_pool = {s.pool_id: s for s in studies}
-    if figures is None:
-        figures = peer_agreement_by(pool_ids=list(by_pool))
-    per_pool: dict[int, dict[int, Agreement]] = defaultdict(dict)
-    for (pool_id, expert_id), agreement in figures.items():
-        if agreement.units >= QUALITY_MIN_UNITS and agreement.share is not None:
-            per_pool[pool_id][expert_id] = agreement
-    found = []
-    for pool_id, agreements in per_pool.items():
-        study = by_pool[pool_id]
-        outliers = rules.weak_experts(
-            {e: a.share for e, a in agreements.items()}, min_quality=study.pool.min_quality
-        )
-        found += [(study, o, agreements[o.key]) for o in outliers]
-    experts = Expert.objects.select_related("user").in_bulk([o.key for _, o, _ in found])
-    return [
-        WeakExpert(study=s, expert=experts[o.key], agreement=a, outlier=o)
-        for s, o, a in found
-        if experts[o.key].is_active
-    ]
-
-
-def _expiring_units(studies: list[Study], *, now: datetime) -> list[ExpiringUnit]:
-    if not studies:
-        return []
-    by_pool = {s.pool_id: s for s in studies}
-    waiting = StudyUnit.objects.filter(study__in=studies, state=StudyUnit.State.PENDING).values(
-        "unit_id"
-    )
-    live = Assignment.objects.filter(
-        status=Assignment.Status.LEASED, lease_expires_at__gt=now, pool_id__in=list(by_pool)
-    ).values("unit_id")
-    rows = (
-        Assignment.objects.filter(pool_id__in=list(by_pool), kind=Assignment.Kind.RATING)
-        .filter(
-            Q(status=Assignment.Status.EXPIRED)
-            | Q(status=Assignment.Status.LEASED, lease_expires_at__lte=now)
-        )
-        .filter(unit_id__in=waiting)
-        .exclude(unit_id__in=live)
-        .values_list("unit_id", "pool_id", "unit__token")
-        .annotate(n=Count("id"))
-        .filter(n__gte=rules.EXPIRED_LEASES_ALERT)
-        .order_by()
-    )
-    info = {unit_id: (pool_id, token) for unit_id, pool_id, token, _ in rows}
-    ranked = rules.expiring_units({unit_id: n for unit_id, _, _, n in rows})
-    return [
-        ExpiringUnit(study=by_pool[info[u][0]], unit_id=u, token=info[u][1], expired=n)
-        for u, n in ranked
-    ]
-
-
-def _run_counts(run_ids: list[int]) -> dict[int, tuple[int, int]]:
-    rows = (
-        Verdict.objects.filter(run_id__in=run_ids)
-        .values("run_id")
-        .annotate(done=Count("id"), errors=Count("id", filter=Q(state=Verdict.State.ERROR)))
-        .order_by()
-    )
-    return {r["run_id"]: (r["done"], r["errors"]) for r in rows}
-
-
-def _failing_runs(runs: list[JudgeRun]) -> list[FailingRun]:
-    counts = _run_counts([r.pk for r in runs])
-    found = []
-    for run in runs:
-        done, errors = counts.get(run.pk, (0, 0))
-        verdict = rules.run_error_share(done=done, errors=errors)
-        if verdict.alert:
-            found.append(FailingRun(run=run, done=done, errors=errors, share=verdict.share))
-    return sorted(found, key=lambda f: -f.share)
-
-
-def alerts_collect(
-    *,
-    studies: list[Study],
-    progress: list[StudyProgress],
-    runs: list[JudgeRun] | None = None,
-    now: datetime | None = None,
-    agreement: dict[tuple[int, int], Agreement] | None = None,
-) -> Alerts:
-    """The risks worth an admin's action, each with what is needed to act on it.
-
-    Only open studies are looked at (a draft has no work yet, a closed one no more); judge
-    runs are those given (the recent ones on the overview, the study's on a study page).
-    ``agreement`` is the (pool, expert) figures when the caller has them already.
-    """
-    now = now or timezone.now()
-    open_studies = [s for s in studies if s.pool.status == Pool.Status.OPEN]
-    return Alerts(
-        weak_experts=_weak_experts(open_studies, agreement),
-        expiring_units=_expiring_units(open_studies, now=now),
-        late_studies=[LateStudy(progress=p) for p in progress if p.pace.will_miss],
-        failing_runs=_failing_runs(runs or []),
-    )
-
-
-def judge_runs_recent(*, limit: int = RECENT_RUNS) -> list[JudgeRun]:
-    """Runs still going first, then the most recent ones."""
-    return list(
-        JudgeRun.objects.select_related("judge", "model", "dataset").order_by(
-            RUNNING_FIRST, "-created_at", "-id"
-        )[:limit]
-    )
-
-
-def judge_runs_for_study(*, study: Study) -> list[JudgeRun]:
-    return list(study.judge_runs.select_related("judge", "model", "dataset"))
-
-
-# ---- live runs ---------------------------------------------------------------------------
-
-
-def _share(done: int, total: int) -> float | None:
-    return done / total if total else None
-
-
-def runs_live(*, limit: int = RECENT_RUNS) -> dict:
-    """Judge and generation runs with their progress, errors, requests and cost (JSON-ready).
-
-    A judge run's done and error counts come from its verdicts as they are written; totals,
-    requests and cost from the stats its engine checkpoints.
-    """
-    judge_runs = judge_runs_recent(limit=limit)
-    counts = _run_counts([r.pk for r in judge_runs])
-    totals = dict(
-        ((m, d), n)
-        for m, d, n in Response.objects.filter(
-            model_id__in={r.model_id for r in judge_runs},
-            case__dataset_id__in={r.dataset_id for r in judge_runs},
-        )
-        .values_list("model_id", "case__dataset_id")
-        .annotate(n=Count("case__rubric"))
-        .order_by()
-    )
-    judge = []
-    for run in judge_runs:
-        done, errors = counts.get(run.pk, (0, 0))
-        total = run.stats.get("total") or totals.get((run.model_id, run.dataset_id), 0)
-        judge.append(
-            {
-                "id": run.pk,
-                "judge": run.judge.name,
-                "model": run.model.name,
-                "dataset": f"{run.dataset.name} v{run.dataset.version}",
-                "status": run.status,
-                "status_label": status_label(run.status),
-                "source": run.source,
-                "total": total,
-                "done": done,
-                "errors": errors,
-                "progress": _share(done, total),
-                "error_share": _share(errors, done),
-                "alert": rules.run_error_share(done=done, errors=errors).alert,
-                "requests": int(run.stats.get("calls", 0)),
-                "cached": int(run.stats.get("cached", 0)),
-                "cost": float(run.stats.get("cost", 0.0)),
-                "created_at": run.created_at.isoformat(),
-                "finished_at": run.finished_at.isoformat() if run.finished_at else None,
-            }
-        )
-    generation = []
-    for run in GenerationRun.objects.select_related("model", "dataset").order_by(
-        RUNNING_FIRST, "-created_at", "-id"
-    )[:limit]:
-        total, done = int(run.stats.get("total", 0)), int(run.stats.get("done", 0))
-        generation.append(
-            {
-                "id": run.pk,
-                "model": run.model.name,
-                "dataset": f"{run.dataset.name} v{run.dataset.version}",
-                "mode": run.mode,
-                "mode_label": status_label(run.mode),
-                "status": run.status,
-                "status_label": status_label(run.status),
-                "total": total,
-                "done": done,
-                "errors": int(run.stats.get("errors", 0)),
-                "progress": _share(done, total),
-                "requests": int(run.stats.get("calls", 0)),
-                "cost": float(run.stats.get("cost", 0.0)),
-                "error": run.stats.get("error", ""),
-                "created_at": run.created_at.isoformat(),
-                "finished_at": run.finished_at.isoformat() if run.finished_at else None,
-            }
-        )
-    return {"judge_runs": judge, "generation_runs": generation, "at": timezone.now().isoformat()}
 
 
 # ---- what the routing form offers --------------------------------------------------------

@@ -21,7 +21,9 @@ from annotation.services.routing import (
     expert_set_active,
     unit_route_to_expert,
 )
+from validation.dashboard import alerts as dashboard_alerts
 from validation.dashboard import charts, rules, selectors
+from validation.dashboard import runs as dashboard_runs
 from validation.dashboard.services import study_set_due_date
 
 BUCKET_LABELS = [
@@ -78,8 +80,8 @@ def overview(request):
     now = timezone.now()
     studies = selectors.studies_list()
     progress = selectors.studies_progress(studies=studies, now=now)
-    alerts = selectors.alerts_collect(
-        studies=studies, progress=progress, runs=selectors.judge_runs_recent(), now=now
+    alerts = dashboard_alerts.alerts_collect(
+        studies=studies, progress=progress, runs=dashboard_runs.judge_runs_recent(), now=now
     )
     return render(
         request,
@@ -102,10 +104,10 @@ def study_page(request, name: str):
     study = _study_or_404(name)
     now = timezone.now()
     detail = selectors.study_detail(study=study, now=now)
-    alerts = selectors.alerts_collect(
+    alerts = dashboard_alerts.alerts_collect(
         studies=[study],
         progress=[detail.progress],
-        runs=selectors.judge_runs_for_study(study=study),
+        runs=dashboard_runs.judge_runs_for_study(study=study),
         now=now,
         agreement=detail.agreement,
     )
@@ -214,7 +216,7 @@ def runs(request):
     return render(
         request,
         "validation/dashboard/runs.html",
-        _context(request, _("Judge and generation runs"), live=selectors.runs_live()),
+        _context(request, _("Judge and generation runs"), live=dashboard_runs.runs_live()),
     )
 
 
@@ -233,6 +235,6 @@ def _staff_json(view):
 @_staff_json
 @require_GET
 def runs_json(request):
-    response = JsonResponse(selectors.runs_live())
+    response = JsonResponse(dashboard_runs.runs_live())
     response["Cache-Control"] = "no-store"
     return response

@@ -1,0 +1,155 @@
+"""The dashboard's risk alerts: the rules of ``rules`` applied to figures the database counts."""
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.db.models import Count, Q
+from django.utils import timezone
+
+from annotation.models import Assignment, Expert, Pool
+from annotation.quality import QUALITY_MIN_UNITS, Agreement
+from benchmark.models import JudgeRun
+from validation.dashboard import rules
+from validation.dashboard.agreement import peer_agreement_by
+from validation.dashboard.runs import run_verdict_counts
+from validation.dashboard.selectors import StudyProgress
+from validation.models import Study, StudyUnit
+
+
+@dataclass(frozen=True)
+class WeakExpert:
+    study: Study
+    expert: Expert
+    agreement: Agreement
+    outlier: rules.Outlier
+
+
+@dataclass(frozen=True)
+class ExpiringUnit:
+    study: Study
+    unit_id: int
+    token: str
+    expired: int
+
+
+@dataclass(frozen=True)
+class LateStudy:
+    progress: StudyProgress
+
+
+@dataclass(frozen=True)
+class FailingRun:
+    run: JudgeRun
+    done: int
+    errors: int
+    share: float
+
+
+@dataclass
+class Alerts:
+    weak_experts: list[WeakExpert] = field(default_factory=list)
+    expiring_units: list[ExpiringUnit] = field(default_factory=list)
+    late_studies: list[LateStudy] = field(default_factory=list)
+    failing_runs: list[FailingRun] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return (
+            len(self.weak_experts)
+            + len(self.expiring_units)
+            + len(self.late_studies)
+            + len(self.failing_runs)
+        )
+
+
+def _weak_experts(
+    studies: list[Study], figures: dict[tuple[int, int], Agreement] | None
+) -> list[WeakExpert]:
+    if not studies:
+        return []
+    by_pool = {s.pool_id: s for s in studies}
+    if figures is None:
+        figures = peer_agreement_by(pool_ids=list(by_pool))
+    per_pool: dict[int, dict[int, Agreement]] = defaultdict(dict)
+    for (pool_id, expert_id), agreement in figures.items():
+        if agreement.units >= QUALITY_MIN_UNITS and agreement.share is not None:
+            per_pool[pool_id][expert_id] = agreement
+    found = []
+    for pool_id, agreements in per_pool.items():
+        study = by_pool[pool_id]
+        outliers = rules.weak_experts(
+            {e: a.share for e, a in agreements.items()}, min_quality=study.pool.min_quality
+        )
+        found += [(study, o, agreements[o.key]) for o in outliers]
+    experts = Expert.objects.select_related("user").in_bulk([o.key for _, o, _ in found])
+    return [
+        WeakExpert(study=s, expert=experts[o.key], agreement=a, outlier=o)
+        for s, o, a in found
+        if experts[o.key].is_active
+    ]
+
+
+def _expiring_units(studies: list[Study], *, now: datetime) -> list[ExpiringUnit]:
+    if not studies:
+        return []
+    by_pool = {s.pool_id: s for s in studies}
+    waiting = StudyUnit.objects.filter(study__in=studies, state=StudyUnit.State.PENDING).values(
+        "unit_id"
+    )
+    live = Assignment.objects.filter(
+        status=Assignment.Status.LEASED, lease_expires_at__gt=now, pool_id__in=list(by_pool)
+    ).values("unit_id")
+    rows = (
+        Assignment.objects.filter(pool_id__in=list(by_pool), kind=Assignment.Kind.RATING)
+        .filter(
+            Q(status=Assignment.Status.EXPIRED)
+            | Q(status=Assignment.Status.LEASED, lease_expires_at__lte=now)
+        )
+        .filter(unit_id__in=waiting)
+        .exclude(unit_id__in=live)
+        .values_list("unit_id", "pool_id", "unit__token")
+        .annotate(n=Count("id"))
+        .filter(n__gte=rules.EXPIRED_LEASES_ALERT)
+        .order_by()
+    )
+    info = {unit_id: (pool_id, token) for unit_id, pool_id, token, _ in rows}
+    ranked = rules.expiring_units({unit_id: n for unit_id, _, _, n in rows})
+    return [
+        ExpiringUnit(study=by_pool[info[u][0]], unit_id=u, token=info[u][1], expired=n)
+        for u, n in ranked
+    ]
+
+
+def _failing_runs(runs: list[JudgeRun]) -> list[FailingRun]:
+    counts = run_verdict_counts([r.pk for r in runs])
+    found = []
+    for run in runs:
+        done, errors = counts.get(run.pk, (0, 0))
+        verdict = rules.run_error_share(done=done, errors=errors)
+        if verdict.alert:
+            found.append(FailingRun(run=run, done=done, errors=errors, share=verdict.share))
+    return sorted(found, key=lambda f: -f.share)
+
+
+def alerts_collect(
+    *,
+    studies: list[Study],
+    progress: list[StudyProgress],
+    runs: list[JudgeRun] | None = None,
+    now: datetime | None = None,
+    agreement: dict[tuple[int, int], Agreement] | None = None,
+) -> Alerts:
+    """The risks worth an admin's action, each with what is needed to act on it.
+
+    Only open studies are looked at (a draft has no work yet, a closed one no more); judge
+    runs are those given (the recent ones on the overview, the study's on a study page).
+    ``agreement`` is the (pool, expert) figures when the caller has them already.
+    """
+    now = now or timezone.now()
+    open_studies = [s for s in studies if s.pool.status == Pool.Status.OPEN]
+    return Alerts(
+        weak_experts=_weak_experts(open_studies, agreement),
+        expiring_units=_expiring_units(open_studies, now=now),
+        late_studies=[LateStudy(progress=p) for p in progress if p.pace.will_miss],
+        failing_runs=_failing_runs(runs or []),
+    )

@@ -1,0 +1,115 @@
+"""Judge and generation runs for the dashboard: progress, errors, requests and cost."""
+
+from django.db.models import Case, Count, IntegerField, Q, Value, When
+from django.utils import timezone
+
+from benchmark.models import GenerationRun, JudgeRun, Response, Verdict
+from validation.dashboard import rules
+from validation.dashboard.selectors import status_label
+from validation.models import Study
+
+RECENT_RUNS = 20
+RUNNING = (JudgeRun.Status.PENDING, JudgeRun.Status.RUNNING)
+# Runs still going sort first.
+RUNNING_FIRST = Case(
+    When(status__in=RUNNING, then=Value(0)), default=Value(1), output_field=IntegerField()
+)
+
+
+def run_verdict_counts(run_ids: list[int]) -> dict[int, tuple[int, int]]:
+    rows = (
+        Verdict.objects.filter(run_id__in=run_ids)
+        .values("run_id")
+        .annotate(done=Count("id"), errors=Count("id", filter=Q(state=Verdict.State.ERROR)))
+        .order_by()
+    )
+    return {r["run_id"]: (r["done"], r["errors"]) for r in rows}
+
+
+def judge_runs_recent(*, limit: int = RECENT_RUNS) -> list[JudgeRun]:
+    """Runs still going first, then the most recent ones."""
+    return list(
+        JudgeRun.objects.select_related("judge", "model", "dataset").order_by(
+            RUNNING_FIRST, "-created_at", "-id"
+        )[:limit]
+    )
+
+
+def judge_runs_for_study(*, study: Study) -> list[JudgeRun]:
+    return list(study.judge_runs.select_related("judge", "model", "dataset"))
+
+
+def _share(done: int, total: int) -> float | None:
+    return done / total if total else None
+
+
+def runs_live(*, limit: int = RECENT_RUNS) -> dict:
+    """Judge and generation runs with their progress, errors, requests and cost (JSON-ready).
+
+    A judge run's done and error counts come from its verdicts as they are written; totals,
+    requests and cost from the stats its engine checkpoints.
+    """
+    judge_runs = judge_runs_recent(limit=limit)
+    counts = run_verdict_counts([r.pk for r in judge_runs])
+    totals = dict(
+        ((m, d), n)
+        for m, d, n in Response.objects.filter(
+            model_id__in={r.model_id for r in judge_runs},
+            case__dataset_id__in={r.dataset_id for r in judge_runs},
+        )
+        .values_list("model_id", "case__dataset_id")
+        .annotate(n=Count("case__rubric"))
+        .order_by()
+    )
+    judge = []
+    for run in judge_runs:
+        done, errors = counts.get(run.pk, (0, 0))
+        total = run.stats.get("total") or totals.get((run.model_id, run.dataset_id), 0)
+        judge.append(
+            {
+                "id": run.pk,
+                "judge": run.judge.name,
+                "model": run.model.name,
+                "dataset": f"{run.dataset.name} v{run.dataset.version}",
+                "status": run.status,
+                "status_label": status_label(run.status),
+                "source": run.source,
+                "total": total,
+                "done": done,
+                "errors": errors,
+                "progress": _share(done, total),
+                "error_share": _share(errors, done),
+                "alert": rules.run_error_share(done=done, errors=errors).alert,
+                "requests": int(run.stats.get("calls", 0)),
+                "cached": int(run.stats.get("cached", 0)),
+                "cost": float(run.stats.get("cost", 0.0)),
+                "created_at": run.created_at.isoformat(),
+                "finished_at": run.finished_at.isoformat() if run.finished_at else None,
+            }
+        )
+    generation = []
+    for run in GenerationRun.objects.select_related("model", "dataset").order_by(
+        RUNNING_FIRST, "-created_at", "-id"
+    )[:limit]:
+        total, done = int(run.stats.get("total", 0)), int(run.stats.get("done", 0))
+        generation.append(
+            {
+                "id": run.pk,
+                "model": run.model.name,
+                "dataset": f"{run.dataset.name} v{run.dataset.version}",
+                "mode": run.mode,
+                "mode_label": status_label(run.mode),
+                "status": run.status,
+                "status_label": status_label(run.status),
+                "total": total,
+                "done": done,
+                "errors": int(run.stats.get("errors", 0)),
+                "progress": _share(done, total),
+                "requests": int(run.stats.get("calls", 0)),
+                "cost": float(run.stats.get("cost", 0.0)),
+                "error": run.stats.get("error", ""),
+                "created_at": run.created_at.isoformat(),
+                "finished_at": run.finished_at.isoformat() if run.finished_at else None,
+            }
+        )
+    return {"judge_runs": judge, "generation_runs": generation, "at": timezone.now().isoformat()}
