@@ -376,6 +376,7 @@ def team(db):
     from annotation import services as annotation_services
     from annotation.models import CertificationBar, FaqEntry, LibraryEntry
     from benchmark.models import ModelUnderTest, Response, RubricItem
+    from benchmark.services.rubric import rubric_item_edit
     from tests.annotation.factories import ExpertFactory, UserFactory
     from tests.annotation.helpers import all_labels
     from tests.validation.adjudication_helpers import split_study
@@ -384,6 +385,10 @@ def team(db):
 
     # First: it renames its two models, so the open study's model name stays free.
     closed = rated_study(name="closed-zh", cases=3, models=2)
+    # A criterion edited after the labels: the report's "rubric changed" sections show.
+    edited = RubricItem.objects.filter(case__dataset=closed.dataset).first()
+    editor = UserFactory(username="editor-zh", is_staff=True)
+    rubric_item_edit(item=edited, text="修改后的标准", author=editor, reason="措辞更清楚")
     expert = ExpertFactory(user__username="rater-zh", specialties=["职场心理"])
     study = open_study(cases=2, experts=[expert], name="pilot-zh")
     # Every test study names its model alike; rename so the split study below can too.
