@@ -25,7 +25,7 @@ from tests.benchmark.factories import JudgeRunFactory
 from tests.validation.factories import open_study
 from validation.dashboard import alerts, rules, selectors
 from validation.dashboard.agreement import peer_agreement_by, peer_agreement_table
-from validation.services import study_compute_gold, study_create, study_open
+from validation.services import study_close, study_compute_gold, study_create, study_open
 
 pytestmark = pytest.mark.django_db
 OVERVIEW = "/admin/dashboard/"
@@ -359,3 +359,18 @@ def test_cached_agreement_follows_new_submissions():
         assert after[(study.pool_id, expert.pk)] == selectors_quality.expert_peer_agreement(
             expert=expert
         )
+
+
+def test_a_closed_study_shows_its_short_units_waiting_for_a_senior_and_no_pace():
+    experts = ExpertFactory.create_batch(3)
+    study = open_study(cases=3, experts=experts, name="closing")
+    study.due_date = timezone.localdate() + timedelta(days=1)
+    study.save(update_fields=["due_date"])
+    while rate_round(study.pool, experts[:2]):
+        pass  # two raters only: no unit can be finished
+    study_close(study=study)
+    study.pool.refresh_from_db()
+    progress = selectors.studies_progress(studies=[study])[0]
+    assert progress.buckets[selectors.WAITING_SENIOR] == 3
+    assert progress.buckets[selectors.PENDING] == progress.buckets[selectors.IN_PROGRESS] == 0
+    assert progress.pace.remaining == 0 and not progress.pace.will_miss
