@@ -540,3 +540,18 @@ def test_admin_curates_faq_with_comma_separated_tags_and_library_entries(two_uni
     assert LibraryEntry.objects.get().curated_by == staff
     # Comments are moderated, not written or deleted, in the admin.
     assert admin.get("/admin/annotation/comment/add/").status_code == 403
+
+
+def test_faq_page_searches_and_lists_the_readers_language_first(faq):
+    reader = Client()
+    reader.force_login(ExpertFactory().user)
+    page = reader.get("/faq/", {"q": "租约"}, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert faq["lease"].question in page and faq["catastrophic"].question not in page
+    for language, first in (("en", "lease"), ("zh-hans", "catastrophic")):
+        page = reader.get("/faq/", HTTP_ACCEPT_LANGUAGE=language).content.decode()
+        others = {"lease": "catastrophic", "catastrophic": "lease"}
+        assert page.index(faq[first].question) < page.index(faq[others[first]].question)
+        assert faq["draft"].question not in page
+    outsider = Client()
+    outsider.force_login(UserFactory())
+    assert outsider.get("/faq/").status_code == 403
