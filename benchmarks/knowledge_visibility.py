@@ -224,8 +224,8 @@ def main() -> None:
         )  # fmt: skip
     r = json.loads(out.stdout.strip().splitlines()[-1])
     print("| backend | studies | units | submissions | expert's units | pending cases | "
-          "pending ms | /done/ list alone ms | /done/ list + links (open) ms | library (visible) ms | "
-          "discussion page (comments) ms |")  # fmt: skip
+          "pending ms | /done/ list alone ms | /done/ list + links (open) ms | "
+          "library (visible) ms | discussion page (comments) ms |")  # fmt: skip
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     print(
         f"| {r['backend']} | {r['studies']} | {r['units']:,} | {r['submissions']:,} | "
