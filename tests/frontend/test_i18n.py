@@ -373,6 +373,8 @@ def _zh(client: Client, url: str) -> str:
 @pytest.fixture
 def team(db):
     """An open study with an expert who has rated once, a closed rated study, an admin."""
+    from rest_framework.test import APIClient
+
     from annotation import services as annotation_services
     from annotation.models import CertificationBar, FaqEntry, LibraryEntry
     from benchmark.models import ModelUnderTest, Response, RubricItem
@@ -382,6 +384,7 @@ def team(db):
     from tests.validation.adjudication_helpers import split_study
     from tests.validation.factories import MODEL_NAME_MARKER, open_study
     from tests.validation.test_report_db import XSS, rated_study
+    from validation.services import study_compute_gold
 
     # First: it renames its two models, so the open study's model name stays free.
     closed = rated_study(name="closed-zh", cases=3, models=2)
@@ -400,6 +403,16 @@ def team(db):
     outsider = UserFactory(username="outsider-zh")
     # A senior with a 2/1 split waiting, knowledge pages with content, a discussion to open.
     _, _, senior = split_study(splits=["warmth"], name="adj-zh")
+    ModelUnderTest.objects.filter(name__startswith=MODEL_NAME_MARKER).update(name="model-adj-zh")
+    # A decided split, so the report shows its adjudication section.
+    decided, _, other_senior = split_study(splits=["warmth"], name="decided-zh")
+    api = APIClient()
+    api.force_authenticate(other_senior.user)
+    body = api.post("/api/v1/adjudications/next/?study=decided-zh").json()
+    decisions = [{"criterion": c["id"], "hit": True, "reason": "语气温暖"}
+                 for c in body["unit"]["criteria"]]  # fmt: skip
+    api.post(f"/api/v1/adjudications/{body['id']}/submit/", {"decisions": decisions}, format="json")
+    study_compute_gold(study=decided)
     FaqEntry.objects.create(question="如何标注？", answer="逐条判断。", tags=["标注"])
     case = assignment.unit.response.case
     comment = annotation_services.comment_post(user=expert.user, case=case, body="回应很共情。")
@@ -429,6 +442,7 @@ def _pages(team) -> list[tuple[str, Client, str, tuple[str, ...]]]:
     # Names the admin's own templates print without markup (the user tools, SVG labels).
     data = (
         *("admin-zh", closed, XSS, FORMULA, MODEL_NAME_MARKER, "model-zh", "judge-a", "judge-b"),
+        "decided-zh",
         *(f"dataset-{n}" for n in range(5)),  # the factories' dataset names
     )
     return [
@@ -441,6 +455,7 @@ def _pages(team) -> list[tuple[str, Client, str, tuple[str, ...]]]:
         ("certificate", expert, "/certificate/", ()),
         ("no expert profile", outsider, "/rate/pilot-zh/", ()),
         ("study report", admin, f"/admin/studies/{closed}/report/", data),
+        ("adjudicated study report", admin, "/admin/studies/decided-zh/report/", data),
         ("discussion", expert, f"/discuss/{token}/", ()),
         ("FAQ", expert, "/faq/", ()),
         ("FAQ search", expert, "/faq/?q=标注", ()),
