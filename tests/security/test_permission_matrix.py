@@ -142,6 +142,9 @@ def routes(assignment_id: str) -> dict[str, Route]:
                                     dict.fromkeys(ROLES, (302,))),
         "schema": Route("GET", "/api/schema/", public),
         "api-docs": Route("GET", "/api/docs/", public),
+        # The language switch and the scripts' string catalogue hold no data: open to all.
+        "set_language": Route("POST", "/i18n/setlang/", dict.fromkeys(ROLES, (302,))),
+        "javascript-catalog": Route("GET", "/jsi18n/", public),
     }  # fmt: skip
 
 
