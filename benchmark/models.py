@@ -1,5 +1,6 @@
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from benchmark.taxonomy import ABILITIES
 
@@ -7,21 +8,23 @@ ABILITY_CHOICES = [(a.code, f"{a.en} · {a.zh}") for a in ABILITIES]
 
 
 class Difficulty(models.TextChoices):
-    NORMAL = "normal", "normal"
-    HARD = "hard", "hard"
+    NORMAL = "normal", _("normal")
+    HARD = "hard", _("hard")
 
 
 class Dataset(models.Model):
-    name = models.CharField(max_length=200)
-    version = models.PositiveIntegerField()
-    content_hash = models.CharField(max_length=64, help_text="sha256 of the canonical content")
-    source = models.CharField(max_length=500, blank=True)
-    licence_note = models.CharField(max_length=500, blank=True)
-    is_demo = models.BooleanField(default=False)
-    case_count = models.PositiveIntegerField(default=0)
-    criterion_count = models.PositiveIntegerField(default=0)
-    warnings = models.JSONField(default=list, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    name = models.CharField(_("name"), max_length=200)
+    version = models.PositiveIntegerField(_("version"))
+    content_hash = models.CharField(
+        _("content hash"), max_length=64, help_text=_("SHA-256 of the canonical content")
+    )
+    source = models.CharField(_("source"), max_length=500, blank=True)
+    licence_note = models.CharField(_("licence note"), max_length=500, blank=True)
+    is_demo = models.BooleanField(_("demo data"), default=False)
+    case_count = models.PositiveIntegerField(_("cases"), default=0)
+    criterion_count = models.PositiveIntegerField(_("criteria"), default=0)
+    warnings = models.JSONField(_("import warnings"), default=list, blank=True)
+    created_at = models.DateTimeField(_("imported at"), auto_now_add=True)
 
     class Meta:
         constraints = [
@@ -29,6 +32,8 @@ class Dataset(models.Model):
             models.UniqueConstraint(fields=["name", "content_hash"], name="dataset_name_hash"),
         ]
         ordering = ["name", "-version"]
+        verbose_name = _("dataset")
+        verbose_name_plural = _("datasets")
 
     def __str__(self) -> str:
         label = f"{self.name} v{self.version}"
@@ -36,38 +41,51 @@ class Dataset(models.Model):
 
 
 class Case(models.Model):
-    dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="cases")
-    question_id = models.CharField(max_length=100)
-    position = models.PositiveIntegerField()
-    dialogue = models.JSONField()
-    difficulty = models.CharField(max_length=10, choices=Difficulty.choices)
-    primary_scene = models.CharField(max_length=200, blank=True)
-    secondary_scene = models.CharField(max_length=200, blank=True)
+    dataset = models.ForeignKey(
+        Dataset, on_delete=models.CASCADE, related_name="cases", verbose_name=_("dataset")
+    )
+    question_id = models.CharField(_("question id"), max_length=100)
+    position = models.PositiveIntegerField(_("position"))
+    dialogue = models.JSONField(_("dialogue"))
+    difficulty = models.CharField(_("difficulty"), max_length=10, choices=Difficulty.choices)
+    primary_scene = models.CharField(_("primary scene"), max_length=200, blank=True)
+    secondary_scene = models.CharField(_("secondary scene"), max_length=200, blank=True)
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["dataset", "question_id"], name="case_dataset_qid"),
         ]
         ordering = ["dataset", "position"]
+        verbose_name = _("case")
+        verbose_name_plural = _("cases")
 
     def __str__(self) -> str:
         return self.question_id
 
 
 class RubricItem(models.Model):
-    case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="rubric")
-    position = models.PositiveIntegerField()
-    ability = models.CharField(max_length=40, choices=ABILITY_CHOICES)
-    points = models.IntegerField(null=True, blank=True, help_text="null only for catastrophic")
-    text = models.TextField()
+    case = models.ForeignKey(
+        Case, on_delete=models.CASCADE, related_name="rubric", verbose_name=_("case")
+    )
+    position = models.PositiveIntegerField(_("position"))
+    ability = models.CharField(_("ability"), max_length=40, choices=ABILITY_CHOICES)
+    points = models.IntegerField(
+        _("points"),
+        null=True,
+        blank=True,
+        help_text=_("Empty only for the catastrophic criterion."),
+    )
+    text = models.TextField(_("text"))
     # The current version; an edit of text or points makes a RubricItemVersion and bumps it.
-    version = models.PositiveIntegerField(default=1)
+    version = models.PositiveIntegerField(_("version"), default=1)
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["case", "position"], name="rubric_case_position"),
         ]
         ordering = ["case", "position"]
+        verbose_name = _("criterion")
+        verbose_name_plural = _("criteria")
 
     def __str__(self) -> str:
         return f"{self.case_id}#{self.position} {self.ability} {self.points}"
@@ -76,18 +94,29 @@ class RubricItem(models.Model):
 class RubricItemVersion(models.Model):
     """One state of a criterion; labels and verdicts record the version number they saw."""
 
-    item = models.ForeignKey(RubricItem, on_delete=models.CASCADE, related_name="versions")
-    number = models.PositiveIntegerField()
-    text = models.TextField()
-    points = models.IntegerField(null=True, blank=True)
-    author = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    item = models.ForeignKey(
+        RubricItem,
+        on_delete=models.CASCADE,
+        related_name="versions",
+        verbose_name=_("criterion"),
     )
-    reason = models.TextField(blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    number = models.PositiveIntegerField(_("version"))
+    text = models.TextField(_("text"))
+    points = models.IntegerField(_("points"), null=True, blank=True)
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        verbose_name=_("author"),
+    )
+    reason = models.TextField(_("reason"), blank=True)
+    created_at = models.DateTimeField(_("date"), auto_now_add=True)
 
     class Meta:
         ordering = ["item", "number"]
+        verbose_name = _("criterion version")
+        verbose_name_plural = _("criterion versions")
         constraints = [
             models.UniqueConstraint(fields=["item", "number"], name="rubric_version_once"),
         ]
@@ -97,48 +126,64 @@ class RubricItemVersion(models.Model):
 
 
 class ModelUnderTest(models.Model):
-    name = models.CharField(max_length=200, unique=True)
-    description = models.TextField(blank=True)
-    base_url = models.CharField(max_length=500, blank=True)
-    endpoint_model = models.CharField(max_length=200, blank=True)
-    parameters = models.JSONField(default=dict, blank=True)
-    is_demo = models.BooleanField(default=False)
-    created_at = models.DateTimeField(auto_now_add=True)
+    name = models.CharField(_("name"), max_length=200, unique=True)
+    description = models.TextField(_("description"), blank=True)
+    base_url = models.CharField(_("base URL"), max_length=500, blank=True)
+    endpoint_model = models.CharField(_("endpoint model id"), max_length=200, blank=True)
+    parameters = models.JSONField(_("parameters"), default=dict, blank=True)
+    is_demo = models.BooleanField(_("demo data"), default=False)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
 
     class Meta:
         ordering = ["name"]
-        verbose_name = "model under test"
+        verbose_name = _("model under test")
+        verbose_name_plural = _("models under test")
 
     def __str__(self) -> str:
         return self.name
 
 
 class Response(models.Model):
-    model = models.ForeignKey(ModelUnderTest, on_delete=models.CASCADE, related_name="responses")
-    case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="responses")
-    text = models.TextField()
-    source = models.CharField(max_length=20, default="import")
-    created_at = models.DateTimeField(auto_now_add=True)
+    model = models.ForeignKey(
+        ModelUnderTest,
+        on_delete=models.CASCADE,
+        related_name="responses",
+        verbose_name=_("model"),
+    )
+    case = models.ForeignKey(
+        Case, on_delete=models.CASCADE, related_name="responses", verbose_name=_("case")
+    )
+    text = models.TextField(_("text"))
+    source = models.CharField(_("source"), max_length=20, default="import")
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["model", "case"], name="response_model_case"),
         ]
+        verbose_name = _("response")
+        verbose_name_plural = _("responses")
 
     def __str__(self) -> str:
         return f"{self.model} / {self.case}"
 
 
 class Judge(models.Model):
-    name = models.CharField(max_length=200, unique=True)
-    model = models.CharField(max_length=200, blank=True, help_text="endpoint model id")
-    prompt_template_version = models.CharField(max_length=100, blank=True)
-    base_url = models.CharField(max_length=500, blank=True)
-    parameters = models.JSONField(default=dict, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    name = models.CharField(_("name"), max_length=200, unique=True)
+    model = models.CharField(
+        _("model"), max_length=200, blank=True, help_text=_("The endpoint's model id.")
+    )
+    prompt_template_version = models.CharField(
+        _("prompt template version"), max_length=100, blank=True
+    )
+    base_url = models.CharField(_("base URL"), max_length=500, blank=True)
+    parameters = models.JSONField(_("parameters"), default=dict, blank=True)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
 
     class Meta:
         ordering = ["name"]
+        verbose_name = _("judge")
+        verbose_name_plural = _("judges")
 
     def __str__(self) -> str:
         return self.name
@@ -146,24 +191,37 @@ class Judge(models.Model):
 
 class JudgeRun(models.Model):
     class Status(models.TextChoices):
-        PENDING = "pending"
-        RUNNING = "running"
-        FINISHED = "finished"
-        STOPPED = "stopped"
-        FAILED = "failed"
+        PENDING = "pending", _("pending")
+        RUNNING = "running", _("running")
+        FINISHED = "finished", _("finished")
+        STOPPED = "stopped", _("stopped")
+        FAILED = "failed", _("failed")
 
-    judge = models.ForeignKey(Judge, on_delete=models.PROTECT, related_name="runs")
-    model = models.ForeignKey(ModelUnderTest, on_delete=models.CASCADE, related_name="judge_runs")
-    dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="judge_runs")
-    status = models.CharField(max_length=20, choices=Status.choices, default=Status.PENDING)
-    source = models.CharField(max_length=20, default="import")
-    content_hash = models.CharField(max_length=64, blank=True)
-    stats = models.JSONField(default=dict, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
+    judge = models.ForeignKey(
+        Judge, on_delete=models.PROTECT, related_name="runs", verbose_name=_("judge")
+    )
+    model = models.ForeignKey(
+        ModelUnderTest,
+        on_delete=models.CASCADE,
+        related_name="judge_runs",
+        verbose_name=_("model"),
+    )
+    dataset = models.ForeignKey(
+        Dataset, on_delete=models.CASCADE, related_name="judge_runs", verbose_name=_("dataset")
+    )
+    status = models.CharField(
+        _("status"), max_length=20, choices=Status.choices, default=Status.PENDING
+    )
+    source = models.CharField(_("source"), max_length=20, default="import")
+    content_hash = models.CharField(_("content hash"), max_length=64, blank=True)
+    stats = models.JSONField(_("statistics"), default=dict, blank=True)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
+        verbose_name = _("judge run")
+        verbose_name_plural = _("judge runs")
 
     def __str__(self) -> str:
         return f"run {self.pk}: {self.judge} on {self.model} ({self.dataset})"
@@ -171,24 +229,32 @@ class JudgeRun(models.Model):
 
 class Verdict(models.Model):
     class State(models.TextChoices):
-        MET = "met"
-        NOT_MET = "not_met"
-        ERROR = "error"
+        MET = "met", _("met")
+        NOT_MET = "not_met", _("not met")
+        ERROR = "error", _("error")
 
-    run = models.ForeignKey(JudgeRun, on_delete=models.CASCADE, related_name="verdicts")
-    response = models.ForeignKey(Response, on_delete=models.CASCADE, related_name="verdicts")
-    rubric_item = models.ForeignKey(RubricItem, on_delete=models.CASCADE, related_name="verdicts")
-    state = models.CharField(max_length=10, choices=State.choices)
+    run = models.ForeignKey(
+        JudgeRun, on_delete=models.CASCADE, related_name="verdicts", verbose_name=_("judge run")
+    )
+    response = models.ForeignKey(
+        Response, on_delete=models.CASCADE, related_name="verdicts", verbose_name=_("response")
+    )
+    rubric_item = models.ForeignKey(
+        RubricItem, on_delete=models.CASCADE, related_name="verdicts", verbose_name=_("criterion")
+    )
+    state = models.CharField(_("verdict"), max_length=10, choices=State.choices)
     # The version of the criterion the judge was shown.
-    rubric_version = models.PositiveIntegerField(default=1)
-    reasoning = models.TextField(blank=True)
-    raw_reply = models.TextField(blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    rubric_version = models.PositiveIntegerField(_("criterion version"), default=1)
+    reasoning = models.TextField(_("reasoning"), blank=True)
+    raw_reply = models.TextField(_("raw reply"), blank=True)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["run", "rubric_item"], name="verdict_run_item"),
         ]
+        verbose_name = _("verdict")
+        verbose_name_plural = _("verdicts")
 
     def __str__(self) -> str:
         return f"{self.rubric_item}: {self.state}"
@@ -198,16 +264,22 @@ class AuditEvent(models.Model):
     """An append-only record of a change; written in the transaction of the change."""
 
     actor = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        verbose_name=_("actor"),
     )
-    action = models.CharField(max_length=100)
-    object_type = models.CharField(max_length=100)
-    object_id = models.CharField(max_length=100)
-    data = models.JSONField(default=dict, blank=True)
-    at = models.DateTimeField(auto_now_add=True)
+    action = models.CharField(_("action"), max_length=100)
+    object_type = models.CharField(_("object type"), max_length=100)
+    object_id = models.CharField(_("object id"), max_length=100)
+    data = models.JSONField(_("data"), default=dict, blank=True)
+    at = models.DateTimeField(_("time"), auto_now_add=True)
 
     class Meta:
         ordering = ["-at", "-id"]
+        verbose_name = _("audit event")
+        verbose_name_plural = _("audit events")
         indexes = [models.Index(fields=["object_type", "object_id"])]
 
     def __str__(self) -> str:
@@ -217,17 +289,19 @@ class AuditEvent(models.Model):
 class LLMCacheEntry(models.Model):
     """A chat reply kept by the hash of its request, so no request is ever paid for twice."""
 
-    key = models.CharField(max_length=64, unique=True, help_text="sha256 of the request")
-    endpoint_model = models.CharField(max_length=200)
-    template_version = models.CharField(max_length=100)
-    reply = models.TextField(help_text="only replies that were used are kept")
-    tokens_in = models.PositiveIntegerField(default=0)
-    tokens_out = models.PositiveIntegerField(default=0)
-    created_at = models.DateTimeField(auto_now_add=True)
+    key = models.CharField(
+        _("key"), max_length=64, unique=True, help_text=_("SHA-256 of the request")
+    )
+    endpoint_model = models.CharField(_("endpoint model id"), max_length=200)
+    template_version = models.CharField(_("prompt template version"), max_length=100)
+    reply = models.TextField(_("reply"), help_text=_("Only replies that were used are kept."))
+    tokens_in = models.PositiveIntegerField(_("input tokens"), default=0)
+    tokens_out = models.PositiveIntegerField(_("output tokens"), default=0)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
 
     class Meta:
-        verbose_name = "LLM cache entry"
-        verbose_name_plural = "LLM cache entries"
+        verbose_name = _("LLM cache entry")
+        verbose_name_plural = _("LLM cache entries")
 
     def __str__(self) -> str:
         return f"{self.endpoint_model} {self.template_version} {self.key[:12]}"
@@ -237,19 +311,32 @@ class GenerationRun(models.Model):
     """One pass generating a model's answers; resumable like a judge run."""
 
     model = models.ForeignKey(
-        ModelUnderTest, on_delete=models.CASCADE, related_name="generation_runs"
+        ModelUnderTest,
+        on_delete=models.CASCADE,
+        related_name="generation_runs",
+        verbose_name=_("model"),
     )
-    dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="generation_runs")
-    mode = models.CharField(max_length=10, default="all")
+    dataset = models.ForeignKey(
+        Dataset,
+        on_delete=models.CASCADE,
+        related_name="generation_runs",
+        verbose_name=_("dataset"),
+    )
+    mode = models.CharField(_("cases"), max_length=10, default="all")
     status = models.CharField(
-        max_length=20, choices=JudgeRun.Status.choices, default=JudgeRun.Status.PENDING
+        _("status"),
+        max_length=20,
+        choices=JudgeRun.Status.choices,
+        default=JudgeRun.Status.PENDING,
     )
-    stats = models.JSONField(default=dict, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
+    stats = models.JSONField(_("statistics"), default=dict, blank=True)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
+        verbose_name = _("generation run")
+        verbose_name_plural = _("generation runs")
 
     def __str__(self) -> str:
         return f"generation {self.pk}: {self.model} on {self.dataset} ({self.mode})"

@@ -13,34 +13,57 @@ def default_strata() -> list[str]:
 
 
 class Study(models.Model):
-    name = models.CharField(max_length=200, unique=True)
+    name = models.CharField(_("name"), max_length=200, unique=True)
     # The annotation side of the study: its units, experts, leases and lifecycle.
-    pool = models.OneToOneField("annotation.Pool", on_delete=models.PROTECT, related_name="study")
-    dataset = models.ForeignKey("benchmark.Dataset", on_delete=models.PROTECT, related_name="+")
-    models_under_test = models.ManyToManyField("benchmark.ModelUnderTest", related_name="+")
-    judge_runs = models.ManyToManyField("benchmark.JudgeRun", related_name="+", blank=True)
-    fraction = models.FloatField(default=0.3)
-    stratify_by = models.JSONField(default=default_strata)
-    seed = models.BigIntegerField()
-    sampling = models.JSONField(default=dict, blank=True, help_text="cases per stratum")
+    pool = models.OneToOneField(
+        "annotation.Pool",
+        on_delete=models.PROTECT,
+        related_name="study",
+        verbose_name=_("pool"),
+    )
+    dataset = models.ForeignKey(
+        "benchmark.Dataset",
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("dataset"),
+    )
+    models_under_test = models.ManyToManyField(
+        "benchmark.ModelUnderTest", related_name="+", verbose_name=_("models under test")
+    )
+    judge_runs = models.ManyToManyField(
+        "benchmark.JudgeRun", related_name="+", blank=True, verbose_name=_("judge runs")
+    )
+    fraction = models.FloatField(_("sampled fraction of cases"), default=0.3)
+    stratify_by = models.JSONField(_("stratify by"), default=default_strata)
+    seed = models.BigIntegerField(_("random seed"))
+    sampling = models.JSONField(
+        _("sampling"), default=dict, blank=True, help_text=_("Cases per stratum.")
+    )
     # The HeartBench authors accept a judge at 75 % item-level agreement with the gold.
     gate_threshold = models.FloatField(
-        default=0.75, help_text="the judge passes at this agreement with the golden standard"
+        _("gate threshold"),
+        default=0.75,
+        help_text=_("The judge passes at this agreement with the golden standard."),
     )
     # Ability codes (or "*" for every criterion) on which a 2/1 split goes to a senior.
-    adjudicate_splits = models.JSONField(default=list, blank=True)
+    adjudicate_splits = models.JSONField(_("adjudicate 2/1 splits on"), default=list, blank=True)
     # The date the study should close by; the dashboard warns when the pace will miss it.
-    due_date = models.DateField(null=True, blank=True)
+    due_date = models.DateField(_("due date"), null=True, blank=True)
     created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        verbose_name=_("created by"),
     )
-    created_at = models.DateTimeField(auto_now_add=True)
-    opened_at = models.DateTimeField(null=True, blank=True)
-    closed_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    opened_at = models.DateTimeField(_("opened at"), null=True, blank=True)
+    closed_at = models.DateTimeField(_("closed at"), null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
-        verbose_name_plural = "studies"
+        verbose_name = _("study")
+        verbose_name_plural = _("studies")
         constraints = [
             models.CheckConstraint(
                 condition=Q(fraction__gt=0, fraction__lte=1), name="study_fraction_0_1"
@@ -61,24 +84,37 @@ class Study(models.Model):
 
 class StudyUnit(models.Model):
     class State(models.TextChoices):
-        PENDING = "pending"
-        GOLD = "gold"
-        INCOMPLETE = "incomplete"
+        PENDING = "pending", _("pending")
+        GOLD = "gold", _("gold")
+        INCOMPLETE = "incomplete", _("incomplete")
         # Three ratings are in, but a criterion the study chose split 2/1: a senior decides.
         AWAITING = "awaiting", _("awaiting adjudication")
-        ADJUDICATED = "adjudicated"
+        ADJUDICATED = "adjudicated", _("adjudicated")
 
-    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="units")
-    unit = models.OneToOneField("annotation.Unit", on_delete=models.PROTECT, related_name="+")
-    case = models.ForeignKey("benchmark.Case", on_delete=models.PROTECT, related_name="+")
-    model = models.ForeignKey(
-        "benchmark.ModelUnderTest", on_delete=models.PROTECT, related_name="+"
+    study = models.ForeignKey(
+        Study, on_delete=models.CASCADE, related_name="units", verbose_name=_("study")
     )
-    stratum = models.CharField(max_length=300)
-    state = models.CharField(max_length=12, choices=State.choices, default=State.PENDING)
+    unit = models.OneToOneField(
+        "annotation.Unit", on_delete=models.PROTECT, related_name="+", verbose_name=_("unit")
+    )
+    case = models.ForeignKey(
+        "benchmark.Case", on_delete=models.PROTECT, related_name="+", verbose_name=_("case")
+    )
+    model = models.ForeignKey(
+        "benchmark.ModelUnderTest",
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("model"),
+    )
+    stratum = models.CharField(_("stratum"), max_length=300)
+    state = models.CharField(
+        _("state"), max_length=12, choices=State.choices, default=State.PENDING
+    )
 
     class Meta:
         ordering = ["study", "id"]
+        verbose_name = _("study unit")
+        verbose_name_plural = _("study units")
         constraints = [
             models.UniqueConstraint(fields=["study", "case", "model"], name="studyunit_case_model"),
         ]
@@ -89,22 +125,29 @@ class StudyUnit(models.Model):
 
 class GoldLabel(models.Model):
     class Provenance(models.TextChoices):
-        UNANIMOUS = "3/3"
-        MAJORITY = "2/1"
-        ADJUDICATED = "adjudicated"
+        UNANIMOUS = "3/3", _("3/3 unanimous")
+        MAJORITY = "2/1", _("2/1 majority")
+        ADJUDICATED = "adjudicated", _("adjudicated")
 
-    study_unit = models.ForeignKey(StudyUnit, on_delete=models.CASCADE, related_name="gold")
-    rubric_item = models.ForeignKey(
-        "benchmark.RubricItem", on_delete=models.PROTECT, related_name="+"
+    study_unit = models.ForeignKey(
+        StudyUnit, on_delete=models.CASCADE, related_name="gold", verbose_name=_("study unit")
     )
-    hit = models.BooleanField()
-    provenance = models.CharField(max_length=12, choices=Provenance.choices)
-    created_at = models.DateTimeField(auto_now_add=True)
+    rubric_item = models.ForeignKey(
+        "benchmark.RubricItem",
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("criterion"),
+    )
+    hit = models.BooleanField(_("met"))
+    provenance = models.CharField(_("provenance"), max_length=12, choices=Provenance.choices)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["study_unit", "rubric_item"], name="gold_once"),
         ]
+        verbose_name = _("gold label")
+        verbose_name_plural = _("gold labels")
 
     def __str__(self) -> str:
         return f"{self.rubric_item_id}: {'hit' if self.hit else 'miss'} ({self.provenance})"

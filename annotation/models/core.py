@@ -6,6 +6,7 @@ import uuid
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 # The golden standard is a majority of three; the database refuses a fourth rater slot.
 MAX_RATERS = 3
@@ -21,25 +22,30 @@ def rater_pseudonym() -> str:
 
 class Expert(models.Model):
     class Tier(models.TextChoices):
-        EXPERT = "expert", "expert"
-        SENIOR = "senior", "senior expert"
+        EXPERT = "expert", _("expert")
+        SENIOR = "senior", _("senior expert")
 
     user = models.OneToOneField(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="expert"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="expert",
+        verbose_name=_("user"),
     )
-    display_name = models.CharField(max_length=200, blank=True)
+    display_name = models.CharField(_("display name"), max_length=200, blank=True)
     # Scene names (primary scenes of cases) or ability codes the expert knows best.
-    specialties = models.JSONField(default=list, blank=True)
-    tier = models.CharField(max_length=10, choices=Tier.choices, default=Tier.EXPERT)
-    languages = models.JSONField(default=list, blank=True)
-    daily_capacity = models.PositiveIntegerField(default=200)
-    is_active = models.BooleanField(default=True)
+    specialties = models.JSONField(_("specialties"), default=list, blank=True)
+    tier = models.CharField(_("tier"), max_length=10, choices=Tier.choices, default=Tier.EXPERT)
+    languages = models.JSONField(_("languages"), default=list, blank=True)
+    daily_capacity = models.PositiveIntegerField(_("daily capacity (units)"), default=200)
+    is_active = models.BooleanField(_("active"), default=True)
     # Exports name raters by this, never by user name.
-    pseudonym = models.CharField(max_length=20, unique=True, default=rater_pseudonym)
-    created_at = models.DateTimeField(auto_now_add=True)
+    pseudonym = models.CharField(_("rater id"), max_length=20, unique=True, default=rater_pseudonym)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
 
     class Meta:
         ordering = ["user__username"]
+        verbose_name = _("expert")
+        verbose_name_plural = _("experts")
 
     def __str__(self) -> str:
         return self.display_name or self.user.get_username()
@@ -53,16 +59,20 @@ class Pool(models.Model):
     """The units of one study as the annotation side sees them: who may rate, how, and when."""
 
     class Status(models.TextChoices):
-        DRAFT = "draft"
-        OPEN = "open"
-        CLOSED = "closed"
+        DRAFT = "draft", _("draft")
+        OPEN = "open", _("open")
+        CLOSED = "closed", _("closed")
 
-    name = models.CharField(max_length=200, unique=True)
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
-    raters_per_unit = models.PositiveSmallIntegerField(default=MAX_RATERS)
-    lease_seconds = models.PositiveIntegerField(default=30 * 60)
-    show_ability = models.BooleanField(default=False)
-    experts = models.ManyToManyField(Expert, related_name="pools", blank=True)
+    name = models.CharField(_("name"), max_length=200, unique=True)
+    status = models.CharField(
+        _("status"), max_length=10, choices=Status.choices, default=Status.DRAFT
+    )
+    raters_per_unit = models.PositiveSmallIntegerField(_("raters per unit"), default=MAX_RATERS)
+    lease_seconds = models.PositiveIntegerField(_("lease (seconds)"), default=30 * 60)
+    show_ability = models.BooleanField(_("show the ability to experts"), default=False)
+    experts = models.ManyToManyField(
+        Expert, related_name="pools", blank=True, verbose_name=_("experts")
+    )
     # Admin policy: study work only after passing this calibration set (null: no gate) ...
     calibration = models.ForeignKey(
         "annotation.CalibrationSet",
@@ -70,15 +80,18 @@ class Pool(models.Model):
         blank=True,
         on_delete=models.PROTECT,
         related_name="required_by",
+        verbose_name=_("required calibration set"),
     )
     # ... and again whenever the expert's running agreement falls below this bar.
-    min_quality = models.FloatField(null=True, blank=True)
+    min_quality = models.FloatField(_("minimum quality"), null=True, blank=True)
     # Hard cases only to experts whose quality reaches this bar (null: anyone may take them).
-    hard_min_quality = models.FloatField(null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    hard_min_quality = models.FloatField(_("minimum quality for hard cases"), null=True, blank=True)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
 
     class Meta:
         ordering = ["name"]
+        verbose_name = _("pool")
+        verbose_name_plural = _("pools")
         constraints = [
             models.CheckConstraint(
                 condition=Q(raters_per_unit__gte=1, raters_per_unit__lte=MAX_RATERS),
@@ -102,19 +115,26 @@ class Pool(models.Model):
 class Unit(models.Model):
     """One model response to one case, shown to experts only under its opaque token."""
 
-    pool = models.ForeignKey(Pool, on_delete=models.CASCADE, related_name="units")
-    response = models.ForeignKey(
-        "benchmark.Response", on_delete=models.PROTECT, related_name="annotation_units"
+    pool = models.ForeignKey(
+        Pool, on_delete=models.CASCADE, related_name="units", verbose_name=_("pool")
     )
-    token = models.CharField(max_length=20, unique=True, default=unit_token)
+    response = models.ForeignKey(
+        "benchmark.Response",
+        on_delete=models.PROTECT,
+        related_name="annotation_units",
+        verbose_name=_("response"),
+    )
+    token = models.CharField(_("unit token"), max_length=20, unique=True, default=unit_token)
     # Set when the pool closed before three ratings arrived: a senior's labels decide.
-    needs_adjudication = models.BooleanField(default=False)
+    needs_adjudication = models.BooleanField(_("needs adjudication"), default=False)
     # The criteria a senior decides (a 2/1 split on a criterion the study chose); empty means
     # the whole unit (it never got three ratings).
-    adjudicate_items = models.JSONField(default=list, blank=True)
+    adjudicate_items = models.JSONField(_("criteria to adjudicate"), default=list, blank=True)
 
     class Meta:
         ordering = ["pool", "id"]
+        verbose_name = _("unit")
+        verbose_name_plural = _("units")
         constraints = [
             models.UniqueConstraint(fields=["pool", "response"], name="unit_pool_response"),
         ]
@@ -128,41 +148,52 @@ ACTIVE = ("leased", "submitted")
 
 class Assignment(models.Model):
     class Kind(models.TextChoices):
-        RATING = "rating"
-        ADJUDICATION = "adjudication"
+        RATING = "rating", _("rating")
+        ADJUDICATION = "adjudication", _("adjudication")
         # Every expert rates every unit of a calibration set, once per attempt, so it has no
         # rater slot; the attempt ties the assignments of one sitting together.
-        CALIBRATION = "calibration"
+        CALIBRATION = "calibration", _("calibration")
 
     class Status(models.TextChoices):
-        LEASED = "leased"
-        SUBMITTED = "submitted"
-        EXPIRED = "expired"
-        RELEASED = "released"
+        LEASED = "leased", _("leased")
+        SUBMITTED = "submitted", _("submitted")
+        EXPIRED = "expired", _("expired")
+        RELEASED = "released", _("released")
 
-    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
-    pool = models.ForeignKey(Pool, on_delete=models.CASCADE, related_name="assignments")
-    unit = models.ForeignKey(Unit, on_delete=models.CASCADE, related_name="assignments")
-    expert = models.ForeignKey(Expert, on_delete=models.PROTECT, related_name="assignments")
-    kind = models.CharField(max_length=15, choices=Kind.choices, default=Kind.RATING)
+    public_id = models.UUIDField(_("public id"), default=uuid.uuid4, unique=True, editable=False)
+    pool = models.ForeignKey(
+        Pool, on_delete=models.CASCADE, related_name="assignments", verbose_name=_("pool")
+    )
+    unit = models.ForeignKey(
+        Unit, on_delete=models.CASCADE, related_name="assignments", verbose_name=_("unit")
+    )
+    expert = models.ForeignKey(
+        Expert, on_delete=models.PROTECT, related_name="assignments", verbose_name=_("expert")
+    )
+    kind = models.CharField(_("kind"), max_length=15, choices=Kind.choices, default=Kind.RATING)
     # Rater slot 1..MAX_RATERS for ratings, null for adjudication.
-    slot = models.PositiveSmallIntegerField(null=True, blank=True)
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.LEASED)
+    slot = models.PositiveSmallIntegerField(_("rater slot"), null=True, blank=True)
+    status = models.CharField(
+        _("status"), max_length=10, choices=Status.choices, default=Status.LEASED
+    )
     attempt = models.ForeignKey(
         "annotation.CalibrationAttempt",
         null=True,
         blank=True,
         on_delete=models.PROTECT,
         related_name="assignments",
+        verbose_name=_("calibration attempt"),
     )
     # Seeds the per-assignment criterion order and ids, so a reload shows the same page.
-    shuffle_seed = models.BigIntegerField(default=0)
-    lease_expires_at = models.DateTimeField()
-    created_at = models.DateTimeField(auto_now_add=True)
-    submitted_at = models.DateTimeField(null=True, blank=True)
+    shuffle_seed = models.BigIntegerField(_("shuffle seed"), default=0)
+    lease_expires_at = models.DateTimeField(_("lease expires at"))
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    submitted_at = models.DateTimeField(_("submitted at"), null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
+        verbose_name = _("assignment")
+        verbose_name_plural = _("assignments")
         constraints = [
             # The invariants live in the database so no race in Python can break them.
             models.UniqueConstraint(
@@ -206,9 +237,15 @@ class Assignment(models.Model):
 class Draft(models.Model):
     """Autosaved, unsubmitted labels keyed by the assignment's opaque criterion ids."""
 
-    assignment = models.OneToOneField(Assignment, on_delete=models.CASCADE, related_name="draft")
-    labels = models.JSONField(default=dict)
-    updated_at = models.DateTimeField(auto_now=True)
+    assignment = models.OneToOneField(
+        Assignment, on_delete=models.CASCADE, related_name="draft", verbose_name=_("assignment")
+    )
+    labels = models.JSONField(_("labels"), default=dict)
+    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
+
+    class Meta:
+        verbose_name = _("draft")
+        verbose_name_plural = _("drafts")
 
     def __str__(self) -> str:
         return f"draft of {self.assignment_id}"
@@ -218,16 +255,25 @@ class Submission(models.Model):
     """A complete set of labels for a unit; written once, never edited."""
 
     assignment = models.OneToOneField(
-        Assignment, on_delete=models.PROTECT, related_name="submission"
+        Assignment,
+        on_delete=models.PROTECT,
+        related_name="submission",
+        verbose_name=_("assignment"),
     )
-    unit = models.ForeignKey(Unit, on_delete=models.PROTECT, related_name="submissions")
-    expert = models.ForeignKey(Expert, on_delete=models.PROTECT, related_name="submissions")
-    kind = models.CharField(max_length=15, choices=Assignment.Kind.choices)
-    slot = models.PositiveSmallIntegerField(null=True, blank=True)
-    submitted_at = models.DateTimeField(auto_now_add=True)
+    unit = models.ForeignKey(
+        Unit, on_delete=models.PROTECT, related_name="submissions", verbose_name=_("unit")
+    )
+    expert = models.ForeignKey(
+        Expert, on_delete=models.PROTECT, related_name="submissions", verbose_name=_("expert")
+    )
+    kind = models.CharField(_("kind"), max_length=15, choices=Assignment.Kind.choices)
+    slot = models.PositiveSmallIntegerField(_("rater slot"), null=True, blank=True)
+    submitted_at = models.DateTimeField(_("submitted at"), auto_now_add=True)
 
     class Meta:
         ordering = ["unit", "slot", "id"]
+        verbose_name = _("submission")
+        verbose_name_plural = _("submissions")
         constraints = [
             models.UniqueConstraint(
                 fields=["unit", "expert"], condition=Q(kind="rating"), name="submission_unit_expert"
@@ -252,20 +298,27 @@ class Submission(models.Model):
 
 
 class Label(models.Model):
-    submission = models.ForeignKey(Submission, on_delete=models.PROTECT, related_name="labels")
-    rubric_item = models.ForeignKey(
-        "benchmark.RubricItem", on_delete=models.PROTECT, related_name="expert_labels"
+    submission = models.ForeignKey(
+        Submission, on_delete=models.PROTECT, related_name="labels", verbose_name=_("submission")
     )
-    hit = models.BooleanField()
+    rubric_item = models.ForeignKey(
+        "benchmark.RubricItem",
+        on_delete=models.PROTECT,
+        related_name="expert_labels",
+        verbose_name=_("criterion"),
+    )
+    hit = models.BooleanField(_("met"))
     # For an adjudication: the senior's reason for the decision.
-    note = models.TextField(blank=True)
+    note = models.TextField(_("note"), blank=True)
     # The version of the criterion the expert was shown.
-    rubric_version = models.PositiveIntegerField(default=1)
+    rubric_version = models.PositiveIntegerField(_("criterion version"), default=1)
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["submission", "rubric_item"], name="label_once"),
         ]
+        verbose_name = _("label")
+        verbose_name_plural = _("labels")
 
     def __str__(self) -> str:
         return f"{self.rubric_item_id}: {'hit' if self.hit else 'miss'}"

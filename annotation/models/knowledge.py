@@ -45,9 +45,16 @@ class Comment(models.Model):
 
 
 class CommentVote(models.Model):
-    comment = models.ForeignKey(Comment, on_delete=models.CASCADE, related_name="votes")
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
-    value = models.SmallIntegerField()
+    comment = models.ForeignKey(
+        Comment, on_delete=models.CASCADE, related_name="votes", verbose_name=_("comment")
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="+",
+        verbose_name=_("user"),
+    )
+    value = models.SmallIntegerField(_("vote"))
 
     class Meta:
         constraints = [
@@ -71,9 +78,14 @@ class FaqEntry(models.Model):
     tags = models.JSONField(_("tags"), default=list, blank=True)
     is_published = models.BooleanField(_("published"), default=True)
     created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        verbose_name=_("created by"),
     )
-    updated_at = models.DateTimeField(auto_now=True)
+    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
 
     class Meta:
         ordering = ["question"]
@@ -98,9 +110,14 @@ class LibraryEntry(models.Model):
     note = models.TextField(_("teaching note"))
     is_published = models.BooleanField(_("published"), default=True)
     curated_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        verbose_name=_("curated by"),
     )
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
