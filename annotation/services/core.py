@@ -153,26 +153,23 @@ def leases_expire(*, now: datetime | None = None, pool: Pool | None = None) -> i
     return len(expired)
 
 
-def _candidates(*, pool: Pool, expert: Expert, adjudication: bool) -> list[Candidate]:
-    units = Unit.objects.filter(pool=pool)
-    if adjudication:
-        units = units.filter(needs_adjudication=True).exclude(
-            assignments__kind=Assignment.Kind.ADJUDICATION, assignments__status__in=ACTIVE
-        )
-    else:
-        units = units.exclude(
+def _candidates(*, pool: Pool, expert: Expert) -> list[Candidate]:
+    """The pool's units this expert may still rate, with their free rater slots counted."""
+    units = (
+        Unit.objects.filter(pool=pool)
+        .exclude(
             assignments__expert=expert,
             assignments__status__in=ACTIVE,
             assignments__kind=Assignment.Kind.RATING,
         )
-    units = units.annotate(
-        taken=Count(
-            "assignments",
-            filter=Q(assignments__status__in=ACTIVE, assignments__kind=Assignment.Kind.RATING),
+        .annotate(
+            taken=Count(
+                "assignments",
+                filter=Q(assignments__status__in=ACTIVE, assignments__kind=Assignment.Kind.RATING),
+            )
         )
+        .filter(taken__lt=pool.raters_per_unit)
     )
-    if not adjudication:
-        units = units.filter(taken__lt=pool.raters_per_unit)
     rows = units.values_list(
         "pk", "taken", "response__case__primary_scene", "response__case__difficulty"
     )
@@ -293,24 +290,19 @@ def assignment_claim_next(*, user, pool: Pool, now: datetime | None = None) -> A
             )
         if held is not None:
             return held
-        if pool.status == Pool.Status.OPEN:
-            calibration = _calibration_work(pool=pool, expert=expert, now=now)
-            if calibration is not False:
-                return calibration
-        if pool.status == Pool.Status.OPEN:
-            adjudication = False
-        else:
+        if pool.status != Pool.Status.OPEN:
             return None
-        if not adjudication and selectors.submissions_today(expert=expert, now=now) >= (
-            expert.daily_capacity
-        ):
+        calibration = _calibration_work(pool=pool, expert=expert, now=now)
+        if calibration is not False:
+            return calibration
+        if selectors.submissions_today(expert=expert, now=now) >= expert.daily_capacity:
             return None
-        hard = _hard_cases(pool=pool, expert=expert) if not adjudication else HardCases.ANY
+        hard = _hard_cases(pool=pool, expert=expert)
         for round_ in range(CLAIM_ROUNDS):
             if round_:
                 # Everything we tried was locked by other claimers; let them commit.
                 time.sleep(0.02 * round_)
-            candidates = _candidates(pool=pool, expert=expert, adjudication=adjudication)
+            candidates = _candidates(pool=pool, expert=expert)
             if not candidates:
                 return None
             ranked = rank_candidates(
@@ -323,7 +315,7 @@ def assignment_claim_next(*, user, pool: Pool, now: datetime | None = None) -> A
                 return None  # what is left is kept for experts of proven quality
             for unit_id in ranked[:CLAIM_TRIES_PER_ROUND]:
                 assignment = _try_claim(
-                    pool=pool, expert=expert, unit_id=unit_id, adjudication=adjudication, now=now
+                    pool=pool, expert=expert, unit_id=unit_id, adjudication=False, now=now
                 )
                 if assignment is not None:
                     return assignment
