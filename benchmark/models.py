@@ -1,10 +1,19 @@
 from django.conf import settings
 from django.db import models
+from django.utils.functional import lazy
+from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
-from benchmark.taxonomy import ABILITIES
+from benchmark.taxonomy import ABILITIES, ability_name
 
-ABILITY_CHOICES = [(a.code, f"{a.en} · {a.zh}") for a in ABILITIES]
+
+def _ability_label(code: str) -> str:
+    # The taxonomy holds both names, so the catalogue needs no copy of them. With
+    # translation off (makemigrations, migrate) there is no language: the English name.
+    return ability_name(code, language=get_language())
+
+
+ABILITY_CHOICES = [(a.code, lazy(_ability_label, str)(a.code)) for a in ABILITIES]
 
 
 class Difficulty(models.TextChoices):
