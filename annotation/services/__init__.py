@@ -1,6 +1,7 @@
 """Writes of the annotation app. Import services from here; the modules split them by concern:
-``core`` (experts, pools, leases, submissions), ``calibration``, ``certificates``, ``pay``,
-``knowledge`` (discussion threads, votes, moderation) and ``routing`` (an admin's manual routing,
+``core`` (experts, pools, leases, submissions), ``claims`` (the next-unit claim),
+``calibration``, ``certificates``, ``pay``, ``adjudication`` (the senior queue), ``knowledge``
+(discussion threads, votes, moderation) and ``routing`` (an admin's manual routing,
 recalibration and deactivation)."""
 
 from annotation.labels import InvalidLabels
@@ -20,8 +21,8 @@ from annotation.services.certificates import (
     certificate_issue_all,
     certificate_shortfall,
 )
+from annotation.services.claims import assignment_claim_next
 from annotation.services.core import (
-    assignment_claim_next,
     assignment_reassign,
     assignment_renew,
     assignment_submit,

@@ -17,11 +17,11 @@ from annotation import selectors_adjudication as queue
 from annotation.assignment import Candidate, rank_candidates
 from annotation.decisions import decisions_parse
 from annotation.models import Assignment, Draft, Label, Pool, Submission, Unit
+from annotation.services.claims import _try_claim
 from annotation.services.core import (
     _hold_lease,
     _on_unit_complete,
     _same_labels,
-    _try_claim,
     leases_expire,
 )
 from annotation.services.errors import AnnotationError, PoolBusy, SubmissionConflict
