@@ -18,6 +18,8 @@ def test_expert_rates_a_unit_with_the_keyboard_and_gets_the_next(
 
     page.goto(f"{live_server.url}/rate/e2e-study/")
     assert "/login/" in page.url
+    # Keyboard from the first field: the login page focuses it, once it has loaded.
+    page.wait_for_function("document.activeElement && document.activeElement.name === 'username'")
     page.keyboard.type("rater-e2e")
     page.keyboard.press("Tab")
     page.keyboard.type(PASSWORD)

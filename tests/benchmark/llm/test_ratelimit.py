@@ -51,7 +51,10 @@ def test_local_limiter_paces_requests():
     assert 0.4 <= elapsed <= 1.5
 
 
-def _worker(url: str, n: int, out) -> None:
+def _worker(url: str, n: int, start, out) -> None:
+    # Both processes start asking together: a late starter would find the bucket refilled
+    # and make a global limit look local.
+    start.wait(timeout=60)
     out.put(measure(lambda: RedisLimiter(url=url, scope="shared-test", rpm=1200, tpm=None), n))
 
 
@@ -62,7 +65,8 @@ def test_two_processes_share_one_redis_limit(redis_url):
     assert alone < 1.2
     ctx = multiprocessing.get_context("spawn")
     out = ctx.Queue()
-    procs = [ctx.Process(target=_worker, args=(redis_url, 30, out)) for _ in range(2)]
+    start = ctx.Barrier(2)
+    procs = [ctx.Process(target=_worker, args=(redis_url, 30, start, out)) for _ in range(2)]
     for proc in procs:
         proc.start()
     times = [out.get(timeout=60) for _ in procs]
