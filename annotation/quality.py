@@ -10,6 +10,7 @@ Calibration agreement is the share of criteria where the expert's label equals t
 expert's reference label.
 """
 
+from collections import defaultdict
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -47,6 +48,22 @@ def peer_agreement(
                     compared += 1
                     agreed += other[criterion] == hit
     return Agreement(agreed=agreed, compared=compared, units=counted)
+
+
+def unit_peer_agreements(labels: Iterable[tuple[int, int, bool]]) -> dict[int, Agreement]:
+    """Each submission's pairwise agreement with the others of one unit.
+
+    ``labels`` are (submission id, criterion id, hit) of the unit's rating submissions.
+    """
+    by_submission: dict[int, dict[int, bool]] = defaultdict(dict)
+    for submission_id, criterion_id, hit in labels:
+        by_submission[submission_id][criterion_id] = hit
+    return {
+        submission_id: peer_agreement(
+            [(own, [other for key, other in by_submission.items() if key != submission_id])]
+        )
+        for submission_id, own in by_submission.items()
+    }
 
 
 def reference_agreement(

@@ -322,3 +322,37 @@ class Label(models.Model):
 
     def __str__(self) -> str:
         return f"{self.rubric_item_id}: {'hit' if self.hit else 'miss'}"
+
+
+class PeerAgreement(models.Model):
+    """A rating submission's pairwise agreement with the other raters of its unit.
+
+    Written once, in the transaction of the submit that completes the unit (all the pool's
+    raters, at least two, submitted); never edited, as the labels it counts. The dashboard
+    sums these rows instead of comparing every label again.
+    """
+
+    submission = models.OneToOneField(
+        Submission,
+        on_delete=models.PROTECT,
+        primary_key=True,
+        related_name="peer_agreement",
+        verbose_name=_("submission"),
+    )
+    # Copies of the submission's, so the sums need no join.
+    pool = models.ForeignKey(
+        Pool, on_delete=models.PROTECT, related_name="+", verbose_name=_("pool")
+    )
+    expert = models.ForeignKey(
+        Expert, on_delete=models.PROTECT, related_name="+", verbose_name=_("expert")
+    )
+    agreed = models.PositiveIntegerField(_("agreeing comparisons"))
+    compared = models.PositiveIntegerField(_("comparisons"))
+
+    class Meta:
+        indexes = [models.Index(fields=["pool", "expert"], name="peer_agreement_pool_expert")]
+        verbose_name = _("peer agreement")
+        verbose_name_plural = _("peer agreements")
+
+    def __str__(self) -> str:
+        return f"{self.submission_id}: {self.agreed}/{self.compared}"

@@ -17,6 +17,7 @@ from django.utils.translation import gettext
 from annotation import selectors
 from annotation.labels import LabelValue, label_versions, labels_parse
 from annotation.models import Assignment, Draft, Expert, Label, Pool, Submission, Unit
+from annotation.services.agreement import unit_record_peer_agreement
 from annotation.services.calibration import (
     calibration_finish_if_complete,
 )
@@ -280,6 +281,10 @@ def assignment_submit(
         else:
             done = Submission.objects.filter(unit_id=assignment.unit_id, kind="rating").count()
             if done >= assignment.pool.raters_per_unit:
+                if done >= 2:  # agreement needs another rater
+                    unit_record_peer_agreement(
+                        unit_id=assignment.unit_id, pool_id=assignment.pool_id
+                    )
                 _on_unit_rated(assignment.unit_id)
                 _on_unit_complete(assignment.unit_id)
     return submission, True

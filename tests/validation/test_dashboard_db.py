@@ -10,7 +10,8 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from annotation import selectors_quality, services
-from annotation.models import Assignment, CalibrationAttempt, Pool, Submission
+from annotation.models import Assignment, CalibrationAttempt, PeerAgreement, Pool, Submission
+from annotation.services.agreement import peer_agreements_backfill
 from annotation.services.routing import (
     ROUTED_LEASE_SECONDS,
     expert_set_active,
@@ -339,14 +340,16 @@ def test_the_overview_costs_the_same_queries_for_more_experts_and_studies(
         admin_client.get(OVERVIEW)
 
 
-def test_cached_agreement_follows_new_submissions():
+def test_agreement_follows_new_submissions_cached_or_recorded():
     experts = ExpertFactory.create_batch(4)
     study = open_study(cases=3, experts=experts, name="cached")
     rate_round(study.pool, experts)
     rate_round(study.pool, experts)  # 8 of 9 ratings: two units complete
-    before = peer_agreement_by(pool_ids=[study.pool_id])  # cached from here on
+    before = peer_agreement_by(pool_ids=[study.pool_id])
     assert sum(a.units for a in before.values()) == 6
-    assert peer_agreement_by(pool_ids=[study.pool_id]) == before
+    table = peer_agreement_table(pool_ids=[study.pool_id], by_week=True)  # cached from here on
+    assert table.roll_up() == before
+    assert peer_agreement_table(pool_ids=[study.pool_id], by_week=True) == table
 
     def misses(expert, assignment):
         return all_labels(assignment, hit=False)
@@ -355,10 +358,48 @@ def test_cached_agreement_follows_new_submissions():
         pass
     after = peer_agreement_by(pool_ids=[study.pool_id])
     assert after != before
+    assert sum(a.units for a in after.values()) == 9
+    assert peer_agreement_table(pool_ids=[study.pool_id], by_week=True).roll_up() == after
     for expert in experts:
         assert after[(study.pool_id, expert.pk)] == selectors_quality.expert_peer_agreement(
             expert=expert
         )
+
+
+def test_agreement_rows_are_recorded_when_a_unit_completes_and_backfilled_alike():
+    experts = ExpertFactory.create_batch(3)
+    study = open_study(cases=1, experts=experts, name="rows")  # one unit
+    first = services.assignment_claim_next(user=experts[0].user, pool=study.pool)
+    services.assignment_submit(assignment=first, labels=all_labels(first))
+    second = services.assignment_claim_next(user=experts[1].user, pool=study.pool)
+    services.assignment_submit(assignment=second, labels=all_labels(second, hit=False))
+    assert not PeerAgreement.objects.exists()  # two of three raters: not complete yet
+    third = services.assignment_claim_next(user=experts[2].user, pool=study.pool)
+    services.assignment_submit(assignment=third, labels=all_labels(third))
+    recorded = {
+        row.expert_id: (row.agreed, row.compared, row.pool_id)
+        for row in PeerAgreement.objects.all()
+    }
+    criteria = len(all_labels(first))
+    assert recorded == {
+        experts[0].pk: (criteria, 2 * criteria, study.pool_id),  # agrees with the third
+        experts[1].pk: (0, 2 * criteria, study.pool_id),
+        experts[2].pk: (criteria, 2 * criteria, study.pool_id),
+    }
+    # A unit rated by two of three has no rows, and none are made for it by the backfill.
+    short = study_open(
+        study=study_create(name="rows-short", dataset=study.dataset,
+                           models=list(study.models_under_test.all()), fraction=1.0, seed=1,
+                           experts=experts)
+    )  # fmt: skip
+    rate_round(short.pool, experts[:2])
+    PeerAgreement.objects.all().delete()
+    assert peer_agreements_backfill() == 3
+    assert peer_agreements_backfill() == 3  # again: found, not doubled
+    assert {
+        row.expert_id: (row.agreed, row.compared, row.pool_id)
+        for row in PeerAgreement.objects.all()
+    } == recorded
 
 
 def test_a_closed_study_shows_its_short_units_waiting_for_a_senior_and_no_pace():

@@ -9,7 +9,12 @@ with ``k_i − 1`` of them when it is a hit (``k_i`` hits among ``n_i``), ``n_i 
 when it is a miss. Completed means what it means there: all of the pool's raters (and at
 least two) submitted. The totals come back as
 ``annotation.quality.Agreement`` so the same rules (``running_quality``, ``below_bar``) apply;
-``tests/validation/test_dashboard_db.py`` checks the two counts match.
+``tests/validation/test_dashboard_db.py`` checks the counts match.
+
+Only the study page needs that split by week and ability (``peer_agreement_table``, cached
+per pool). The per-expert totals of every open study, which the overview's alerts need, are
+sums of the rows recorded as each unit completed (``peer_agreement_by``), so the overview
+reads no label even with nothing cached.
 """
 
 from collections import defaultdict
@@ -19,9 +24,9 @@ from datetime import date, timedelta
 
 from django.core.cache import cache
 from django.db import connection
-from django.db.models import Count, Max
+from django.db.models import Count, Max, Sum
 
-from annotation.models import Label, Pool, Submission, Unit
+from annotation.models import Label, PeerAgreement, Pool, Submission, Unit
 from annotation.quality import Agreement, combine
 from benchmark.models import RubricItem
 
@@ -190,5 +195,20 @@ def _table_compute(*, pool_ids: list[int], by_week: bool, by_ability: bool) -> A
 
 
 def peer_agreement_by(*, pool_ids: Iterable[int]) -> dict[tuple[int, int], Agreement]:
-    """(pool id, expert id) → pairwise agreement on the pools' completed units."""
-    return peer_agreement_table(pool_ids=pool_ids).roll_up()
+    """(pool id, expert id) → pairwise agreement on the pools' completed units.
+
+    Summed from the rows recorded as each unit completed (``annotation.PeerAgreement``, one
+    per rating submission): no label is read, so this needs no cache. It equals
+    ``peer_agreement_table(...).roll_up()``, which counts the labels (the tests hold them
+    to it).
+    """
+    rows = (
+        PeerAgreement.objects.filter(pool_id__in=list(pool_ids))
+        .values_list("pool_id", "expert_id")
+        .annotate(agreed=Sum("agreed"), compared=Sum("compared"), units=Count("pk"))
+        .order_by()
+    )
+    return {
+        (pool_id, expert_id): Agreement(agreed=agreed, compared=compared, units=units)
+        for pool_id, expert_id, agreed, compared, units in rows
+    }

@@ -1,0 +1,73 @@
+"""Peer-agreement rows: each rating submission's agreement with the other raters of its unit.
+
+``assignment_submit`` records a unit's rows in the transaction of the submit that completes it;
+``peer_agreements_backfill`` records them for units completed without that submit (the
+migration that added the rows, bulk loaders). Rows are never edited: a unit completes once and
+its labels never change.
+"""
+
+from collections import defaultdict
+
+from django.apps import apps as installed_apps
+from django.db import transaction
+from django.db.models import Count, F, Q
+
+from annotation.quality import unit_peer_agreements
+
+BACKFILL_BATCH = 500
+
+
+def _record(*, unit_pools: dict[int, int], apps) -> int:
+    label_model = apps.get_model("annotation", "Label")
+    row_model = apps.get_model("annotation", "PeerAgreement")
+    labels = label_model.objects.filter(
+        submission__unit_id__in=list(unit_pools), submission__kind="rating"
+    ).values_list(
+        "submission__unit_id", "submission_id", "submission__expert_id", "rubric_item_id", "hit"
+    )
+    per_unit: dict[int, list[tuple[int, int, bool]]] = defaultdict(list)
+    experts: dict[int, int] = {}
+    for unit_id, submission_id, expert_id, item_id, hit in labels:
+        per_unit[unit_id].append((submission_id, item_id, hit))
+        experts[submission_id] = expert_id
+    rows = [
+        row_model(
+            submission_id=submission_id,
+            pool_id=unit_pools[unit_id],
+            expert_id=experts[submission_id],
+            agreed=agreement.agreed,
+            compared=agreement.compared,
+        )
+        for unit_id, unit_labels in per_unit.items()
+        for submission_id, agreement in unit_peer_agreements(unit_labels).items()
+    ]
+    # A row already there (a unit recorded twice) is the same row: keep the first.
+    row_model.objects.bulk_create(rows, ignore_conflicts=True)
+    return len(rows)
+
+
+def unit_record_peer_agreement(*, unit_id: int, pool_id: int) -> int:
+    """Record the rows of a unit that has just completed; called inside the submit's
+    transaction. Returns how many rows (one per rating submission)."""
+    return _record(unit_pools={unit_id: pool_id}, apps=installed_apps)
+
+
+def peer_agreements_backfill(*, apps=installed_apps, batch: int = BACKFILL_BATCH) -> int:
+    """Record the rows of every completed unit (all the pool's raters, at least two); rows
+    already there are kept. ``apps`` is a migration's historical registry when called from
+    one. Returns how many rows were written or found."""
+    unit_model = apps.get_model("annotation", "Unit")
+    complete = list(
+        unit_model.objects.annotate(
+            raters=Count("submissions", filter=Q(submissions__kind="rating"))
+        )
+        .filter(raters__gte=F("pool__raters_per_unit"))
+        .filter(raters__gte=2)
+        .order_by("id")
+        .values_list("id", "pool_id")
+    )
+    with transaction.atomic():
+        return sum(
+            _record(unit_pools=dict(complete[start : start + batch]), apps=apps)
+            for start in range(0, len(complete), batch)
+        )
