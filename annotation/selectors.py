@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.conf import settings
+from django.core.paginator import Page, Paginator
 from django.db.models import QuerySet
 from django.http import Http404
 from django.utils import timezone
@@ -69,7 +70,19 @@ def assignments_completed_for_expert(*, user) -> QuerySet[Assignment]:
     return (
         Assignment.objects.filter(expert=expert, status=Assignment.Status.SUBMITTED)
         .select_related("pool", "unit")
-        .order_by("-submitted_at")
+        .order_by("-submitted_at", "-id")
+    )
+
+
+# An expert of many studies has thousands of submissions; the page shows them in pages.
+COMPLETED_PAGE_SIZE = 100
+
+
+def assignments_completed_page(*, user, number: str | int | None) -> Page:
+    """One page of the expert's submitted work, newest first. ``number`` is taken as the URL
+    gives it: a missing or bad one is the first page, one past the end the last."""
+    return Paginator(assignments_completed_for_expert(user=user), COMPLETED_PAGE_SIZE).get_page(
+        number
     )
 
 

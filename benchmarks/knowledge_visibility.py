@@ -8,8 +8,9 @@ Synthetic data only (no HeartBench text). Runs in a child process on a fresh SQL
 cases for every model, with 50 experts of whom every unit has three submitted raters; one
 measured expert belongs to every study and rated a share of its units, and holds one open
 lease. Then times what the pages run: the pending-cases query for that expert (all cases),
-the /done/ discussion links, the case-library list (100 entries), and one discussion page
-with 200 comments and 1,000 votes, after ANALYZE. Prints a Markdown table for docs/benchmarks.md.
+the discussion links of /done/'s first page (and, for comparison, of every unit at once), the
+case-library list (100 entries), and one discussion page with 200 comments and 1,000 votes,
+after ANALYZE. Prints a Markdown table for docs/benchmarks.md.
 """
 
 import argparse
@@ -169,14 +170,22 @@ def measure(cases: int, models: int, studies: int) -> dict:
     pending = knowledge.cases_pending_for_expert(expert=me)
     pending_s = _best(lambda: knowledge.cases_pending_for_expert(expert=me))
 
-    def done_links():
-        done = list(selectors.assignments_completed_for_expert(user=user))
+    def done_links(listed):
+        done = listed()
         return knowledge.unit_tokens_open_for_discussion(
             user=user, unit_ids={a.unit_id for a in done}
         )
 
-    links = done_links()
-    done_s = _best(done_links)
+    def every_unit():
+        return list(selectors.assignments_completed_for_expert(user=user))
+
+    def first_page():  # what /done/ shows now
+        return list(selectors.assignments_completed_page(user=user, number=1).object_list)
+
+    links = done_links(every_unit)
+    done_s = _best(lambda: done_links(every_unit))
+    page_links = done_links(first_page)
+    page_s = _best(lambda: done_links(first_page))
     list_s = _best(lambda: list(selectors.assignments_completed_for_expert(user=user)))
     library = knowledge.library_entries_for_user(user=user)
     library_s = _best(lambda: knowledge.library_entries_for_user(user=user))
@@ -197,6 +206,8 @@ def measure(cases: int, models: int, studies: int) -> dict:
         "pending_ms": pending_s * 1000,
         "links": len(links),
         "done_ms": done_s * 1000,
+        "page_links": len(page_links),
+        "page_ms": page_s * 1000,
         "list_ms": list_s * 1000,
         "library": len(library),
         "library_ms": library_s * 1000,
@@ -224,13 +235,15 @@ def main() -> None:
         )  # fmt: skip
     r = json.loads(out.stdout.strip().splitlines()[-1])
     print("| backend | studies | units | submissions | expert's units | pending cases | "
-          "pending ms | /done/ list alone ms | /done/ list + links (open) ms | "
-          "library (visible) ms | discussion page (comments) ms |")  # fmt: skip
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+          "pending ms | every unit listed ms | every unit + links (open) ms | "
+          "/done/ page 1 + links (open) ms | library (visible) ms | "
+          "discussion page (comments) ms |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     print(
         f"| {r['backend']} | {r['studies']} | {r['units']:,} | {r['submissions']:,} | "
         f"{r['mine']:,} | {r['pending']} | {r['pending_ms']:.1f} | {r['list_ms']:.1f} | "
-        f"{r['done_ms']:.1f} ({r['links']:,}) | {r['library_ms']:.1f} ({r['library']}) | "
+        f"{r['done_ms']:.1f} ({r['links']:,}) | {r['page_ms']:.1f} ({r['page_links']}) | "
+        f"{r['library_ms']:.1f} ({r['library']}) | "
         f"{r['discussion_ms']:.1f} ({r['comments']}) |"
     )
 

@@ -51,12 +51,14 @@ def workbench(request: HttpRequest, study: str) -> HttpResponse:
 def completed(request: HttpRequest) -> HttpResponse:
     if not _is_expert(request.user):
         return render(request, "frontend/not_expert.html", status=403)
-    done = list(selectors.assignments_completed_for_expert(user=request.user))
+    page = selectors.assignments_completed_page(user=request.user, number=request.GET.get("page"))
+    done = list(page.object_list)
     # A discussion link only where the thread is open (no rating work left on the case).
     discuss = selectors_knowledge.unit_tokens_open_for_discussion(
         user=request.user, unit_ids={a.unit_id for a in done}
     )
-    return render(request, "frontend/completed.html", {"done": done, "discuss": discuss})
+    context = {"done": done, "page": page, "discuss": discuss}
+    return render(request, "frontend/completed.html", context)
 
 
 @login_required

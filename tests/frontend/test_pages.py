@@ -49,3 +49,30 @@ def test_login_page_logs_an_expert_in():
         "/login/", {"username": "pat", "password": "test-password-123"}, follow=True
     )
     assert response.status_code == 200 and response.context["user"] == expert.user
+
+
+def test_completed_work_comes_in_pages_newest_first(monkeypatch):
+    from annotation import selectors, services
+    from tests.annotation.helpers import all_labels
+
+    monkeypatch.setattr(selectors, "COMPLETED_PAGE_SIZE", 2)
+    expert = ExpertFactory()
+    study = open_study(cases=5, experts=[expert])
+    tokens = []
+    while assignment := services.assignment_claim_next(user=expert.user, pool=study.pool):
+        services.assignment_submit(assignment=assignment, labels=all_labels(assignment))
+        tokens.append(assignment.unit.token)
+    assert len(tokens) == 5
+    client = logged_in(expert.user)
+    newest_first = tokens[::-1]
+    # A bad page number is the first page, one past the end the last.
+    expected = {"1": newest_first[:2], "2": newest_first[2:4], "3": newest_first[4:],
+                "x": newest_first[:2], "99": newest_first[4:]}  # fmt: skip
+    pages = {n: client.get(f"/done/?page={n}").content.decode() for n in expected}
+    for number, wanted in expected.items():
+        page = pages[number]
+        assert {t for t in tokens if t in page} == set(wanted), number
+        assert sorted(wanted, key=page.index) == wanted  # newest first
+    assert "Page 2 of 3" in pages["2"]
+    assert 'href="?page=1"' in pages["2"] and 'href="?page=3"' in pages["2"]
+    assert 'rel="prev"' not in pages["1"] and 'rel="next"' not in pages["3"]
