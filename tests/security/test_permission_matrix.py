@@ -138,6 +138,8 @@ def routes(assignment_id: str) -> dict[str, Route]:
                                        {**staff_only, "admin": (404,)}),
         "dashboard:deactivate": Route("POST", "/admin/dashboard/studies/study-a/deactivate/",
                                       {**staff_only, "admin": (404,)}),
+        "dashboard:retry-run": Route("POST", "/admin/dashboard/runs/999999/retry/",
+                                     {**staff_only, "admin": (404,)}),
         "dashboard:due-date": Route("POST", "/admin/dashboard/studies/study-a/due-date/",
                                     dict.fromkeys(ROLES, (302,))),
         "schema": Route("GET", "/api/schema/", public),

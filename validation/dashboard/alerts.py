@@ -12,7 +12,7 @@ from annotation.quality import QUALITY_MIN_UNITS, Agreement
 from benchmark.models import JudgeRun
 from validation.dashboard import rules
 from validation.dashboard.agreement import peer_agreement_by
-from validation.dashboard.runs import run_verdict_counts
+from validation.dashboard.runs import judge_runs_superseded, run_verdict_counts
 from validation.dashboard.selectors import StudyProgress
 from validation.models import Study, StudyUnit
 
@@ -128,6 +128,9 @@ def _failing_runs(runs: list[JudgeRun]) -> list[FailingRun]:
         verdict = rules.run_error_share(done=done, errors=errors)
         if verdict.alert:
             found.append(FailingRun(run=run, done=done, errors=errors, share=verdict.share))
+    if found:  # a run already judged again (or replaced) needs nothing more
+        replaced = judge_runs_superseded([f.run.pk for f in found])
+        found = [f for f in found if f.run.pk not in replaced]
     return sorted(found, key=lambda f: -f.share)
 
 

@@ -5,6 +5,7 @@ from functools import wraps
 
 from django.contrib import admin, messages
 from django.contrib.admin.views.decorators import staff_member_required
+from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponseRedirect, JsonResponse
 from django.shortcuts import render
 from django.urls import reverse
@@ -21,6 +22,8 @@ from annotation.services.routing import (
     expert_set_active,
     unit_route_to_expert,
 )
+from benchmark.services.judge_retry import judge_run_retry_errors
+from benchmark.services.judging import JudgeConfigError
 from validation.dashboard import alerts as dashboard_alerts
 from validation.dashboard import charts, rules, selectors
 from validation.dashboard import runs as dashboard_runs
@@ -218,6 +221,31 @@ def runs(request):
         "validation/dashboard/runs.html",
         _context(request, _("Judge and generation runs"), live=dashboard_runs.runs_live()),
     )
+
+
+@staff_member_required
+@require_POST
+def retry_run(request, run_id: int):
+    """A failing judge run's action: ask the judge again where the run ended in errors."""
+    if not request.user.has_perm("benchmark.add_judgerun"):
+        raise PermissionDenied
+    run = dashboard_runs.judge_run_get_for_admin(run_id=run_id)
+    if run is None:
+        raise Http404("no such run")
+    try:
+        retry = judge_run_retry_errors(run=run, actor=request.user)
+    except JudgeConfigError as exc:
+        messages.error(request, _("Not queued: %(reason)s") % {"reason": exc})
+    else:
+        messages.success(
+            request,
+            _(
+                "Run %(retry)s is queued: it asks the judge again where run %(run)s ended in "
+                "errors; the judge's other replies come from the cache."
+            )
+            % {"retry": retry.pk, "run": run.pk},
+        )
+    return _back(request, reverse("dashboard:runs"))
 
 
 def _staff_json(view):

@@ -1,0 +1,69 @@
+"""Asking the judge again where a run ended in errors (the dashboard's action on such a run)."""
+
+from django.db import transaction
+from django.utils.translation import gettext
+
+from benchmark.models import JudgeRun, Verdict
+from benchmark.services.audit import audit_record
+from benchmark.services.judging import JudgeConfigError, judge_run_queue
+
+GOING = (JudgeRun.Status.PENDING, JudgeRun.Status.RUNNING)
+
+
+def judge_run_retry_errors(*, run: JudgeRun, actor) -> JudgeRun:
+    """Queue a new run of ``run``'s judge, model, dataset and options; return it.
+
+    Verdicts are never edited, so the failed run stays as it was and the new one, being the
+    latest, is what the leaderboard and reports read once it finishes. The new run judges
+    every criterion, but the judge's usable replies are in the reply cache (unusable ones never
+    are), so only the prompts that ended in error reach the endpoint again. Refused (with
+    ``JudgeConfigError``) for imported verdicts, a run still going, a run without errors, a
+    judge without an endpoint, and a run that a newer one already replaced.
+    """
+    with transaction.atomic():
+        run = JudgeRun.objects.select_for_update().select_related("judge").get(pk=run.pk)
+        if run.source != "engine":
+            raise JudgeConfigError(
+                gettext("Run %(run)s holds imported verdicts: import them again instead.")
+                % {"run": run.pk}
+            )
+        if run.status in GOING:
+            raise JudgeConfigError(
+                gettext("Run %(run)s is still going: wait until it ends.") % {"run": run.pk}
+            )
+        errors = run.verdicts.filter(state=Verdict.State.ERROR).count()
+        if not errors:
+            raise JudgeConfigError(gettext("Run %(run)s has no errors.") % {"run": run.pk})
+        if not run.judge.base_url:
+            raise JudgeConfigError(
+                gettext("Judge %(judge)s has no endpoint URL.") % {"judge": run.judge.name}
+            )
+        newer = (
+            JudgeRun.objects.filter(
+                judge_id=run.judge_id, model_id=run.model_id, dataset_id=run.dataset_id
+            )
+            .filter(pk__gt=run.pk)
+            .order_by("pk")
+            .first()
+        )
+        if newer is not None:
+            raise JudgeConfigError(
+                gettext("Run %(newer)s already replaced run %(run)s.")
+                % {"newer": newer.pk, "run": run.pk}
+            )
+        retry = JudgeRun.objects.create(
+            judge=run.judge,
+            model_id=run.model_id,
+            dataset_id=run.dataset_id,
+            status=JudgeRun.Status.PENDING,
+            source="engine",
+            stats={"options": run.stats.get("options", {}), "retry_of": run.pk},
+        )
+        audit_record(
+            actor=actor,
+            action="judge_run.retry_errors",
+            obj=retry,
+            data={"retry_of": run.pk, "errors": errors},
+        )
+        judge_run_queue(run_id=retry.pk)
+    return retry
