@@ -17,6 +17,7 @@ from annotation.models import (
     LibraryEntry,
     PayEntry,
     PayRate,
+    PeerAgreement,
     Pool,
     Submission,
 )
@@ -108,6 +109,15 @@ class SubmissionAdmin(ReadOnlyAdmin):
     list_display = ["unit", "expert", "kind", "slot", "submitted_at"]
     list_filter = ["kind", "unit__pool"]
     inlines = [LabelInline]
+
+
+@admin.register(PeerAgreement)
+class PeerAgreementAdmin(ReadOnlyAdmin):
+    """Recorded as each unit completes; the dashboard sums these rows."""
+
+    list_display = ["submission", "pool", "expert", "agreed", "compared"]
+    list_filter = ["pool"]
+    list_select_related = ["submission__unit", "submission__expert__user", "pool", "expert__user"]
 
 
 @admin.register(CalibrationSet)

@@ -366,7 +366,7 @@ def test_agreement_follows_new_submissions_cached_or_recorded():
         )
 
 
-def test_agreement_rows_are_recorded_when_a_unit_completes_and_backfilled_alike():
+def test_agreement_rows_are_recorded_when_a_unit_completes_and_backfilled_alike(admin_client):
     experts = ExpertFactory.create_batch(3)
     study = open_study(cases=1, experts=experts, name="rows")  # one unit
     first = services.assignment_claim_next(user=experts[0].user, pool=study.pool)
@@ -386,6 +386,8 @@ def test_agreement_rows_are_recorded_when_a_unit_completes_and_backfilled_alike(
         experts[1].pk: (0, 2 * criteria, study.pool_id),
         experts[2].pk: (criteria, 2 * criteria, study.pool_id),
     }
+    listed = admin_client.get("/admin/annotation/peeragreement/")
+    assert listed.status_code == 200 and listed.context["cl"].result_count == 3
     # A unit rated by two of three has no rows, and none are made for it by the backfill.
     short = study_open(
         study=study_create(name="rows-short", dataset=study.dataset,
