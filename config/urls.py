@@ -1,7 +1,12 @@
 from django.contrib import admin
 from django.urls import include, path
+from django.utils.translation import gettext_lazy as _
 from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+# The admin's header and page titles name the platform, in the interface language.
+admin.site.site_header = _("HeartBench administration")
+admin.site.site_title = _("HeartBench administration")
 
 urlpatterns = [
     path("admin/", include("benchmark.urls")),
