@@ -3,7 +3,8 @@
 from dataclasses import dataclass, field
 
 import numpy as np
-from django.db.models import Count, F
+from django.db.models import Case as CaseWhen
+from django.db.models import Count, F, IntegerField, Value, When
 
 from benchmark.models import Case, Dataset, JudgeRun, RubricItem, Verdict
 from benchmark.scoring import (
@@ -83,8 +84,16 @@ def _latest_runs(*, dataset: Dataset, judge: str | None) -> list[JudgeRun]:
         runs = runs.filter(judge__name=judge)
         if not runs.exists():
             raise LeaderboardError(f"no judge run by {judge!r} on {dataset}")
+    # Each model's newest finished run: a run still going (a retry of errors, a forced
+    # re-run) or one that stopped halfway does not hide the results it would replace. A model
+    # without a finished run shows its newest one, with the coverage it has so far.
+    finished_first = CaseWhen(
+        When(status=JudgeRun.Status.FINISHED, then=Value(0)),
+        default=Value(1),
+        output_field=IntegerField(),
+    )
     latest: dict[int, JudgeRun] = {}
-    for run in runs.order_by("-created_at", "-id"):
+    for run in runs.order_by(finished_first, "-created_at", "-id"):
         latest.setdefault(run.model_id, run)
     return list(latest.values())
 

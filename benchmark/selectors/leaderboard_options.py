@@ -1,6 +1,6 @@
 """What a leaderboard page offers to choose from: datasets, and the judges that ran on one."""
 
-from django.db.models import Count, Max, Sum
+from django.db.models import Count, Max, Q, Sum
 
 from benchmark.models import Dataset, Judge, JudgeRun, RubricItem, Verdict
 
@@ -28,8 +28,11 @@ def leaderboard_judges(*, dataset: Dataset) -> list[str]:
 
 def leaderboard_fingerprint(*, dataset: Dataset) -> str:
     """Changes whenever a leaderboard of ``dataset`` could: a judge run or verdict added (both
-    are append-only: a forced re-run is a new run) or a criterion edited (version, points)."""
-    runs = JudgeRun.objects.filter(dataset=dataset).aggregate(n=Count("id"), last=Max("id"))
+    are append-only: a forced re-run is a new run), a run finished (the leaderboard reads each
+    model's newest finished run) or a criterion edited (version, points)."""
+    runs = JudgeRun.objects.filter(dataset=dataset).aggregate(
+        n=Count("id"), last=Max("id"), finished=Count("id", filter=Q(status="finished"))
+    )
     verdicts = Verdict.objects.filter(run__dataset=dataset).aggregate(n=Count("id"), last=Max("id"))
     rubric = RubricItem.objects.filter(case__dataset=dataset).aggregate(
         n=Count("id"), versions=Sum("version"), points=Sum("points")

@@ -7,9 +7,10 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from benchmark.models import Verdict
+from benchmark.models import JudgeRun, Verdict
 from benchmark.selectors.datasets import dataset_resolve
 from benchmark.selectors.leaderboard import leaderboard_compute
+from benchmark.selectors.leaderboard_options import leaderboard_fingerprint
 from benchmark.taxonomy import CATEGORIES
 from tests.benchmark.factories import (
     DatasetFactory,
@@ -125,6 +126,27 @@ def test_latest_run_per_model_unless_a_judge_is_named(board_data):
     assert next(m for m in latest if m["model"] == "good2")["judge_run"]["judge"] == "new"
     named = leaderboard_compute(dataset=board_data, judge="old").as_dict()["models"]
     assert [m["model"] for m in named] == ["good2"]
+
+
+def test_a_run_still_going_does_not_hide_the_finished_one_it_replaces(board_data):
+    good = board_data.judge_runs.get(model__name="good")
+    before = leaderboard_compute(dataset=board_data).as_dict()["models"]
+    fingerprint = leaderboard_fingerprint(dataset=board_data)
+    retry = JudgeRunFactory(judge=good.judge, dataset=board_data, model=good.model,
+                            status="running")  # fmt: skip
+    response = good.model.responses.first()
+    item = response.case.rubric.first()
+    Verdict.objects.create(run=retry, response=response, rubric_item=item, state=MET)
+    going = leaderboard_compute(dataset=board_data).as_dict()["models"]
+    assert going == before  # still the finished run's figures, not one verdict's coverage
+    # The moment it finishes (a status change, no new verdict) it is the one shown, and the
+    # cached page knows.
+    just_before = leaderboard_fingerprint(dataset=board_data)
+    assert just_before != fingerprint
+    JudgeRun.objects.filter(pk=retry.pk).update(status="finished")
+    assert leaderboard_fingerprint(dataset=board_data) != just_before
+    after = leaderboard_compute(dataset=board_data).as_dict()["models"]
+    assert next(m for m in after if m["model"] == "good")["judge_run"]["id"] == retry.pk
 
 
 def test_unknown_dataset_or_judge_is_a_clear_error(board_data):
