@@ -1,10 +1,9 @@
 """Reads about an expert's standing: running agreement, calibration state and certificates."""
 
-from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db.models import Count, F, Q, QuerySet
+from django.db.models import QuerySet
 
 from annotation import quality
 from annotation.models import (
@@ -13,9 +12,8 @@ from annotation.models import (
     CalibrationSet,
     Certificate,
     Expert,
-    Label,
+    PeerAgreement,
     Pool,
-    Submission,
 )
 
 FIRST = "first"
@@ -30,34 +28,25 @@ class ExpertQuality:
     quality: float | None
 
 
-def _completed_units(*, expert: Expert, since: datetime | None) -> list[int]:
-    """The expert's most recent rated units that have all their raters (at least two)."""
-    own = Submission.objects.filter(expert=expert, kind=Assignment.Kind.RATING)
-    if since is not None:
-        own = own.filter(submitted_at__gte=since)
-    own = (
-        own.annotate(raters=Count("unit__submissions", filter=Q(unit__submissions__kind="rating")))
-        .filter(raters__gte=F("unit__pool__raters_per_unit"))
-        .filter(raters__gte=2)
-    )
-    recent = own.order_by("-submitted_at", "-id").values_list("unit_id", flat=True)
-    return list(recent[: quality.QUALITY_WINDOW])
-
-
 def expert_peer_agreement(*, expert: Expert, since: datetime | None = None) -> quality.Agreement:
-    """Pairwise agreement with the other raters on the expert's recent completed units."""
-    unit_ids = _completed_units(expert=expert, since=since)
-    if not unit_ids:
-        return quality.Agreement()
-    by_unit: dict[int, dict[int, dict[int, bool]]] = defaultdict(lambda: defaultdict(dict))
-    rows = Label.objects.filter(
-        submission__unit_id__in=unit_ids, submission__kind=Assignment.Kind.RATING
-    ).values_list("submission__unit_id", "submission__expert_id", "rubric_item_id", "hit")
-    for unit_id, expert_id, item_id, hit in rows:
-        by_unit[unit_id][expert_id][item_id] = hit
-    return quality.peer_agreement(
-        (raters.get(expert.pk, {}), [labels for who, labels in raters.items() if who != expert.pk])
-        for raters in by_unit.values()
+    """Pairwise agreement with the other raters on the expert's most recent completed units
+    (at most ``QUALITY_WINDOW``, those submitted since ``since`` when given).
+
+    Sums the rows recorded as each unit completed (``annotation.PeerAgreement``: all the
+    pool's raters, at least two, submitted), so no label is read on the claim path.
+    """
+    rows = PeerAgreement.objects.filter(expert=expert)
+    if since is not None:
+        rows = rows.filter(submission__submitted_at__gte=since)
+    recent = list(
+        rows.order_by("-submission__submitted_at", "-submission_id").values_list(
+            "agreed", "compared"
+        )[: quality.QUALITY_WINDOW]
+    )
+    return quality.Agreement(
+        agreed=sum(agreed for agreed, _ in recent),
+        compared=sum(compared for _, compared in recent),
+        units=len(recent),
     )
 
 

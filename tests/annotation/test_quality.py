@@ -97,3 +97,35 @@ def test_certificate_command_issues_to_everyone_who_meets_the_bar_only():
         call_command("certificate", "issue", "--bar", "rater", c.user.username)
     with pytest.raises(CommandError, match="no certification bar"):
         call_command("certificate", "issue", "--bar", "nope")
+
+
+@pytest.mark.django_db
+def test_running_agreement_looks_at_the_newest_completed_units_only(monkeypatch):
+    *_, c = experts = ExpertFactory.create_batch(3)
+    study = open_study(cases=3, experts=experts)
+    submitted = []
+    # c labels its first unit against the others (who mark every criterion met), then agrees.
+    while True:
+        rated = 0
+        for expert in experts:
+            assignment = services.assignment_claim_next(user=expert.user, pool=study.pool)
+            if assignment is None:
+                continue
+            first_of_c = expert == c and not submitted
+            labels = all_labels(assignment, hit=not first_of_c)
+            submission, _ = services.assignment_submit(assignment=assignment, labels=labels)
+            if expert == c:
+                submitted.append(submission)
+            rated += 1
+        if not rated:
+            break
+    assert len(submitted) == 3
+    per_unit = 2 * len(all_labels(submitted[0].assignment))  # two others x every criterion
+    everything = selectors_quality.expert_peer_agreement(expert=c)
+    assert everything == quality.Agreement(agreed=2 * per_unit, compared=3 * per_unit, units=3)
+    agreeing = quality.Agreement(agreed=2 * per_unit, compared=2 * per_unit, units=2)
+    since = selectors_quality.expert_peer_agreement(expert=c, since=submitted[1].submitted_at)
+    assert since == agreeing
+    # The window keeps the newest units: the disagreement was the oldest.
+    monkeypatch.setattr(quality, "QUALITY_WINDOW", 2)
+    assert selectors_quality.expert_peer_agreement(expert=c) == agreeing

@@ -76,7 +76,7 @@ def test_agreement_counted_in_sql_matches_the_annotation_selector(crowd):
         assert figures[(study.pool_id, expert.pk)] == python
     assert figures[(study.pool_id, experts[3].pk)].share == 0.0
     # Split per week and ability, the same comparisons and units add up again.
-    table = peer_agreement_table(pool_ids=[study.pool_id], by_week=True, by_ability=True)
+    table = peer_agreement_table(pool_ids=[study.pool_id])
     assert table.roll_up() == figures
     weeks = table.roll_up(week=True)
     assert {week for (_p, _e, week) in weeks} == {rules.week_start(timezone.localdate())}
@@ -347,9 +347,9 @@ def test_agreement_follows_new_submissions_cached_or_recorded():
     rate_round(study.pool, experts)  # 8 of 9 ratings: two units complete
     before = peer_agreement_by(pool_ids=[study.pool_id])
     assert sum(a.units for a in before.values()) == 6
-    table = peer_agreement_table(pool_ids=[study.pool_id], by_week=True)  # cached from here on
+    table = peer_agreement_table(pool_ids=[study.pool_id])  # cached from here on
     assert table.roll_up() == before
-    assert peer_agreement_table(pool_ids=[study.pool_id], by_week=True) == table
+    assert peer_agreement_table(pool_ids=[study.pool_id]) == table
 
     def misses(expert, assignment):
         return all_labels(assignment, hit=False)
@@ -359,7 +359,7 @@ def test_agreement_follows_new_submissions_cached_or_recorded():
     after = peer_agreement_by(pool_ids=[study.pool_id])
     assert after != before
     assert sum(a.units for a in after.values()) == 9
-    assert peer_agreement_table(pool_ids=[study.pool_id], by_week=True).roll_up() == after
+    assert peer_agreement_table(pool_ids=[study.pool_id]).roll_up() == after
     for expert in experts:
         assert after[(study.pool_id, expert.pk)] == selectors_quality.expert_peer_agreement(
             expert=expert

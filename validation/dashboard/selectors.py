@@ -199,7 +199,7 @@ def study_detail(*, study: Study, now: datetime | None = None) -> StudyDetail:
         .annotate(n=Count("id"))
         .order_by()
     )
-    table = peer_agreement_table(pool_ids=[pool.pk], by_week=True, by_ability=True)
+    table = peer_agreement_table(pool_ids=[pool.pk])
     overall = table.roll_up()
     first_week = rules.week_start(today) - timedelta(weeks=WEEKS_SHOWN - 1)
     weeks = [first_week + timedelta(weeks=i) for i in range(WEEKS_SHOWN)]
