@@ -2,7 +2,7 @@
 
 from collections.abc import Iterable
 
-from django.db.models import Count, Q
+from django.db.models import Count, OuterRef, Q, Subquery
 from django.utils.translation import gettext
 
 from benchmark.models import (
@@ -74,6 +74,27 @@ def judge_run_finished(*, judge_id: int, model_id: int, dataset_id: int) -> Judg
         .filter(status=JudgeRun.Status.FINISHED)
         .order_by("-created_at", "-id")
         .first()
+    )
+
+
+def judge_run_successors(*, run_ids: Iterable[int]) -> dict[int, int]:
+    """Run id → the first newer run of the same judge, model and dataset (a retry of its
+    errors, a forced run), for the runs among these that a newer one replaced."""
+    newer = (
+        JudgeRun.objects.filter(
+            judge_id=OuterRef("judge_id"),
+            model_id=OuterRef("model_id"),
+            dataset_id=OuterRef("dataset_id"),
+            pk__gt=OuterRef("pk"),
+        )
+        .order_by("pk")
+        .values("pk")[:1]
+    )
+    return dict(
+        JudgeRun.objects.filter(pk__in=list(run_ids))
+        .annotate(successor=Subquery(newer))
+        .filter(successor__isnull=False)
+        .values_list("pk", "successor")
     )
 
 

@@ -4,6 +4,7 @@ from django.db import transaction
 from django.utils.translation import gettext
 
 from benchmark.models import JudgeRun, Verdict
+from benchmark.selectors import runs as run_selectors
 from benchmark.services.audit import audit_record
 from benchmark.services.judging import JudgeConfigError, judge_run_queue
 
@@ -38,18 +39,11 @@ def judge_run_retry_errors(*, run: JudgeRun, actor) -> JudgeRun:
             raise JudgeConfigError(
                 gettext("Judge %(judge)s has no endpoint URL.") % {"judge": run.judge.name}
             )
-        newer = (
-            JudgeRun.objects.filter(
-                judge_id=run.judge_id, model_id=run.model_id, dataset_id=run.dataset_id
-            )
-            .filter(pk__gt=run.pk)
-            .order_by("pk")
-            .first()
-        )
+        newer = run_selectors.judge_run_successors(run_ids=[run.pk]).get(run.pk)
         if newer is not None:
             raise JudgeConfigError(
                 gettext("Run %(newer)s already replaced run %(run)s.")
-                % {"newer": newer.pk, "run": run.pk}
+                % {"newer": newer, "run": run.pk}
             )
         retry = JudgeRun.objects.create(
             judge=run.judge,

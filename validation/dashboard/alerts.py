@@ -10,9 +10,10 @@ from django.utils import timezone
 from annotation.models import Assignment, Expert, Pool
 from annotation.quality import QUALITY_MIN_UNITS, Agreement
 from benchmark.models import JudgeRun
+from benchmark.selectors.runs import judge_run_successors
 from validation.dashboard import rules
 from validation.dashboard.agreement import peer_agreement_by
-from validation.dashboard.runs import judge_runs_superseded, run_verdict_counts
+from validation.dashboard.runs import run_verdict_counts
 from validation.dashboard.selectors import StudyProgress
 from validation.models import Study, StudyUnit
 
@@ -129,7 +130,7 @@ def _failing_runs(runs: list[JudgeRun]) -> list[FailingRun]:
         if verdict.alert:
             found.append(FailingRun(run=run, done=done, errors=errors, share=verdict.share))
     if found:  # a run already judged again (or replaced) needs nothing more
-        replaced = judge_runs_superseded([f.run.pk for f in found])
+        replaced = judge_run_successors(run_ids=[f.run.pk for f in found])
         found = [f for f in found if f.run.pk not in replaced]
     return sorted(found, key=lambda f: -f.share)
 

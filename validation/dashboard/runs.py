@@ -1,6 +1,6 @@
 """Judge and generation runs for the dashboard: progress, errors, requests and cost."""
 
-from django.db.models import Case, Count, Exists, IntegerField, OuterRef, Q, Value, When
+from django.db.models import Case, Count, IntegerField, Q, Value, When
 from django.utils import timezone
 
 from benchmark.models import GenerationRun, JudgeRun, Response, Verdict
@@ -24,20 +24,6 @@ def run_verdict_counts(run_ids: list[int]) -> dict[int, tuple[int, int]]:
         .order_by()
     )
     return {r["run_id"]: (r["done"], r["errors"]) for r in rows}
-
-
-def judge_runs_superseded(run_ids: list[int]) -> set[int]:
-    """The runs among these that a newer run of the same judge, model and dataset replaced
-    (a retry of their errors, a forced run): their figures are no longer the ones in use."""
-    newer = JudgeRun.objects.filter(
-        judge_id=OuterRef("judge_id"),
-        model_id=OuterRef("model_id"),
-        dataset_id=OuterRef("dataset_id"),
-        pk__gt=OuterRef("pk"),
-    )
-    return set(
-        JudgeRun.objects.filter(pk__in=run_ids).filter(Exists(newer)).values_list("pk", flat=True)
-    )
 
 
 def judge_run_get_for_admin(*, run_id: int) -> JudgeRun | None:
