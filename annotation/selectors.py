@@ -18,7 +18,7 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 from annotation.blinding import criterion_token, shuffled
-from annotation.models import Assignment, Expert, Pool
+from annotation.models import Assignment, Expert, Pool, Submission
 from benchmark.models import RubricItem
 
 SPEAKERS = {"A": "user", "B": "counsellor"}
@@ -39,6 +39,11 @@ def pools_for_expert(*, user) -> QuerySet[Pool]:
     """The studies an expert takes part in and may work on now (not drafts)."""
     expert = expert_for_user(user=user)
     return expert.pools.exclude(status=Pool.Status.DRAFT).order_by("name")
+
+
+def pool_submissions_count(*, pool: Pool) -> int:
+    """Submitted expert work on the pool's units (ratings and adjudications); staff side."""
+    return Submission.objects.filter(unit__pool=pool).count()
 
 
 def pool_get_for_expert(*, user, name: str) -> Pool:

@@ -1,6 +1,7 @@
 from django.contrib.auth.views import LogoutView
 from django.urls import path
 
+import config.converters  # noqa: F401  (registers the <study:...> converter)
 from frontend import views, views_adjudication, views_knowledge, views_leaderboard
 
 app_name = "frontend"
@@ -9,12 +10,12 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("login/", views.LoginView.as_view(), name="login"),
     path("logout/", LogoutView.as_view(), name="logout"),
-    path("rate/<str:study>/", views.workbench, name="workbench"),
+    path("rate/<study:study>/", views.workbench, name="workbench"),
     path("done/", views.completed, name="completed"),
     path("profile/", views.profile, name="profile"),
     path("certificate/", views.certificate, name="certificate"),
     path("adjudicate/", views_adjudication.adjudication_home, name="adjudication-home"),
-    path("adjudicate/<str:study>/", views_adjudication.adjudicate, name="adjudicate"),
+    path("adjudicate/<study:study>/", views_adjudication.adjudicate, name="adjudicate"),
     path("leaderboard/", views_leaderboard.leaderboard, name="leaderboard"),
     path("discuss/<str:token>/", views_knowledge.discussion, name="discussion"),
     path("discuss/<str:token>/post/", views_knowledge.discussion_post, name="discussion-post"),

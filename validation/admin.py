@@ -2,9 +2,12 @@ from django import forms
 from django.contrib import admin, messages
 from django.urls import reverse
 from django.utils.html import format_html
+from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy
 from django.utils.translation import gettext_lazy as _
 
+from annotation import selectors as annotation_selectors
+from annotation.models import Pool
 from validation import services
 from validation.adjudication import UnknownAbility, splits_parse
 from validation.models import GoldLabel, Study, StudyUnit
@@ -52,6 +55,31 @@ class StudyAdmin(admin.ModelAdmin):
     def has_add_permission(self, request, obj=None):
         # Creating draws the sample: use `heartbench study create` (one code path).
         return False
+
+    def get_deleted_objects(self, objs, request):
+        # A study's pool goes with it (left behind it would keep listing a study that no
+        # longer exists); a study with expert work is not deleted at all (study_delete).
+        to_delete, counts, perms_needed, protected = super().get_deleted_objects(objs, request)
+        pools = 0
+        for study in objs:
+            submitted = annotation_selectors.pool_submissions_count(pool=study.pool)
+            if submitted:
+                protected.append(
+                    services.study_delete_refusal(name=study.name, submissions=submitted)
+                )
+            else:
+                to_delete.append(f"{capfirst(Pool._meta.verbose_name)}: {study.pool}")
+                pools += 1
+        if pools:
+            counts[Pool._meta.verbose_name_plural] = pools
+        return to_delete, counts, perms_needed, protected
+
+    def delete_model(self, request, obj):
+        services.study_delete(study=obj, actor=request.user)
+
+    def delete_queryset(self, request, queryset):
+        for study in queryset:
+            services.study_delete(study=study, actor=request.user)
 
     def get_readonly_fields(self, request, obj=None):
         fields = list(super().get_readonly_fields(request, obj))

@@ -5,6 +5,8 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+from validation.naming import validate_study_name
+
 DEFAULT_STRATA = ["difficulty", "primary_scene"]
 
 
@@ -13,7 +15,10 @@ def default_strata() -> list[str]:
 
 
 class Study(models.Model):
-    name = models.CharField(_("name"), max_length=200, unique=True)
+    # New names follow validation.naming; older ones may hold anything (URLs carry any name).
+    name = models.CharField(
+        _("name"), max_length=200, unique=True, validators=[validate_study_name]
+    )
     # The annotation side of the study: its units, experts, leases and lifecycle.
     pool = models.OneToOneField(
         "annotation.Pool",

@@ -6,14 +6,18 @@ from collections.abc import Iterable, Sequence
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import ngettext
 
+from annotation import selectors as annotation_selectors
 from annotation import services as annotation_services
 from annotation.models import Expert, Submission
+from annotation.services import AnnotationError
 from benchmark.models import Dataset, JudgeRun, ModelUnderTest, Response, RubricItem
 from benchmark.services.audit import audit_record
 from validation.adjudication import UnknownAbility, split_items, splits_parse
 from validation.gold import ADJUDICATED, gold_from_votes
 from validation.models import DEFAULT_STRATA, GoldLabel, Study, StudyUnit
+from validation.naming import study_name_problem
 from validation.sampling import sample_stratified, stratum_label
 
 STRATUM_FIELDS = ("difficulty", "primary_scene", "secondary_scene")
@@ -44,6 +48,9 @@ def study_create(
     Units are sampled case × model response: the sampled cases are rated for every chosen
     model, so judge agreement can be compared between models on the same cases.
     """
+    problem = study_name_problem(name=name)
+    if problem is not None:
+        raise StudyError(problem)
     if Study.objects.filter(name=name).exists():
         raise StudyError(f"a study named {name!r} exists already")
     if not models:
@@ -243,6 +250,44 @@ def study_close(*, study: Study, actor=None) -> dict[str, int]:
         audit_record(actor=actor, action="study.close", obj=study, data=result)
     study.pool.refresh_from_db()
     return result
+
+
+def study_delete(*, study: Study, actor=None) -> int:
+    """Delete a study no expert has submitted work in, and its pool with it.
+
+    The pool holds the study's units and is what experts and seniors see; left behind, it
+    would keep listing a study that no longer exists. A study with submitted work is refused:
+    ratings, the pay ledger and the audit trail refer to it, so close it instead. Returns how
+    many units went.
+    """
+    with transaction.atomic():
+        study = Study.objects.select_for_update().select_related("pool").get(pk=study.pk)
+        submitted = annotation_selectors.pool_submissions_count(pool=study.pool)
+        if submitted:
+            raise StudyError(study_delete_refusal(name=study.name, submissions=submitted))
+        pool = study.pool
+        audit_record(
+            actor=actor,
+            action="study.delete",
+            obj=study,
+            data={"name": study.name, "status": pool.status, "units": study.units.count()},
+        )
+        study.delete()
+        try:
+            return annotation_services.pool_delete(pool=pool, actor=actor)
+        except AnnotationError as exc:
+            raise StudyError(str(exc)) from exc
+
+
+def study_delete_refusal(*, name: str, submissions: int) -> str:
+    """Why a study with expert work cannot be deleted (the admin shows it before the delete)."""
+    return ngettext(
+        "%(name)r holds %(count)d submission by experts: submitted work is never deleted; "
+        "close the study instead.",
+        "%(name)r holds %(count)d submissions by experts: submitted work is never deleted; "
+        "close the study instead.",
+        submissions,
+    ) % {"name": name, "count": submissions}
 
 
 def study_compute_gold(*, study: Study, unit_ids: Iterable[int] | None = None) -> dict[str, int]:

@@ -30,6 +30,7 @@ from annotation.services.core import (
     expert_create,
     leases_expire,
     pool_create,
+    pool_delete,
     pool_set_status,
     units_mark_for_adjudication,
 )
@@ -80,6 +81,7 @@ __all__ = [
     "pay_rate_set",
     "pay_record_earning",
     "pool_create",
+    "pool_delete",
     "pool_set_quality_policy",
     "pool_set_status",
     "unit_queue_adjudication",

@@ -111,6 +111,33 @@ def pool_set_status(*, pool: Pool, status: str, actor=None) -> Pool:
     return pool
 
 
+def pool_delete(*, pool: Pool, actor=None) -> int:
+    """Delete a pool no expert has submitted work in, with its units, leases and drafts.
+
+    Submitted work, and the pay ledger and agreement rows written with it, are never deleted:
+    a pool holding any is refused. Returns how many units went.
+    """
+    with transaction.atomic():
+        pool = Pool.objects.select_for_update().get(pk=pool.pk)
+        submitted = selectors.pool_submissions_count(pool=pool)
+        if submitted:
+            raise AnnotationError(
+                f"{pool.name!r} holds {submitted} submission(s) by experts; submitted work "
+                "is never deleted"
+            )
+        if hasattr(pool, "calibration_set"):
+            raise AnnotationError(f"{pool.name!r} is a calibration set")
+        units = pool.units.count()
+        audit_record(
+            actor=actor,
+            action="pool.delete",
+            obj=pool,
+            data={"name": pool.name, "status": pool.status, "units": units},
+        )
+        pool.delete()
+    return units
+
+
 def units_mark_for_adjudication(*, pool: Pool, unit_ids: Iterable[int]) -> int:
     with transaction.atomic():
         return Unit.objects.filter(pool=pool, pk__in=list(unit_ids)).update(needs_adjudication=True)
