@@ -9,11 +9,14 @@ A middleware rather than a change to each view: the three doors are written by t
 parts (Django's admin, the frontend, DRF) and a new one only needs adding to the list.
 """
 
+import json
 from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.cache import cache
+from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
 from django.http import HttpRequest, HttpResponse
+from django.http.multipartparser import MultiPartParserError
 from django.urls import NoReverseMatch, reverse
 
 # URL name -> how a success looks: page logins log the user in; the API answers 200 + a token.
@@ -50,6 +53,31 @@ def client_address(request: HttpRequest) -> str:
     return request.META.get("REMOTE_ADDR", "")
 
 
+def login_username(request: HttpRequest) -> str:
+    """The user name a login POST tries, as the throttle keys it ('' when there is none).
+
+    The token endpoint takes JSON as well as form-encoded and multipart bodies (DRF's parsers);
+    Django only parses the latter two into ``request.POST``. A body that cannot be read gives
+    '': the view refuses it, the failure is counted against the address, and nothing here
+    raises, so a broken body neither crashes the request nor slips past the counts.
+    """
+    if request.content_type == "application/json":
+        try:
+            data = json.loads(request.body)
+        except (ValueError, RequestDataTooBig):  # JSONDecodeError and UnicodeDecodeError too
+            return ""
+        value = data.get("username") if isinstance(data, dict) else None
+    else:
+        try:
+            value = request.POST.get("username")
+        except (MultiPartParserError, TooManyFieldsSent, TooManyFilesSent, RequestDataTooBig):
+            return ""
+    # DRF's CharField reads a number as its digits, so 12345 and "12345" are one user name.
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        return ""
+    return str(value).strip().lower()[:150]
+
+
 class LoginThrottleMiddleware:
     def __init__(self, get_response) -> None:
         self.get_response = get_response
@@ -65,9 +93,7 @@ class LoginThrottleMiddleware:
             return self.get_response(request)
         limits = ThrottleLimits.from_settings()
         address = client_address(request)
-        # The token endpoint may get JSON; POST is only parsed for forms, which is enough to
-        # key on the user name there, and the address key still limits JSON guessing.
-        username = (request.POST.get("username") or "").strip().lower()[:150]
+        username = login_username(request)
         user_key = f"login-fail:{address}:{username}"
         address_key = f"login-fail:{address}"
         if (
