@@ -3,6 +3,7 @@
 import secrets
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 from django.db import transaction
 from django.utils import timezone
@@ -250,6 +251,54 @@ def study_close(*, study: Study, actor=None) -> dict[str, int]:
         audit_record(actor=actor, action="study.close", obj=study, data=result)
     study.pool.refresh_from_db()
     return result
+
+
+@dataclass(frozen=True)
+class Enrolment:
+    enrolled: list[str]  # usernames added now
+    already: list[str]  # usernames that were in the study before
+
+
+def study_enrol(
+    *, study: Study, usernames: Sequence[str] = (), all_active: bool = False, actor=None
+) -> Enrolment:
+    """Let experts take the study's units: the named ones, or every active expert.
+
+    For experts who joined after the study was created (``study_create`` enrols the active
+    experts of that moment). Already enrolled is reported, not refused. Unknown names refuse
+    the whole request: nobody is enrolled.
+    """
+    if bool(usernames) == all_active:
+        raise StudyError("either name the experts to enrol or enrol all active ones")
+    if all_active:
+        experts = list(Expert.objects.filter(is_active=True).select_related("user"))
+    else:
+        wanted = list(dict.fromkeys(usernames))
+        found = {
+            e.user.username: e
+            for e in Expert.objects.filter(user__username__in=wanted).select_related("user")
+        }
+        unknown = [name for name in wanted if name not in found]
+        if unknown:
+            raise StudyError(f"no expert named: {', '.join(unknown)}; nobody was enrolled")
+        experts = [found[name] for name in wanted]
+    with transaction.atomic():
+        try:
+            added = annotation_services.pool_enrol_experts(
+                pool=study.pool, experts=experts, actor=actor
+            )
+        except AnnotationError as exc:
+            raise StudyError(str(exc)) from exc
+        enrolled = sorted(e.user.username for e in added)
+        already = sorted({e.user.username for e in experts} - set(enrolled))
+        if enrolled:
+            audit_record(
+                actor=actor,
+                action="study.enrol",
+                obj=study,
+                data={"enrolled": enrolled, "already": already, "all_active": all_active},
+            )
+    return Enrolment(enrolled=enrolled, already=already)
 
 
 def study_delete(*, study: Study, actor=None) -> int:

@@ -31,6 +31,7 @@ from annotation.services.core import (
     leases_expire,
     pool_create,
     pool_delete,
+    pool_enrol_experts,
     pool_set_status,
     units_mark_for_adjudication,
 )
@@ -82,6 +83,7 @@ __all__ = [
     "pay_record_earning",
     "pool_create",
     "pool_delete",
+    "pool_enrol_experts",
     "pool_set_quality_policy",
     "pool_set_status",
     "unit_queue_adjudication",

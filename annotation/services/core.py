@@ -138,6 +138,39 @@ def pool_delete(*, pool: Pool, actor=None) -> int:
     return units
 
 
+def pool_enrol_experts(*, pool: Pool, experts: Iterable[Expert], actor=None) -> list[Expert]:
+    """Add active experts to the pool, so they may take its units from now on.
+
+    Experts already in the pool are left as they are (enrolling is idempotent); returns the
+    ones newly added, with one audit row naming them.
+    """
+    wanted = list(experts)
+    inactive = [e for e in wanted if not e.is_active]
+    if inactive:
+        names = ", ".join(e.user.username for e in inactive)
+        raise AnnotationError(f"not active: {names}; activate them in the admin first")
+    with transaction.atomic():
+        pool = Pool.objects.select_for_update().get(pk=pool.pk)
+        if pool.status == Pool.Status.CLOSED:
+            raise AnnotationError(f"{pool.name!r} is closed")
+        present = set(
+            pool.experts.filter(pk__in=[e.pk for e in wanted]).values_list("pk", flat=True)
+        )
+        added = [e for e in dict.fromkeys(wanted) if e.pk not in present]
+        if added:
+            pool.experts.add(*added)
+            audit_record(
+                actor=actor,
+                action="pool.enrol",
+                obj=pool,
+                data={
+                    "experts": [e.pk for e in added],
+                    "usernames": [e.user.username for e in added],
+                },
+            )
+    return added
+
+
 def units_mark_for_adjudication(*, pool: Pool, unit_ids: Iterable[int]) -> int:
     with transaction.atomic():
         return Unit.objects.filter(pool=pool, pk__in=list(unit_ids)).update(needs_adjudication=True)

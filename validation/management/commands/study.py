@@ -1,4 +1,4 @@
-"""`heartbench study create|open|close|export ...`: thin wrappers over validation services."""
+"""`heartbench study create|open|close|enrol|export|report`: thin wrappers over services."""
 
 from pathlib import Path
 
@@ -82,6 +82,10 @@ class Command(BaseCommand):
         )
         for action in ("open", "close"):
             sub.add_parser(action).add_argument("name")
+        enrol = sub.add_parser("enrol", help="let experts who joined later take the study's units")
+        enrol.add_argument("name")
+        enrol.add_argument("usernames", nargs="*", metavar="USER")
+        enrol.add_argument("--all-active", action="store_true", help="enrol every active expert")
         export = sub.add_parser("export", help="one row per (unit, criterion)")
         export.add_argument("name")
         export.add_argument("--format", choices=FORMATS, default="csv")
@@ -142,6 +146,22 @@ class Command(BaseCommand):
             f"{result['incomplete']} incomplete units and {result['awaiting']} split units "
             "wait for a senior expert"
         )
+
+    def do_enrol(self, *, name, usernames, all_active, **options):
+        if bool(usernames) == all_active:
+            raise CommandError("give either user names or --all-active")
+        study = self._study(name)
+        result = services.study_enrol(study=study, usernames=usernames, all_active=all_active)
+        n = len(result.enrolled)
+        line = (
+            f"enrolled {n} expert{'' if n == 1 else 's'} in study {study.name}: "
+            + ", ".join(result.enrolled)
+            if n
+            else f"nobody new to enrol in study {study.name}"
+        )
+        if result.already:
+            line += f"; already enrolled: {', '.join(result.already)}"
+        self.stdout.write(line)
 
     def do_export(self, *, name, format, output, **options):
         study = self._study(name)
