@@ -269,10 +269,13 @@ def _on_unit_rated(unit_id: int) -> None:
 
 
 def _on_unit_complete(unit_id: int) -> None:
-    # Validation subscribes by setting (annotation must not import validation).
+    # Validation subscribes by setting (annotation must not import validation). Robust: the
+    # submission is committed by then, so a task that fails in process (eager) or cannot be
+    # published is logged, not answered to the expert as a 500; closing or exporting the
+    # study writes any gold still missing.
     for path in getattr(settings, "HEARTBENCH_UNIT_COMPLETE_TASKS", ()):
         task = import_string(path)
-        transaction.on_commit(lambda task=task: task.delay(unit_id=unit_id))
+        transaction.on_commit(lambda task=task: task.delay(unit_id=unit_id), robust=True)
 
 
 def assignment_submit(
