@@ -65,6 +65,8 @@ MIDDLEWARE = [
     "config.login_throttle.LoginThrottleMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # A view that waited past SQLite's busy timeout answers 503 with Retry-After, not 500.
+    "config.busy.DatabaseBusyMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -188,7 +190,8 @@ REDIS_URL = env_str("REDIS_URL") or (
     CELERY_BROKER_URL if CELERY_BROKER_URL.startswith("redis") else ""
 )
 # The cache holds login-failure counts, which every web process must share: Redis when there
-# is one, else this process's memory (one process serves the embedded default).
+# is one, else files in the data folder (`heartbench serve` runs several processes on the
+# embedded default too).
 CACHES = {
     "default": {
         "BACKEND": "django.core.cache.backends.redis.RedisCache",
@@ -196,7 +199,10 @@ CACHES = {
         "KEY_PREFIX": "heartbench",
     }
     if REDIS_URL
-    else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    else {
+        "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+        "LOCATION": str(DATA_DIR / "cache"),
+    }
 }
 HEARTBENCH_LOGIN_THROTTLE = {
     "per_user": env_int("HEARTBENCH_LOGIN_FAILURES_PER_USER", 5),
