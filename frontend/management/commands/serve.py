@@ -1,0 +1,97 @@
+"""`heartbench serve`: the platform through gunicorn, as production runs it behind a proxy.
+
+Threaded workers (gunicorn's ``gthread``): an expert's request waiting on the database does not
+hold up the others in the same process. Static files come from whitenoise inside the app, so
+nothing else is needed on a laptop. Ctrl-C (SIGINT) or SIGTERM stops it cleanly: gunicorn lets
+the workers finish what they are answering, then exits 0.
+"""
+
+import os
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+
+def _gunicorn_application(options: dict):
+    # Imported here: every other command starts without gunicorn.
+    from gunicorn.app.base import BaseApplication
+
+    class Server(BaseApplication):
+        def load_config(self):
+            for key, value in options.items():
+                self.cfg.set(key, value)
+
+        def load(self):
+            from django.core.wsgi import get_wsgi_application
+
+            return get_wsgi_application()
+
+    return Server()
+
+
+class Command(BaseCommand):
+    help = (
+        "Serve the platform with gunicorn (threaded workers, static files by whitenoise). "
+        "The same command runs in production behind a reverse proxy; Ctrl-C stops it."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--host", default="127.0.0.1", help="address (default 127.0.0.1)")
+        parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+        parser.add_argument(
+            "--workers",
+            type=int,
+            default=2,
+            help="worker processes (default 2: one per core of a small machine)",
+        )
+        parser.add_argument(
+            "--threads", type=int, default=8, help="threads per worker process (default 8)"
+        )
+        parser.add_argument(
+            "--timeout",
+            type=int,
+            default=60,
+            help="seconds a request may take before its worker is restarted (default 60)",
+        )
+        parser.add_argument(
+            "--access-log", action="store_true", help="log every request to standard output"
+        )
+
+    def handle(self, *args, host, port, workers, threads, timeout, access_log, **options):
+        for name, value, low in (
+            ("--port", port, 1),
+            ("--workers", workers, 1),
+            ("--threads", threads, 1),
+            ("--timeout", timeout, 1),
+        ):
+            if value < low:
+                raise CommandError(f"{name} must be at least {low} (got {value})", returncode=2)
+        if port > 65535:
+            raise CommandError(f"--port must be at most 65535 (got {port})", returncode=2)
+        database = settings.DATABASES["default"]
+        where = "SQLite" if database["ENGINE"].endswith("sqlite3") else "PostgreSQL"
+        tasks = "tasks on the broker" if settings.CELERY_BROKER_URL else "tasks in process"
+        self.stdout.write(
+            f"Serving HeartBench on http://{host}:{port}/ ({workers} workers × {threads} "
+            f"threads, {where}, {tasks}); Ctrl-C stops it."
+        )
+        self.stdout.flush()
+        # The workers are forked from this process: no connection may cross the fork.
+        from django.db import connections
+
+        connections.close_all()
+        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+        _gunicorn_application(
+            {
+                "bind": f"{host}:{port}",
+                "workers": workers,
+                "threads": threads,
+                "worker_class": "gthread",
+                "timeout": timeout,
+                "graceful_timeout": 10,
+                "accesslog": "-" if access_log else None,
+                "errorlog": "-",
+                "loglevel": "warning",
+                "proc_name": "heartbench",
+            }
+        ).run()

@@ -1,0 +1,97 @@
+"""What must hold in the database after a team worked a study on the served product.
+
+Used by the product suite and by ``benchmarks/load_experts.py``. Every check reads what the
+server stored and compares it with what the clients were told (acknowledged submissions and
+autosaves); the result is a list of problems, empty when everything holds.
+"""
+
+from django.db.models import Count
+
+# A unit's last rating and its gold are written in separate transactions when a broker
+# carries the gold task: states in which a unit may legitimately sit without gold yet.
+WITHOUT_GOLD = ("pending", "incomplete", "awaiting")
+
+
+def study_problems(
+    *,
+    name: str,
+    submitted: dict[str, dict[str, bool] | None],
+    drafted: dict[str, int] | None = None,
+    closed: bool = False,
+) -> list[str]:
+    """Problems in study ``name``. ``submitted``: acknowledged assignment id → the labels sent
+    (criterion token → hit; None to check only that one label per criterion was stored);
+    ``drafted``: unsubmitted assignment id → labels autosaved; ``closed``: the study was closed,
+    so every unit with three ratings must have gold."""
+    from annotation.models import Draft, Label, Submission
+    from annotation.selectors import criterion_tokens
+    from benchmark.models import RubricItem
+    from validation.models import GoldLabel, StudyUnit
+
+    problems = []
+    submissions = Submission.objects.filter(unit__pool__name=name, kind="rating")
+    stored = {str(p) for p in submissions.values_list("assignment__public_id", flat=True)}
+    acknowledged = set(submitted)
+    if stored != acknowledged:
+        problems.append(
+            f"{len(acknowledged - stored)} acknowledged submissions missing, "
+            f"{len(stored - acknowledged)} stored without acknowledgement"
+        )
+    raters = submissions.values("unit").annotate(
+        n=Count("id"), experts=Count("expert", distinct=True)
+    )
+    crowded = [r for r in raters if r["n"] > 3 or r["experts"] != r["n"]]
+    if crowded:
+        problems.append(f"{len(crowded)} units with more than three or repeated raters")
+
+    criteria = dict(RubricItem.objects.values_list("case").annotate(n=Count("id")))
+    wrong = short = 0
+    for submission in submissions.select_related("assignment", "unit__response"):
+        labels = {
+            label.rubric_item_id: label.hit for label in Label.objects.filter(submission=submission)
+        }
+        if len(labels) != criteria[submission.unit.response.case_id]:
+            short += 1
+        sent = submitted.get(str(submission.assignment.public_id))
+        if sent is not None:
+            tokens = criterion_tokens(assignment=submission.assignment)
+            if {tokens[t]: hit for t, hit in sent.items()} != labels:
+                wrong += 1
+    if short:
+        problems.append(f"{short} submissions without exactly one label per criterion")
+    if wrong:
+        problems.append(f"{wrong} submissions whose labels differ from what the expert sent")
+
+    full = {r["unit"] for r in raters if r["n"] == 3}
+    units = StudyUnit.objects.filter(study__name=name)
+    golden = dict(
+        GoldLabel.objects.filter(study_unit__study__name=name)
+        .values_list("study_unit")
+        .annotate(n=Count("id"))
+    )
+    for unit in units.select_related("case"):
+        has_gold = unit.pk in golden
+        if unit.state in ("gold", "adjudicated") and golden.get(unit.pk) != criteria[unit.case_id]:
+            problems.append(
+                f"study unit {unit.pk} is {unit.state} without one gold label per criterion"
+            )
+        elif unit.state not in WITHOUT_GOLD and not has_gold:
+            problems.append(f"study unit {unit.pk} in state {unit.state} has no gold")
+        if closed and unit.unit_id in full and unit.state not in ("gold", "adjudicated"):
+            problems.append(
+                f"study unit {unit.pk} has three ratings but is {unit.state} after close"
+            )
+
+    if drafted is not None:
+        drafts = {
+            str(k): v
+            for k, v in Draft.objects.filter(assignment__pool__name=name).values_list(
+                "assignment__public_id", "labels"
+            )
+        }
+        lost = [a for a, n in drafted.items() if len(drafts.get(a, {})) != n]
+        if lost:
+            problems.append(f"{len(lost)} autosaved drafts missing or different")
+        if any(a in drafts for a in acknowledged):
+            problems.append("drafts left behind by submitted assignments")
+    return problems

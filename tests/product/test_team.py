@@ -1,0 +1,301 @@
+"""A whole study worked by a team at once on `heartbench serve`, as the README starts it.
+
+Twenty experts rate over the REST API (claim, autosave, submit) in threads of their own, a
+senior decides the 2/1 splits on catastrophic criteria as they arrive, one expert rates in
+Chromium alongside, and an admin watches the dashboard and the report while they work, then
+closes the study from the admin and downloads the report and the leaderboard. Every response
+is counted: none may be a 5xx. Afterwards the stored study is checked against what the
+clients were told (tests.product.invariants).
+"""
+
+import hashlib
+import json
+import re
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+
+import httpx
+import pytest
+
+from benchmark.llm.fake_server import fake_verdict
+from tests.e2e.conftest import CHROMIUM, LOCALES, shoot
+from tests.product.conftest import PASSWORD
+
+API_EXPERTS = 20
+STUDY = "team"
+
+
+@dataclass
+class Tally:
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    status: Counter = field(default_factory=Counter)
+    errors: list[str] = field(default_factory=list)
+    submitted: dict[str, dict[str, bool] | None] = field(default_factory=dict)
+    decided: int = 0
+
+    def seen(self, what: str, reply: httpx.Response) -> httpx.Response:
+        with self.lock:
+            self.status[f"{what} {reply.status_code}"] += 1
+            if reply.status_code >= 500:
+                self.errors.append(f"{what} {reply.status_code}: {reply.text[:300]}")
+        return reply
+
+
+def _label(username: str, criterion: dict) -> bool:
+    """What an expert marks: the fake judge's verdict, flipped now and then (often on the
+    catastrophic criterion, so that some units split 2/1 and go to the senior)."""
+    often = criterion.get("ability") == "catastrophic"
+    digest = hashlib.sha256(f"{username}:{criterion['text']}".encode()).digest()[0]
+    flip = digest % 10 < (3 if often else 1)
+    return fake_verdict(criterion["text"]) != flip
+
+
+def _token(client: httpx.Client, tally: Tally, username: str) -> dict[str, str]:
+    reply = tally.seen(
+        "token",
+        client.post("/api/v1/auth/token/", json={"username": username, "password": PASSWORD}),
+    )
+    assert reply.status_code == 200, reply.text
+    return {"Authorization": f"Token {reply.json()['token']}"}
+
+
+def _retry_later(reply: httpx.Response) -> bool:
+    """503 is the server's way of saying "busy, try again"; it must come with Retry-After."""
+    if reply.status_code != 503:
+        return False
+    assert reply.headers.get("Retry-After"), reply.text
+    time.sleep(0.2)
+    return True
+
+
+def api_expert(base_url: str, username: str, tally: Tally) -> None:
+    with httpx.Client(base_url=base_url, timeout=120) as client:
+        headers = _token(client, tally, username)
+        while True:
+            reply = tally.seen(
+                "next",
+                client.post("/api/v1/assignments/next/", params={"study": STUDY}, headers=headers),
+            )
+            if _retry_later(reply):
+                continue
+            if reply.status_code != 201:
+                break  # nothing left for this expert (204, or a state saying why)
+            body = reply.json()
+            labels = [
+                {"criterion": c["id"], "hit": _label(username, c), "version": c["version"]}
+                for c in body["unit"]["criteria"]
+            ]
+            path = f"/api/v1/assignments/{body['id']}"
+            half = {"labels": labels[: len(labels) // 2]}
+            while _retry_later(
+                tally.seen("draft", client.put(f"{path}/draft/", json=half, headers=headers))
+            ):
+                pass
+            while True:
+                reply = tally.seen(
+                    "submit",
+                    client.post(f"{path}/submit/", json={"labels": labels}, headers=headers),
+                )
+                if not _retry_later(reply):
+                    break
+            assert reply.status_code in (200, 201), reply.text
+            with tally.lock:
+                tally.submitted[body["id"]] = {label["criterion"]: label["hit"] for label in labels}
+
+
+def senior(base_url: str, tally: Tally, experts_done: threading.Event) -> None:
+    with httpx.Client(base_url=base_url, timeout=120) as client:
+        headers = _token(client, tally, "senior-00")
+        while True:
+            finished = experts_done.is_set()  # read first: a 204 after this is final
+            reply = tally.seen(
+                "adj-next",
+                client.post(
+                    "/api/v1/adjudications/next/", params={"study": STUDY}, headers=headers
+                ),
+            )
+            if _retry_later(reply):
+                continue
+            if reply.status_code != 201:
+                if finished:
+                    return
+                time.sleep(0.3)
+                continue
+            body = reply.json()
+            decisions = [
+                {"criterion": c["id"], "hit": c["met"] >= c["not_met"], "reason": "多数意见合理"}
+                for c in body["unit"]["criteria"]
+            ]
+            reply = tally.seen(
+                "adj-submit",
+                client.post(
+                    f"/api/v1/adjudications/{body['id']}/submit/",
+                    json={"decisions": decisions},
+                    headers=headers,
+                ),
+            )
+            assert reply.status_code in (200, 201), reply.text
+            with tally.lock:
+                tally.decided += 1
+
+
+def admin_session(base_url: str, tally: Tally) -> httpx.Client:
+    client = httpx.Client(base_url=base_url, timeout=120, follow_redirects=True)
+    page = tally.seen("admin-login", client.get("/admin/login/"))
+    reply = tally.seen(
+        "admin-login",
+        client.post(
+            "/admin/login/?next=/admin/",
+            data={
+                "username": "admin",
+                "password": "heartbench-demo",
+                "csrfmiddlewaretoken": client.cookies["csrftoken"],
+                "next": "/admin/",
+            },
+            headers={"Referer": str(page.url)},
+        ),
+    )
+    assert reply.status_code == 200 and "/admin/login/" not in str(reply.url), reply.text[:500]
+    return client
+
+
+def admin_watches(client: httpx.Client, tally: Tally, experts_done: threading.Event) -> None:
+    """The admin keeps the dashboard and the report open while the team works."""
+    while not experts_done.is_set():
+        for path in ("/admin/dashboard/", f"/admin/studies/{STUDY}/report/"):
+            assert tally.seen("admin-watch", client.get(path)).status_code in (200, 503)
+        time.sleep(0.5)
+
+
+def browser_expert(chromium, base_url: str, artifacts) -> int:
+    """One expert rates in Chromium, from the keyboard, while the others use the API, until
+    the workbench has nothing left for them."""
+    context = chromium.new_context(
+        viewport={"width": 1366, "height": 768}, locale=LOCALES["zh-hans"]
+    )
+    page = context.new_page()
+    page.goto(f"{base_url}/login/?next=/rate/{STUDY}/")
+    page.fill("input[name=username]", f"expert-{API_EXPERTS:02d}")
+    page.fill("input[name=password]", PASSWORD)
+    page.press("input[name=password]", "Enter")
+    nothing_left = "!document.getElementById('empty').hidden"
+    unit_or_nothing = f"{nothing_left} || document.querySelectorAll('#criteria li').length > 0"
+    rated = 0
+    while True:
+        page.wait_for_function(unit_or_nothing, timeout=60_000)
+        if page.evaluate(nothing_left):
+            break
+        token = page.inner_text("#unit-token")
+        for _ in range(page.locator("#criteria li").count()):
+            page.keyboard.press("1")
+        page.keyboard.press("Enter")
+        page.wait_for_function(
+            f"document.getElementById('unit-token').textContent !== {json.dumps(token)}"
+            f" || {nothing_left}",
+            timeout=60_000,
+        )
+        rated += 1
+    shoot(page, artifacts, "product-browser-expert")
+    context.close()
+    return rated
+
+
+def _completed_ids(base_url: str, username: str, tally: Tally) -> list[str]:
+    with httpx.Client(base_url=base_url, timeout=60) as client:
+        headers = _token(client, tally, username)
+        reply = tally.seen(
+            "completed", client.get("/api/v1/assignments/completed/", headers=headers)
+        )
+        assert reply.status_code == 200
+        body = reply.json()
+        rows = body["results"] if isinstance(body, dict) else body
+        return [row["id"] for row in rows if row.get("study") == STUDY and row["kind"] == "rating"]
+
+
+@pytest.mark.browser
+def test_a_team_works_a_whole_study_at_once_on_the_served_product(product, chromium, artifacts):
+    assert CHROMIUM.exists()
+    product.tool(
+        "experts", "--experts", str(API_EXPERTS + 1), "--seniors", "1", "--password", PASSWORD
+    )
+    product.cli(
+        "study", "create", STUDY, "--dataset", "demo",
+        "--models", "demo-advice-bot,demo-warm-counsellor", "--judge", "demo-judge",
+        "--fraction", "1", "--seed", "7", "--show-ability", "--adjudicate-splits", "catastrophic",
+    )  # fmt: skip
+    product.cli("study", "open", STUDY)
+
+    tally = Tally()
+    experts_done = threading.Event()
+    admin = admin_session(product.base_url, tally)
+    experts = [
+        threading.Thread(target=api_expert, args=(product.base_url, f"expert-{i:02d}", tally))
+        for i in range(API_EXPERTS)
+    ]
+    others = [
+        threading.Thread(target=senior, args=(product.base_url, tally, experts_done)),
+        threading.Thread(target=admin_watches, args=(admin, tally, experts_done)),
+    ]
+    for thread in experts + others:
+        thread.start()
+    rated_in_browser = browser_expert(chromium, product.base_url, artifacts)
+    for thread in experts:
+        thread.join(600)
+    experts_done.set()
+    for thread in others:
+        thread.join(600)
+    assert not any(t.is_alive() for t in experts + others), "a simulated user never finished"
+
+    # The admin closes the study from the admin's change list, then downloads what it made.
+    changelist = admin.get("/admin/validation/study/")
+    study_pk = re.search(r'name="_selected_action" value="(\d+)"', changelist.text).group(1)
+    closed = tally.seen(
+        "admin-close",
+        admin.post(
+            "/admin/validation/study/",
+            data={
+                "action": "close_studies",
+                "_selected_action": study_pk,
+                "csrfmiddlewaretoken": admin.cookies["csrftoken"],
+            },
+            headers={"Referer": f"{product.base_url}/admin/validation/study/"},
+        ),
+    )
+    assert closed.status_code == 200
+    downloads = {
+        fmt: tally.seen(
+            "report", admin.get(f"/admin/studies/{STUDY}/report/", params={"format": fmt})
+        )
+        for fmt in ("json", "html", "csv")
+    }
+    leaderboard = tally.seen("leaderboard", admin.get("/leaderboard/"))
+    admin.close()
+
+    print("responses:", dict(sorted(tally.status.items())))
+    assert not tally.errors, tally.errors[:5]
+    assert all(r.status_code == 200 for r in [*downloads.values(), leaderboard])
+    report = downloads["json"].json()
+    assert report["counts"]["units"] == 24
+    assert "demo-judge" in downloads["html"].text
+    assert "demo-warm-counsellor" in leaderboard.text
+    assert tally.decided >= 1, "no 2/1 split reached the senior"
+    assert rated_in_browser >= 1
+
+    # The browser expert's submissions were acknowledged on the page; add them by id.
+    submitted = dict(tally.submitted)
+    submitted.update(
+        dict.fromkeys(_completed_ids(product.base_url, f"expert-{API_EXPERTS:02d}", tally))
+    )
+    deadline = time.monotonic() + 120
+    while True:  # with a broker, gold is written by the worker shortly after the last rating
+        problems = json.loads(
+            product.tool("check", STUDY, stdin=json.dumps({"submitted": submitted, "closed": True}))
+        )
+        if not problems or time.monotonic() > deadline:
+            break
+        time.sleep(1)
+    assert problems == []
+    assert len(submitted) == 24 * 3  # every unit rated by three
+    assert "Traceback" not in product.log(), product.log()[-3000:]
