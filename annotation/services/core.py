@@ -73,6 +73,9 @@ def pool_create(
     show_ability: bool,
 ) -> Pool:
     """A draft pool with one unit per response; callers open it with ``pool_set_status``."""
+    if lease_seconds < 60:
+        # A shorter lease would expire while the expert reads the first criterion.
+        raise AnnotationError(f"a lease lasts at least a minute, got {lease_seconds} seconds")
     with transaction.atomic():
         pool = Pool.objects.create(
             name=name,

@@ -14,6 +14,7 @@ from django.core.management.base import BaseCommand, CommandError
 from annotation import selectors_quality, services
 from annotation.models import CalibrationSet, Expert, Pool
 from annotation.references import ReferenceFileError, references_parse
+from benchmark.cli_types import fraction_0_1
 from benchmark.models import Dataset
 
 
@@ -31,14 +32,14 @@ class Command(BaseCommand):
         create.add_argument("--dataset", required=True)
         create.add_argument("--senior", required=True, help="username of the senior expert")
         create.add_argument("--references", required=True, help="JSONL file of reference labels")
-        create.add_argument("--threshold", type=float, default=0.8)
+        create.add_argument("--threshold", type=fraction_0_1, default=0.8)
         require = sub.add_parser("require", help="gate a study on a calibration set")
         require.add_argument("study")
         which = require.add_mutually_exclusive_group(required=True)
         which.add_argument("--set", dest="calibration")
         which.add_argument("--none", action="store_true", help="remove the gate")
-        require.add_argument("--min-quality", type=float)
-        require.add_argument("--hard-min-quality", type=float)
+        require.add_argument("--min-quality", type=fraction_0_1)
+        require.add_argument("--hard-min-quality", type=fraction_0_1)
         result = sub.add_parser("result", help="an expert's calibration history and quality")
         result.add_argument("username")
 

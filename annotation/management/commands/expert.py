@@ -6,6 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotation import services
 from annotation.models import Expert
+from benchmark.cli_types import positive_int
 
 
 class Command(BaseCommand):
@@ -26,7 +27,7 @@ class Command(BaseCommand):
         )  # fmt: skip
         add.add_argument("--display-name", default="")
         add.add_argument("--language", action="append", default=None)
-        add.add_argument("--daily-capacity", type=int, default=200)
+        add.add_argument("--daily-capacity", type=positive_int, default=200)
 
     def handle(self, *args, **options):
         password = sys.stdin.readline().rstrip("\r\n")

@@ -3,7 +3,6 @@
 
 import csv
 from datetime import date
-from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
@@ -11,18 +10,12 @@ from django.core.management.base import BaseCommand, CommandError
 from annotation import services
 from annotation.models import Expert, Pool
 from annotation.selectors_pay import pay_earnings
+from benchmark.cli_types import iso_date, non_negative_amount
 from benchmark.csv_safe import csv_cell
 from benchmark.files import FileWriteError, file_write_atomically
 
 HEADER = ["period_from", "period_to", "rater", "username", "display_name", "tier", "study",
           "currency", "units", "earned", "corrections", "total"]  # fmt: skip
-
-
-def _day(value: str) -> date:
-    try:
-        return date.fromisoformat(value)
-    except ValueError as exc:
-        raise CommandError(f"{value!r} is not a date (YYYY-MM-DD)") from exc
 
 
 class Command(BaseCommand):
@@ -33,11 +26,11 @@ class Command(BaseCommand):
         rate = sub.add_parser("rate", help="set the rate per completed unit for a tier")
         rate.add_argument("study")
         rate.add_argument("tier", choices=Expert.Tier.values)
-        rate.add_argument("amount")
+        rate.add_argument("amount", type=non_negative_amount)
         rate.add_argument("currency")
         export = sub.add_parser("export", help="earnings per expert and study for payroll")
-        export.add_argument("--from", dest="start", required=True, type=_day)
-        export.add_argument("--to", dest="end", required=True, type=_day)
+        export.add_argument("--from", dest="start", required=True, type=iso_date)
+        export.add_argument("--to", dest="end", required=True, type=iso_date)
         export.add_argument("--format", choices=["csv"], default="csv")
         export.add_argument("--output", help="file to write (default: standard output)")
 
@@ -52,13 +45,10 @@ class Command(BaseCommand):
         if pool is None:
             raise CommandError(f"no study or calibration set named {options['study']!r}")
         try:
-            amount = Decimal(options["amount"])
-        except InvalidOperation as exc:
-            raise CommandError(f"{options['amount']!r} is not an amount") from exc
-        try:
             rate = services.pay_rate_set(
-                pool=pool, tier=options["tier"], amount=amount, currency=options["currency"]
-            )
+                pool=pool, tier=options["tier"], amount=options["amount"],
+                currency=options["currency"],
+            )  # fmt: skip
         except services.AnnotationError as exc:
             raise CommandError(str(exc)) from exc
         self.stdout.write(f"{pool}: {rate.tier} earns {rate.amount} {rate.currency} per unit")

@@ -4,6 +4,7 @@ import argparse
 
 from django.core.management.base import CommandError
 
+from benchmark.cli_types import non_negative_float, positive_float, positive_int
 from benchmark.llm.client import RetryPolicy
 from benchmark.llm.credentials import api_key_resolve
 from benchmark.llm.progress import ProgressWriter
@@ -12,20 +13,6 @@ from benchmark.services.judging import EngineOptions, RunOutcome
 EXIT_CONFIG = 2  # bad command line or configuration: nothing was sent
 EXIT_ERRORS = 1  # finished, but some criteria/cases could not be judged/generated
 EXIT_STOPPED = 3  # stopped before the end (budget); run again to continue
-
-
-def positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text} is not a positive integer")
-    return value
-
-
-def positive_float(text: str) -> float:
-    value = float(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"{text} is not a positive number")
-    return value
 
 
 def add_endpoint_arguments(parser: argparse.ArgumentParser) -> None:
@@ -43,8 +30,10 @@ def add_endpoint_arguments(parser: argparse.ArgumentParser) -> None:
         "--max-retry-wait", type=positive_float, default=120.0, help="seconds per request"
     )
     parser.add_argument("--max-cost", type=positive_float, help="stop before spending more (USD)")
-    parser.add_argument("--price-in", type=float, help="USD per million input tokens")
-    parser.add_argument("--price-out", type=float, help="USD per million output tokens")
+    parser.add_argument("--price-in", type=non_negative_float, help="USD per million input tokens")
+    parser.add_argument(
+        "--price-out", type=non_negative_float, help="USD per million output tokens"
+    )
     parser.add_argument("--force", action="store_true", help="ignore cached replies")
     parser.add_argument("--no-progress", action="store_true", help="no progress line on stderr")
 

@@ -2,6 +2,7 @@ import time
 
 from django.core.management.base import BaseCommand, CommandError
 
+from benchmark.cli_types import fraction_0_1, non_negative_float, non_negative_int, port_number
 from benchmark.llm.fake_server import FAULTS, QUICK_FAULTS, FakeLLM
 
 
@@ -12,9 +13,11 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--port", type=int, default=8765)
-        parser.add_argument("--latency", type=float, default=0.0, help="seconds per reply")
-        parser.add_argument("--fault-rate", type=float, default=0.0, help="0..1")
+        parser.add_argument("--port", type=port_number, default=8765)
+        parser.add_argument(
+            "--latency", type=non_negative_float, default=0.0, help="seconds per reply"
+        )
+        parser.add_argument("--fault-rate", type=fraction_0_1, default=0.0, help="0..1")
         parser.add_argument(
             "--faults",
             default=",".join(QUICK_FAULTS),
@@ -22,7 +25,7 @@ class Command(BaseCommand):
         )
         parser.add_argument("--style", choices=["ours", "upstream"], default="ours")
         parser.add_argument("--no-structured", action="store_true", help="reject response_format")
-        parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument("--seed", type=non_negative_int, default=0)
 
     def handle(self, *args, **options):
         mix = tuple(f.strip() for f in options["faults"].split(",") if f.strip())

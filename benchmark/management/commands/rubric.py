@@ -7,6 +7,7 @@ import json
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
+from benchmark.cli_types import non_negative_int
 from benchmark.rubric_diff import points_text
 from benchmark.selectors.rubric import RubricItemNotFound, rubric_item_find, rubric_item_history
 from benchmark.services.rubric import KEEP, RubricEditError, rubric_item_edit
@@ -26,7 +27,10 @@ def _target(parser, *, position_required: bool) -> None:
     parser.add_argument("--dataset", required=True, help="NAME, NAME@VERSION or NAME:vN")
     parser.add_argument("--case", required=True, help="question_id of the case")
     parser.add_argument(
-        "--position", type=int, required=position_required, help="criterion position (from 0)"
+        "--position",
+        type=non_negative_int,
+        required=position_required,
+        help="criterion position (from 0)",
     )
 
 

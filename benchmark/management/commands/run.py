@@ -11,6 +11,7 @@ from pathlib import Path
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
+from benchmark.cli_types import non_negative_int, positive_int
 from benchmark.files import file_write_atomically
 from benchmark.importing import ImportFailure
 from benchmark.llm.client import RetryPolicy
@@ -20,7 +21,6 @@ from benchmark.llm.prompts import DEFAULT_JUDGE_TEMPLATE, template_load
 from benchmark.management.commands._llm_args import (
     EXIT_CONFIG,
     finish,
-    positive_int,
     summary_lines,
 )
 from benchmark.models import Response
@@ -67,7 +67,9 @@ class Command(BaseCommand):
         parser.add_argument("--score_only", action="store_true")
         parser.add_argument("--answer_file", type=Path)
         parser.add_argument("--max_workers", type=positive_int, default=16, help="concurrency")
-        parser.add_argument("--max_retries", type=int, default=3, help="retries per request")
+        parser.add_argument(
+            "--max_retries", type=non_negative_int, default=3, help="retries per request"
+        )
         parser.add_argument("--judge_model", default=UPSTREAM_JUDGE_MODEL, help="(ours)")
         parser.add_argument("--no-progress", action="store_true")
 

@@ -1,6 +1,8 @@
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from benchmark.cli_types import positive_int
+
 QUEUES = ("judge", "generate", "reports")
 
 
@@ -18,7 +20,7 @@ class Command(BaseCommand):
             help=f"comma-separated queues to serve, from: {', '.join(QUEUES)}",
         )
         parser.add_argument(
-            "--concurrency", type=int, default=1, help="worker processes (default 1)"
+            "--concurrency", type=positive_int, default=1, help="worker processes (default 1)"
         )
         parser.add_argument("--hostname", default=None, help="worker name (default: celery@HOST)")
         parser.add_argument("--loglevel", default="INFO")

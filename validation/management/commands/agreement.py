@@ -5,6 +5,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from benchmark.cli_types import int_at_least, non_negative_int
 from validation.ratings_csv import RatingsFileError, judge_csv_read, ratings_csv_read
 from validation.statistics import BootstrapSettings, agreement_summary, ratings_build
 from validation.statistics.summary import agreement_table
@@ -21,12 +22,10 @@ class Command(BaseCommand):
         parser.add_argument("--ratings", type=Path, required=True, help="unit,item,rater,label")
         parser.add_argument("--judge", type=Path, help="unit,item,label")
         parser.add_argument("--format", choices=("json", "table"), default="json")
-        parser.add_argument("--resamples", type=int, default=defaults.resamples)
-        parser.add_argument("--seed", type=int, default=defaults.seed)
+        parser.add_argument("--resamples", type=int_at_least(100), default=defaults.resamples)
+        parser.add_argument("--seed", type=non_negative_int, default=defaults.seed)
 
     def handle(self, *args, **options) -> None:
-        if options["resamples"] < 100:
-            raise CommandError("--resamples must be at least 100")
         try:
             records = ratings_csv_read(path=options["ratings"])
             judge = judge_csv_read(path=options["judge"]) if options["judge"] else None

@@ -11,6 +11,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotation import services as annotation_services
 from annotation.models import Expert
+from benchmark.cli_types import non_negative_int, positive_fraction
 from validation import selectors, services
 from validation.adjudication import ALL
 from validation.demo import demo_split_seed
@@ -30,8 +31,8 @@ class Command(BaseCommand):
     help = "Create demo experts and open a demo study (idempotent)."
 
     def add_arguments(self, parser):
-        parser.add_argument("--fraction", type=float, default=0.3)
-        parser.add_argument("--seed", type=int, default=2025)
+        parser.add_argument("--fraction", type=positive_fraction, default=0.3)
+        parser.add_argument("--seed", type=non_negative_int, default=2025)
 
     def handle(self, *args, fraction, seed, **options):
         created = []

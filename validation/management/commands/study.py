@@ -5,6 +5,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.services import AnnotationError
+from benchmark.cli_types import non_negative_int, positive_fraction, positive_int
 from benchmark.files import FileWriteError, file_write_atomically
 from benchmark.models import Dataset, JudgeRun, ModelUnderTest
 from validation import selectors, services
@@ -70,10 +71,10 @@ class Command(BaseCommand):
         create.add_argument("--dataset", required=True)
         create.add_argument("--models", required=True, help="comma-separated model names")
         create.add_argument("--judge", action="append", default=[], help="judge name or run id")
-        create.add_argument("--fraction", type=float, default=0.3)
-        create.add_argument("--seed", type=int, default=None)
+        create.add_argument("--fraction", type=positive_fraction, default=0.3)
+        create.add_argument("--seed", type=non_negative_int, default=None)
         create.add_argument("--stratify", default="difficulty,primary_scene")
-        create.add_argument("--lease-minutes", type=int, default=30)
+        create.add_argument("--lease-minutes", type=positive_int, default=30)
         create.add_argument("--show-ability", action="store_true")
         create.add_argument(
             "--adjudicate-splits",
