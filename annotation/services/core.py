@@ -9,6 +9,8 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.module_loading import import_string
@@ -39,14 +41,34 @@ def expert_create(
     daily_capacity: int = 200,
     actor=None,
 ) -> Expert:
-    """Create a login and its expert profile (or give an existing login a profile)."""
+    """Create a login and its expert profile (or give an existing login a profile).
+
+    The user name follows the User model's own rules (its username field's validators and
+    length: no spaces, no markup) and the password the configured AUTH_PASSWORD_VALIDATORS;
+    both are checked before anything is written.
+    """
     if tier not in Expert.Tier.values:
         raise AnnotationError(f"tier must be one of {', '.join(Expert.Tier.values)}")
+    if daily_capacity < 1:
+        raise AnnotationError(f"daily capacity must be at least 1 unit, got {daily_capacity}")
     if not password:
         raise AnnotationError("a password is required")
+    user_model = get_user_model()
+    username = user_model.normalize_username(username)
+    field = user_model._meta.get_field(user_model.USERNAME_FIELD)
+    try:
+        field.clean(username, None)
+    except ValidationError as exc:
+        raise AnnotationError(f"user name {username!r}: {_messages(exc)}") from None
+    existing = user_model.objects.filter(**{user_model.USERNAME_FIELD: username}).first()
+    if existing is not None and Expert.objects.filter(user=existing).exists():
+        raise AnnotationError(f"{username} is already an expert")
+    try:
+        validate_password(password, user=existing or user_model(**{field.name: username}))
+    except ValidationError as exc:
+        raise AnnotationError(f"password refused: {_messages(exc)}") from None
     with transaction.atomic():
-        user_model = get_user_model()
-        user, _ = user_model.objects.get_or_create(username=username)
+        user, _ = user_model.objects.get_or_create(**{user_model.USERNAME_FIELD: username})
         if Expert.objects.filter(user=user).exists():
             raise AnnotationError(f"{username} is already an expert")
         user.set_password(password)
@@ -61,6 +83,11 @@ def expert_create(
         )
         audit_record(actor=actor, action="expert.create", obj=expert, data={"tier": tier})
     return expert
+
+
+def _messages(error: ValidationError) -> str:
+    """A validation error's messages on one line (a validator may give several)."""
+    return " ".join(" ".join(str(m).split()) for m in error.messages)
 
 
 def pool_create(
