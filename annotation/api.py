@@ -1,12 +1,20 @@
 """The expert-facing REST API: thin views over annotation services and selectors."""
 
+from collections.abc import Mapping
+
 from django.http import Http404
 from django.utils.translation import gettext
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.authentication import SessionAuthentication, TokenAuthentication
 from rest_framework.authtoken.views import ObtainAuthToken
-from rest_framework.exceptions import APIException, NotFound, PermissionDenied, ValidationError
+from rest_framework.exceptions import (
+    APIException,
+    NotFound,
+    ParseError,
+    PermissionDenied,
+    ValidationError,
+)
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -29,6 +37,11 @@ from annotation.serializers import (
 class Conflict(APIException):
     status_code = status.HTTP_409_CONFLICT
     default_code = "conflict"
+
+
+class InvalidBody(APIException):
+    status_code = status.HTTP_400_BAD_REQUEST
+    default_code = "invalid_body"
 
 
 class Busy(APIException):
@@ -56,9 +69,26 @@ class ExpertAPIView(APIView):
     def handle_exception(self, exc):
         if isinstance(exc, Http404):
             exc = NotFound(str(exc) or gettext("not found"))
+        elif isinstance(exc, ParseError):
+            # DRF's own text quotes the parser's English error; say what to send instead.
+            exc = ParseError(gettext("the request body could not be parsed; send a JSON object"))
         elif isinstance(exc, (services.AnnotationError, InvalidLabels, selectors.NotAnExpert)):
             exc = _translate(exc)
         return super().handle_exception(exc)
+
+    def body_field(self, name: str) -> object:
+        """One field of the request's JSON object. A body that parsed to something else (a
+        list, a string, a number, null) is the client's mistake: 400, never a crash."""
+        data = self.request.data
+        if not isinstance(data, Mapping):
+            raise InvalidBody(
+                gettext(
+                    'the request body must be a JSON object with "%(field)s", '
+                    'for example {"%(field)s": [...]}'
+                )
+                % {"field": name}
+            )
+        return data.get(name)
 
     def assignment(self, assignment_id) -> Assignment:
         return selectors.assignment_get_for_expert(user=self.request.user, public_id=assignment_id)
@@ -115,7 +145,7 @@ class DraftView(ExpertAPIView):
     @extend_schema(request=LabelsInSerializer, responses=LeaseSerializer)
     def put(self, request, assignment_id):
         assignment = self.assignment(assignment_id)
-        services.draft_save(assignment=assignment, labels=request.data.get("labels"))
+        services.draft_save(assignment=assignment, labels=self.body_field("labels"))
         assignment.refresh_from_db()
         return Response(LeaseSerializer(assignment).data)
 
@@ -135,7 +165,7 @@ class SubmitView(ExpertAPIView):
     def post(self, request, assignment_id):
         assignment = self.assignment(assignment_id)
         submission, created = services.assignment_submit(
-            assignment=assignment, labels=request.data.get("labels")
+            assignment=assignment, labels=self.body_field("labels")
         )
         data = SubmissionOutSerializer(submission).data
         # The submission that finished a calibration sitting tells the expert how it went.

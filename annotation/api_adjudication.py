@@ -108,7 +108,7 @@ class AdjudicationSubmitView(SeniorAPIView):
     def post(self, request, assignment_id):
         assignment = self.adjudication(assignment_id)
         submission, created = services.adjudication_submit(
-            assignment=assignment, decisions=request.data.get("decisions")
+            assignment=assignment, decisions=self.body_field("decisions")
         )
         return Response(
             SubmissionOutSerializer(submission).data,

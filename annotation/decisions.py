@@ -2,6 +2,8 @@
 
 from collections.abc import Collection, Mapping
 
+from django.utils.translation import gettext
+
 from annotation.labels import MAX_NOTE_CHARS, InvalidLabels, LabelValue
 
 
@@ -12,7 +14,7 @@ def decisions_parse(raw: object, *, criteria: Collection[str]) -> dict[str, Labe
     whitespace-only reason is refused rather than stored.
     """
     if not isinstance(raw, list):
-        raise InvalidLabels("decisions must be a list of {criterion, hit, reason}")
+        raise InvalidLabels(gettext("decisions must be a list of {criterion, hit, reason}"))
     parsed: dict[str, LabelValue] = {}
     for index, entry in enumerate(raw):
         where = f"decisions[{index}]"

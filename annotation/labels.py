@@ -26,7 +26,7 @@ def labels_parse(
 ) -> dict[str, LabelValue]:
     """Map opaque criterion id → label; ``complete`` demands a hit/miss for every criterion."""
     if not isinstance(raw, list):
-        raise InvalidLabels("labels must be a list of {criterion, hit, note?}")
+        raise InvalidLabels(gettext("labels must be a list of {criterion, hit, note?}"))
     parsed: dict[str, LabelValue] = {}
     for index, entry in enumerate(raw):
         where = f"labels[{index}]"
