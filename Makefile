@@ -25,7 +25,7 @@ migrate: setup
 run: migrate
 	$(VENV)/bin/heartbench load-demo
 	$(VENV)/bin/heartbench demo-study
-	$(VENV)/bin/heartbench runserver $(HOST):$(PORT)
+	$(VENV)/bin/heartbench serve --host $(HOST) --port $(PORT)
 
 # Redis, Chromium, CJK fonts and GNU gettext (the translation-catalogue test extracts strings
 # with xgettext) come from Debian; PostgreSQL's server binaries are expected on PATH (initdb,

@@ -1,22 +1,26 @@
-"""Load test: N simulated experts claiming, autosaving and submitting against gunicorn.
+"""Load test: N simulated experts claiming, autosaving and submitting against `heartbench serve`.
 
+    .venv/bin/python benchmarks/load_experts.py --experts 20,50 --seconds 30          # SQLite
     python -m tests.services --postgres --redis -- \\
-        .venv/bin/python benchmarks/load_experts.py --experts 10,50,200 --seconds 30
+        .venv/bin/python benchmarks/load_experts.py --experts 20,50,200 --seconds 30   # PostgreSQL
 
-Needs the PostgreSQL and Redis that ``tests.services`` starts (``DATABASE_URL``, ``REDIS_URL``).
-It creates a database of its own, imports the released cases (read in place, never copied)
-with synthetic answers of ``--models`` models, and serves it with gunicorn in production mode
-(``--gunicorn-workers`` sync workers) plus one ``heartbench worker`` on the reports queue, as
-the deployment guide sets it up. For each N it opens a fresh study over every answer, and N
-asyncio experts, each with its own API token, loop: claim the next unit, think, autosave half
-of the labels, think, submit all of them, think, for ``--seconds``. Think times are uniform in
-[0.5, 1.5] × ``--think``: a real expert spends minutes on a unit, so the default of one second
-offers about a hundred times the load of the same number of people.
+The server is started the README's way, ``heartbench serve`` (gunicorn, threaded workers), in
+production mode. Without ``DATABASE_URL`` it runs on the embedded SQLite in a folder of its own
+with tasks in process, exactly as ``make run``; under ``tests.services --postgres --redis`` it
+gets a database of its own on that server, Redis as the broker and one ``heartbench worker``
+on the reports queue, as the deployment guide sets it up. The released cases are imported
+(read in place, never copied) with synthetic answers of ``--models`` models. For each N it
+opens a fresh study over every answer, and N asyncio experts, each with its own API token,
+loop: claim the next unit, think, autosave half of the labels, think, submit all of them,
+think, for ``--seconds``. Think times are uniform in [0.5, 1.5] × ``--think``: a real expert
+spends minutes on a unit, so the default of one second offers about a hundred times the load
+of the same number of people. A 503 (busy, with Retry-After) is counted and retried.
 
-Afterwards the database is checked: every acknowledged submission is stored exactly once with
-exactly the labels sent, nothing unacknowledged was stored, every autosaved but unsubmitted
-draft is there, and every unit has at most three raters, all different. The figures are client
-side, from send to full response, so they include the client's own event-loop delay.
+Afterwards the database is checked (tests.product.invariants): every acknowledged submission
+is stored exactly once with exactly the labels sent, nothing unacknowledged was stored, every
+autosaved but unsubmitted draft is there, and every unit has at most three raters, all
+different. The figures are client side, from send to full response, so they include the
+client's own event-loop delay.
 """
 
 import argparse
@@ -25,6 +29,7 @@ import contextlib
 import os
 import random
 import secrets
+import signal
 import subprocess
 import sys
 import tempfile
@@ -45,7 +50,8 @@ OK = ("200", "201", "204")
 class Tally:
     latency: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     status: Counter = field(default_factory=Counter)
-    submitted: set[str] = field(default_factory=set)  # assignment ids acknowledged 201/200
+    # assignment id acknowledged 201/200 → the labels sent (criterion token → hit)
+    submitted: dict[str, dict[str, bool]] = field(default_factory=dict)
     drafted: dict[str, int] = field(default_factory=dict)  # unsubmitted id → labels autosaved
     unexpected: list[str] = field(default_factory=list)
 
@@ -59,7 +65,6 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def setup_django(database_url: str) -> None:
-    sys.path.insert(0, str(ROOT))
     os.environ["DATABASE_URL"] = database_url
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     import django
@@ -115,54 +120,9 @@ def seed_study(*, name: str, dataset, models: list, experts: int) -> dict[str, s
 
 def verify(*, name: str, tally: Tally) -> list[str]:
     """Problems found in the database after a level; empty when every check holds."""
-    from django.db.models import Count
+    from tests.product.invariants import study_problems
 
-    from annotation.models import Draft, Label, Submission
-    from benchmark.llm.fake_server import fake_verdict
-    from benchmark.models import RubricItem
-
-    problems = []
-    submissions = Submission.objects.filter(unit__pool__name=name)
-    stored = {str(p) for p in submissions.values_list("assignment__public_id", flat=True)}
-    if stored != tally.submitted:
-        problems.append(
-            f"{len(tally.submitted - stored)} acknowledged submissions missing, "
-            f"{len(stored - tally.submitted)} stored without acknowledgement"
-        )
-    raters = (
-        submissions.filter(kind="rating")
-        .values("unit")
-        .annotate(n=Count("id"), experts=Count("expert", distinct=True))
-    )
-    crowded = [r for r in raters if r["n"] > 3 or r["experts"] != r["n"]]
-    if crowded:
-        problems.append(f"{len(crowded)} units with more than three or repeated raters")
-    labels = Label.objects.filter(submission__in=submissions)
-    criteria = dict(RubricItem.objects.values_list("case").annotate(n=Count("id")))
-    counted = dict(labels.values_list("submission").annotate(n=Count("id")))
-    short = [
-        pk
-        for pk, case in submissions.values_list("pk", "unit__response__case")
-        if counted.get(pk, 0) != criteria[case]
-    ]
-    if short:
-        problems.append(f"{len(short)} submissions without exactly one label per criterion")
-    sent = labels.values_list("rubric_item__text", "hit")
-    wrong = sum(1 for text, hit in sent if hit != fake_verdict(text))
-    if wrong:
-        problems.append(f"{wrong} labels differ from what the experts sent")
-    drafts = dict(
-        Draft.objects.filter(assignment__pool__name=name).values_list(
-            "assignment__public_id", "labels"
-        )
-    )
-    drafts = {str(k): v for k, v in drafts.items()}
-    lost = [a for a, n in tally.drafted.items() if len(drafts.get(a, {})) != n]
-    if lost:
-        problems.append(f"{len(lost)} autosaved drafts missing or different")
-    if any(a in drafts for a in tally.submitted):
-        problems.append("drafts left behind by submitted assignments")
-    return problems
+    return study_problems(name=name, submitted=tally.submitted, drafted=tally.drafted)
 
 
 # ---- the client side (asyncio + httpx against gunicorn) ----------------------------------
@@ -176,6 +136,17 @@ async def timed(
     tally.latency[endpoint].append(time.perf_counter() - started)
     tally.status[f"{endpoint} {reply.status_code}"] += 1
     return reply
+
+
+async def until_not_busy(
+    client: httpx.AsyncClient, tally: Tally, *args, **kwargs
+) -> httpx.Response:
+    """Send; while the server answers 503 (busy, nothing changed), wait its Retry-After."""
+    while True:
+        reply = await timed(client, tally, *args, **kwargs)
+        if reply.status_code != 503:
+            return reply
+        await asyncio.sleep(float(reply.headers.get("Retry-After", "1")))
 
 
 async def expert(
@@ -208,7 +179,7 @@ async def expert(
         )
         if reply.status_code == 204:
             return
-        if reply.status_code == 503:  # every open unit locked by other claimers: try again
+        if reply.status_code == 503:  # busy (units locked, or the database): try again
             await pause()
             continue
         if reply.status_code != 201:
@@ -221,7 +192,7 @@ async def expert(
         ]
         await pause()
         half = labels[: max(1, len(labels) // 2)]
-        reply = await timed(
+        reply = await until_not_busy(
             client,
             tally,
             "draft",
@@ -237,7 +208,7 @@ async def expert(
         await pause()
         if time.monotonic() >= deadline:
             break  # leave the draft behind, as an expert who stops for the day would
-        reply = await timed(
+        reply = await until_not_busy(
             client,
             tally,
             "submit",
@@ -250,7 +221,7 @@ async def expert(
             tally.unexpected.append(f"submit {reply.status_code}: {reply.text[:200]}")
             return
         del tally.drafted[ident]
-        tally.submitted.add(ident)
+        tally.submitted[ident] = {label["criterion"]: label["hit"] for label in labels}
         await pause()
 
 
@@ -282,10 +253,16 @@ async def level(
 
 
 @contextlib.contextmanager
-def database(base_url: str):
-    from django.db import connections
-
+def database(base_url: str, folder: Path):
+    """The server's database: a scratch PostgreSQL database, or SQLite in ``folder``."""
     from tests.services import scratch_database
+
+    os.environ["HEARTBENCH_DATA_DIR"] = str(folder / "data")
+    (folder / "data").mkdir(parents=True, exist_ok=True)
+    if not base_url.startswith("postgres"):
+        yield ""
+        return
+    from django.db import connections
 
     with scratch_database(base_url, prefix="heartbench_load") as url:
         try:
@@ -295,22 +272,24 @@ def database(base_url: str):
 
 
 @contextlib.contextmanager
-def served(*, database_url: str, redis_url: str, workers: int):
-    """gunicorn in production mode and one reports worker, as the deployment guide runs them."""
+def served(*, folder: Path, database_url: str, redis_url: str, workers: int, threads: int):
+    """`heartbench serve` in production mode; with PostgreSQL, Redis and one reports worker."""
     from tests.services import free_port
 
-    folder = Path(tempfile.mkdtemp(prefix="heartbench-load-"))
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "CELERY_"))},
         "DATABASE_URL": database_url,
-        "CELERY_BROKER_URL": redis_url.rsplit("/", 1)[0] + "/6",
-        "REDIS_URL": redis_url,
+        "REDIS_URL": redis_url if database_url else "",
+        "HEARTBENCH_DATA_DIR": str(folder / "data"),
         "HEARTBENCH_ENV": "production",
-        "DJANGO_SECRET_KEY": secrets.token_urlsafe(40),
+        # The checks in this process derive the experts' criterion tokens from the same key.
+        "DJANGO_SECRET_KEY": os.environ["DJANGO_SECRET_KEY"],
         "DJANGO_DEBUG": "false",
         "DJANGO_ALLOWED_HOSTS": "127.0.0.1",
         "HEARTBENCH_STATIC_ROOT": str(folder / "static"),
     }
+    if database_url:
+        env["CELERY_BROKER_URL"] = redis_url.rsplit("/", 1)[0] + "/6"
     subprocess.run(
         [str(BIN / "heartbench"), "collectstatic", "--no-input"],
         env=env,
@@ -318,29 +297,27 @@ def served(*, database_url: str, redis_url: str, workers: int):
         capture_output=True,
     )
     port = free_port()
+    serve = [str(BIN / "heartbench"), "serve", "--port", str(port)]
+    serve += ["--workers", str(workers), "--threads", str(threads)]
     procs = [
         subprocess.Popen(
-            [
-                str(BIN / "gunicorn"),
-                "config.wsgi",
-                "--bind",
-                f"127.0.0.1:{port}",
-                "--workers",
-                str(workers),
-            ],
+            serve,
             env=env,
             cwd=ROOT,
             stdout=(folder / "web.log").open("w"),
             stderr=subprocess.STDOUT,
-        ),
-        subprocess.Popen(
-            [str(BIN / "heartbench"), "worker", "--queues", "reports", "--concurrency", "1"],
-            env=env,
-            cwd=ROOT,
-            stdout=(folder / "worker.log").open("w"),
-            stderr=subprocess.STDOUT,
-        ),
+        )
     ]
+    if database_url:
+        procs.append(
+            subprocess.Popen(
+                [str(BIN / "heartbench"), "worker", "--queues", "reports", "--concurrency", "1"],
+                env=env,
+                cwd=ROOT,
+                stdout=(folder / "worker.log").open("w"),
+                stderr=subprocess.STDOUT,
+            )
+        )
     base_url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
@@ -349,12 +326,12 @@ def served(*, database_url: str, redis_url: str, workers: int):
                 if httpx.get(f"{base_url}/login/", timeout=2).status_code == 200:
                     break
             if time.monotonic() > deadline or procs[0].poll() is not None:
-                raise RuntimeError(f"gunicorn did not start; see {folder / 'web.log'}")
+                raise RuntimeError(f"heartbench serve did not start; see {folder / 'web.log'}")
             time.sleep(0.2)
         yield base_url
     finally:
         for proc in procs:
-            proc.terminate()
+            proc.send_signal(signal.SIGINT)
         for proc in procs:
             try:
                 proc.wait(20)
@@ -366,26 +343,38 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     released = ROOT.parent / "shared" / "heartbench-data" / "question_all.jsonl"
     parser.add_argument("--data", type=Path, default=released)
-    parser.add_argument("--experts", default="10,50,200", help="comma-separated levels")
+    parser.add_argument("--experts", default="20,50", help="comma-separated levels")
     parser.add_argument("--seconds", type=float, default=30.0, help="per level")
     parser.add_argument("--think", type=float, default=1.0, help="mean seconds between actions")
     parser.add_argument("--models", type=int, default=3, help="answers per case (units)")
-    parser.add_argument("--gunicorn-workers", type=int, default=5)
+    parser.add_argument("--workers", type=int, default=2, help="heartbench serve --workers")
+    parser.add_argument("--threads", type=int, default=8, help="heartbench serve --threads")
     args = parser.parse_args()
     base_db, redis_url = os.environ.get("DATABASE_URL", ""), os.environ.get("REDIS_URL", "")
-    if not base_db.startswith("postgres") or not redis_url:
-        parser.error("run under `python -m tests.services --postgres --redis -- ...`")
+    if base_db.startswith("postgres") and not redis_url:
+        parser.error(
+            "PostgreSQL needs Redis too: run under `python -m tests.services --postgres --redis`"
+        )
     if not args.data.exists():
         parser.error(f"no dataset at {args.data}")
     levels = [int(n) for n in args.experts.split(",")]
+    sys.path.insert(0, str(ROOT))  # tests.services and tests.product.invariants
+    os.environ["DJANGO_SECRET_KEY"] = secrets.token_urlsafe(40)
 
     failed = False
     rows = []
-    with database(base_db) as url:
+    folder = Path(tempfile.mkdtemp(prefix="heartbench-load-"))
+    with database(base_db, folder) as url:
         setup_django(url)
         dataset, models = seed_answers(data=args.data, models=args.models)
         units = len(models) * dataset.cases.count()
-        with served(database_url=url, redis_url=redis_url, workers=args.gunicorn_workers) as web:
+        with served(
+            folder=folder,
+            database_url=url,
+            redis_url=redis_url,
+            workers=args.workers,
+            threads=args.threads,
+        ) as web:
             for n in levels:
                 name = f"load-{n}"
                 tokens = seed_study(name=name, dataset=dataset, models=models, experts=n)
@@ -409,12 +398,13 @@ def main() -> int:
                 )
 
     print(
-        f"\n{units} units × 3 raters per study; think {args.think:g} s; "
-        f"{args.gunicorn_workers} gunicorn workers; {args.seconds:g} s per level\n"
+        f"\n{'PostgreSQL' if url else 'SQLite'}; {units} units × 3 raters per study; "
+        f"think {args.think:g} s; heartbench serve {args.workers} workers × {args.threads} "
+        f"threads; {args.seconds:g} s per level\n"
     )
     head = " | ".join(f"{e} p50/p95/p99 ms" for e in ENDPOINTS)
-    print(f"| experts | requests/s | submits/s | {head} | errors | checks |")
-    print("|---|---|---|" + "---|" * len(ENDPOINTS) + "---|---|")
+    print(f"| experts | requests/s | submits/s | {head} | 503 | errors | checks |")
+    print("|---|---|---|" + "---|" * len(ENDPOINTS) + "---|---|---|")
     for n, wall, tally, problems in rows:
         requests = sum(len(v) for v in tally.latency.values())
         cells = " | ".join(
@@ -423,10 +413,11 @@ def main() -> int:
             else "—"
             for e in ENDPOINTS
         )
-        errors = sum(c for k, c in tally.status.items() if k.split()[-1] not in OK)
+        busy = sum(c for k, c in tally.status.items() if k.split()[-1] == "503")
+        errors = sum(c for k, c in tally.status.items() if k.split()[-1] not in (*OK, "503"))
         print(
             f"| {n} | {requests / wall:.1f} | {len(tally.submitted) / wall:.1f} | {cells} | "
-            f"{errors} | {'all hold' if not problems else '; '.join(problems)} |"
+            f"{busy} | {errors} | {'all hold' if not problems else '; '.join(problems)} |"
         )
     return 1 if failed else 0
 
