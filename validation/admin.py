@@ -8,7 +8,7 @@ from django.utils.translation import gettext_lazy as _
 
 from annotation import selectors as annotation_selectors
 from annotation.models import Pool
-from validation import services
+from validation import closing, services
 from validation.adjudication import UnknownAbility, splits_parse
 from validation.models import GoldLabel, Study, StudyUnit
 from validation.report.html import STUDY_STATUS
@@ -50,7 +50,7 @@ class StudyAdmin(admin.ModelAdmin):
     readonly_fields = ["name", "pool", "dataset", "models_under_test", "judge_runs", "fraction",
                        "stratify_by", "seed", "sampling", "created_by", "created_at",
                        "opened_at", "closed_at"]  # fmt: skip
-    actions = ["open_studies", "close_studies"]
+    actions = ["open_studies", "close_studies", "close_studies_dropping_unrated"]
 
     def has_add_permission(self, request, obj=None):
         # Creating draws the sample: use `heartbench study create` (one code path).
@@ -121,7 +121,43 @@ class StudyAdmin(admin.ModelAdmin):
 
     @admin.action(description=_("Close the selected studies (short units go to adjudication)"))
     def close_studies(self, request, queryset):
-        self._run(request, queryset, services.study_close, _("%(study)s closed"))
+        self._close(request, queryset, unrated=closing.SENIOR)
+
+    @admin.action(
+        description=_(
+            "Close the selected studies (never rated units dropped from the sample, partly "
+            "rated ones to adjudication)"
+        )
+    )
+    def close_studies_dropping_unrated(self, request, queryset):
+        self._close(request, queryset, unrated=closing.DROP)
+
+    def _close(self, request, queryset, *, unrated: str) -> None:
+        # The command line's close (validation.services.study_close), with its counts.
+        for study in queryset:
+            try:
+                result = services.study_close(
+                    study=study, actor=request.user, partial=closing.SENIOR, unrated=unrated
+                )
+            except Exception as exc:  # shown to the admin, nothing half-written
+                self.message_user(request, f"{study}: {exc}", messages.ERROR)
+                continue
+            self.message_user(
+                request,
+                _(
+                    "%(study)s closed: %(complete)d complete, %(partly)d partly rated, "
+                    "%(never)d never rated units; of the short ones %(senior)d went to a "
+                    "senior expert, %(dropped)d dropped from the sample."
+                )
+                % {
+                    "study": study,
+                    "complete": result["complete"],
+                    "partly": result["partly_rated"],
+                    "never": result["never_rated"],
+                    "senior": result["incomplete"],
+                    "dropped": result["dropped"],
+                },
+            )
 
 
 @admin.register(StudyUnit)

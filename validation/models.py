@@ -5,6 +5,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+from validation.closing import DROP_REASONS
 from validation.naming import validate_study_name
 
 DEFAULT_STRATA = ["difficulty", "primary_scene"]
@@ -95,6 +96,9 @@ class StudyUnit(models.Model):
         # Three ratings are in, but a criterion the study chose split 2/1: a senior decides.
         AWAITING = "awaiting", _("awaiting adjudication")
         ADJUDICATED = "adjudicated", _("adjudicated")
+        # Left out of the sample when the study closed (drop_reason says why): listed in the
+        # report, never counted as agreement or as missing coverage.
+        DROPPED = "dropped", _("dropped")
 
     study = models.ForeignKey(
         Study, on_delete=models.CASCADE, related_name="units", verbose_name=_("study")
@@ -115,6 +119,13 @@ class StudyUnit(models.Model):
     state = models.CharField(
         _("state"), max_length=12, choices=State.choices, default=State.PENDING
     )
+    drop_reason = models.CharField(
+        _("drop reason"),
+        max_length=20,
+        choices=list(DROP_REASONS.items()),
+        blank=True,
+        default="",
+    )
 
     class Meta:
         ordering = ["study", "id"]
@@ -122,6 +133,11 @@ class StudyUnit(models.Model):
         verbose_name_plural = _("study units")
         constraints = [
             models.UniqueConstraint(fields=["study", "case", "model"], name="studyunit_case_model"),
+            models.CheckConstraint(
+                condition=(Q(state="dropped") & ~Q(drop_reason=""))
+                | (~Q(state="dropped") & Q(drop_reason="")),
+                name="studyunit_dropped_with_reason",
+            ),
         ]
 
     def __str__(self) -> str:

@@ -3,10 +3,11 @@
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 
-from django.db.models import QuerySet
+from django.db.models import Count, Q, QuerySet
 
 from annotation.models import Submission
 from benchmark.models import Dataset, JudgeRun, ModelUnderTest, RubricItem, Verdict
+from validation.closing import COMPLETE, NEVER_RATED, PARTLY_RATED, Completion, completion_of
 from validation.models import GoldLabel, Study, StudyUnit
 
 
@@ -34,6 +35,37 @@ def models_with_responses(*, dataset: Dataset) -> QuerySet[ModelUnderTest]:
 
 def judge_runs_for(*, dataset: Dataset, models) -> QuerySet[JudgeRun]:
     return JudgeRun.objects.filter(dataset=dataset, model__in=list(models)).select_related("judge")
+
+
+# States of units whose rating is over: three ratings in (gold, or waiting for a senior on a
+# split) or decided by a senior.
+_RATED = (StudyUnit.State.GOLD, StudyUnit.State.AWAITING, StudyUnit.State.ADJUDICATED)
+
+
+def study_units_with_ratings(*, study: Study) -> QuerySet[StudyUnit]:
+    """The study's units, each with ``ratings``: its number of rating submissions."""
+    return study.units.annotate(
+        ratings=Count("unit__submissions", filter=Q(unit__submissions__kind="rating"))
+    )
+
+
+def study_completion(*, study: Study) -> Completion:
+    """The study's units by how far their rating got: what closing it now would find."""
+    raters = study.pool.raters_per_unit
+    found = Counter()
+    for state, ratings in study_units_with_ratings(study=study).values_list("state", "ratings"):
+        if state == StudyUnit.State.DROPPED:
+            found["dropped"] += 1
+        elif state in _RATED:
+            found[COMPLETE] += 1
+        else:
+            found[completion_of(ratings=ratings, raters=raters)] += 1
+    return Completion(
+        complete=found[COMPLETE],
+        partly_rated=found[PARTLY_RATED],
+        never_rated=found[NEVER_RATED],
+        dropped=found["dropped"],
+    )
 
 
 def units_for_adjudication(*, study: Study) -> QuerySet[StudyUnit]:

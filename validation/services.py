@@ -4,6 +4,7 @@ import secrets
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import date
 
 from django.db import transaction
 from django.utils import timezone
@@ -15,11 +16,14 @@ from annotation.models import Expert, Submission
 from annotation.services import AnnotationError
 from benchmark.models import Dataset, JudgeRun, ModelUnderTest, Response, RubricItem
 from benchmark.services.audit import audit_record
+from validation import closing
 from validation.adjudication import UnknownAbility, split_items, splits_parse
+from validation.dashboard.services import study_set_due_date
 from validation.gold import ADJUDICATED, gold_from_votes
 from validation.models import DEFAULT_STRATA, GoldLabel, Study, StudyUnit
 from validation.naming import study_name_problem
 from validation.sampling import sample_stratified, stratum_label
+from validation.selectors import study_units_with_ratings
 
 STRATUM_FIELDS = ("difficulty", "primary_scene", "secondary_scene")
 
@@ -232,25 +236,78 @@ def study_open(*, study: Study, actor=None) -> Study:
     return study
 
 
-def study_close(*, study: Study, actor=None) -> dict[str, int]:
-    """Stop rating; units short of three submissions go to a senior expert for adjudication."""
+def study_close(
+    *, study: Study, actor=None, partial: str = closing.SENIOR, unrated: str = closing.SENIOR
+) -> dict[str, int]:
+    """Stop rating and decide what becomes of the units short of three ratings.
+
+    ``partial`` (units with some ratings) and ``unrated`` (units nobody rated) are each
+    ``senior`` (a senior expert decides the unit: the only behaviour before the choice) or
+    ``drop`` (the unit leaves the sample, with its reason kept; see ``validation.closing``).
+    Returns the counts: ``complete``, ``partly_rated`` and ``never_rated`` units at the
+    close, ``gold`` written now, ``incomplete`` (sent to a senior), ``dropped``, and
+    ``awaiting`` (split units waiting for a senior).
+    """
+    for flag, choice in (("--partial", partial), ("--unrated", unrated)):
+        if choice not in closing.CHOICES:
+            raise StudyError(f"{flag} must be one of {', '.join(closing.CHOICES)}, got {choice!r}")
     with transaction.atomic():
         annotation_services.pool_set_status(pool=study.pool, status="closed", actor=actor)
         counts = study_compute_gold(study=study)
-        short = list(study.units.filter(state=StudyUnit.State.PENDING))
-        StudyUnit.objects.filter(pk__in=[u.pk for u in short]).update(
+        raters = study.pool.raters_per_unit
+        short = list(study_units_with_ratings(study=study).filter(state=StudyUnit.State.PENDING))
+        # A pending unit has fewer ratings than raters once the gold is computed; should one
+        # have them all, it goes to a senior as every short unit did before the choice.
+        group = {u.pk: closing.completion_of(ratings=u.ratings, raters=raters) for u in short}
+        choice = {closing.PARTLY_RATED: partial, closing.NEVER_RATED: unrated}
+        drop = [u for u in short if choice.get(group[u.pk]) == closing.DROP]
+        senior = [u for u in short if choice.get(group[u.pk]) != closing.DROP]
+        StudyUnit.objects.filter(pk__in=[u.pk for u in senior]).update(
             state=StudyUnit.State.INCOMPLETE
         )
         annotation_services.units_mark_for_adjudication(
-            pool=study.pool, unit_ids=[u.unit_id for u in short]
+            pool=study.pool, unit_ids=[u.unit_id for u in senior]
         )
+        for reason in (closing.PARTLY_RATED, closing.NEVER_RATED):
+            StudyUnit.objects.filter(pk__in=[u.pk for u in drop if group[u.pk] == reason]).update(
+                state=StudyUnit.State.DROPPED, drop_reason=reason
+            )
         study.closed_at = timezone.now()
         study.save(update_fields=["closed_at"])
         awaiting = study.units.filter(state=StudyUnit.State.AWAITING).count()
-        result = {**counts, "incomplete": len(short), "awaiting": awaiting}
-        audit_record(actor=actor, action="study.close", obj=study, data=result)
+        partly = sum(1 for g in group.values() if g == closing.PARTLY_RATED)
+        never = sum(1 for g in group.values() if g == closing.NEVER_RATED)
+        result = {
+            "complete": study.units.count() - partly - never,
+            "partly_rated": partly,
+            "never_rated": never,
+            **counts,
+            "incomplete": len(senior),
+            "dropped": len(drop),
+            "awaiting": awaiting,
+        }
+        audit_record(
+            actor=actor,
+            action="study.close",
+            obj=study,
+            data={
+                **result,
+                "partial": partial,
+                "unrated": unrated,
+                "dropped_units": [u.unit_id for u in drop],
+            },
+        )
     study.pool.refresh_from_db()
     return result
+
+
+def study_extend(*, study: Study, due_date: date, actor=None) -> Study:
+    """Keep an open study open and move its due date: the alternative to closing it short."""
+    if study.pool.status != "open":
+        raise StudyError(f"study {study.name} is {study.pool.status}, not open")
+    if due_date <= timezone.localdate():
+        raise StudyError(f"the new due date must be after today, got {due_date.isoformat()}")
+    return study_set_due_date(study=study, due_date=due_date, actor=actor)
 
 
 @dataclass(frozen=True)

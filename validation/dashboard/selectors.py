@@ -28,7 +28,8 @@ GOLD = "gold"
 WAITING_SENIOR = "waiting_senior"
 ADJUDICATED = "adjudicated"
 INCOMPLETE = "incomplete"
-BUCKETS = (PENDING, IN_PROGRESS, GOLD, WAITING_SENIOR, ADJUDICATED, INCOMPLETE)
+DROPPED = "dropped"  # left out of the sample when the study closed
+BUCKETS = (PENDING, IN_PROGRESS, GOLD, WAITING_SENIOR, ADJUDICATED, INCOMPLETE, DROPPED)
 # StudyUnit state of a unit whose three ratings split on a criterion a senior must decide.
 AWAITING = "awaiting"
 
@@ -65,6 +66,8 @@ def _bucket(state: str, needs_adjudication: bool, busy: bool) -> str:
         return GOLD
     if state == StudyUnit.State.INCOMPLETE:
         return INCOMPLETE
+    if state == StudyUnit.State.DROPPED:
+        return DROPPED
     return IN_PROGRESS if busy else PENDING
 
 
@@ -111,7 +114,8 @@ class StudyProgress:
     @property
     def done_share(self) -> float:
         finished = self.buckets[GOLD] + self.buckets[ADJUDICATED]
-        return finished / self.units if self.units else 0.0
+        sample = self.units - self.buckets[DROPPED]
+        return finished / sample if sample else 0.0
 
 
 def _progress(studies: list[Study], *, today: date, now: datetime) -> dict[int, StudyProgress]:

@@ -36,6 +36,7 @@ BUCKET_LABELS = [
     (selectors.WAITING_SENIOR, gettext_lazy("waiting for a senior")),
     (selectors.ADJUDICATED, gettext_lazy("adjudicated")),
     (selectors.INCOMPLETE, gettext_lazy("incomplete")),
+    (selectors.DROPPED, gettext_lazy("dropped")),
 ]
 
 

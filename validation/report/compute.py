@@ -12,6 +12,7 @@ from benchmark.taxonomy import ABILITIES, CATASTROPHIC, CATEGORIES, CATEGORY_OF
 from validation.report.adjudication import adjudication_compute
 from validation.report.data import CATEGORIES as LABELS
 from validation.report.data import HIT, MISS, JudgeLabels, StudyData
+from validation.report.dropped import dropped_compute
 from validation.report.rubric_changes import rubric_changes_compute, rubric_changes_for_judge
 from validation.report.score_effect import score_effect
 from validation.statistics import (
@@ -218,7 +219,10 @@ def _counts(data: StudyData) -> dict[str, Any]:
         "units_by_state": {
             s: states.get(s, 0)
             for s in ("pending", "gold", "incomplete", "awaiting", "adjudicated")
-        },
+        }
+        | {"dropped": len(data.dropped)},
+        # Left out of the sample at the close: in none of the figures (see "dropped").
+        "units_dropped": len(data.dropped),
         "units_complete": int((per_unit >= 3).sum()),
         "units_incomplete": int((per_unit < 3).sum()),
         "criteria": int(np.unique(data.criterion).size),
@@ -254,6 +258,7 @@ def report_compute(*, data: StudyData, bootstrap: BootstrapSettings) -> dict[str
         "judges": judges,
         "comparison": _comparison(judges),
         "adjudication": adjudication_compute(data.adjudications, unit_states=data.unit_states),
+        "dropped": dropped_compute(data.dropped),
         "rubric_changes": rubric_changes,
     }
 

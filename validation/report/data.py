@@ -46,6 +46,8 @@ class StudyData:
     adjudications: tuple[Any, ...] = field(default_factory=tuple)
     # The rubric versions of labels and verdicts (validation.report.rubric_changes), if known.
     rubric: Any = None
+    # Units dropped from the sample at the close (validation.report.dropped): no items above.
+    dropped: tuple[Any, ...] = field(default_factory=tuple)
 
     @property
     def n_items(self) -> int:

@@ -13,6 +13,7 @@ from django.utils.translation import gettext as _
 
 from benchmark.report_html import STYLE
 from benchmark.taxonomy import BY_CODE, CATEGORY_NAMES, ability_name, category_name
+from validation.closing import DROP_REASONS
 from validation.report.charts import Bar, bar_from, confusion_chart, interval_chart, score_chart
 
 # Lazy: the labels are read in the language of the request that renders the report.
@@ -51,6 +52,7 @@ UNIT_STATES = {
     "incomplete": gettext_lazy("incomplete"),
     "awaiting": gettext_lazy("awaiting adjudication"),
     "adjudicated": gettext_lazy("adjudicated"),
+    "dropped": gettext_lazy("dropped"),
 }
 PROVENANCE = {"3/3": "3/3", "2/1": "2/1", "adjudicated": gettext_lazy("adjudicated")}
 GROUPS = {
@@ -176,6 +178,20 @@ def report_context(report: dict[str, Any]) -> dict[str, Any]:
             )
         ),
         "judges": [_judge_view(j, threshold) for j in report["judges"]],
+        "dropped": _dropped_view(report.get("dropped")),
+    }
+
+
+def _dropped_view(section: dict[str, Any] | None) -> dict[str, Any] | None:
+    if not section or not section["units"]:
+        return None
+    return {
+        **section,
+        "reasons": [(str(DROP_REASONS.get(r, r)), n) for r, n in section["by_reason"].items()],
+        "rows": [
+            {**d, "reason_label": str(DROP_REASONS.get(d["reason"], d["reason"]))}
+            for d in section["list"]
+        ],
     }
 
 

@@ -9,7 +9,9 @@ from benchmark.models import Case, JudgeRun, ModelUnderTest, RubricItem, Verdict
 from validation.models import GoldLabel, Study, StudyUnit
 from validation.report.adjudication_selectors import adjudication_decisions
 from validation.report.data import HIT, MISS, JudgeLabels, StudyData
+from validation.report.dropped import DroppedUnit
 from validation.report.rubric_changes_selectors import rubric_versions_gather
+from validation.selectors import study_units_with_ratings
 from validation.statistics import MISSING
 
 
@@ -28,10 +30,28 @@ def _judge_runs(study: Study) -> dict[str, list[JudgeRun]]:
     return dict(grouped)
 
 
+def _dropped(study: Study) -> tuple[DroppedUnit, ...]:
+    return tuple(
+        DroppedUnit(
+            case=u.case.question_id,
+            model=u.model.name,
+            unit=u.unit.token,
+            reason=u.drop_reason,
+            ratings=u.ratings,
+        )
+        for u in study_units_with_ratings(study=study)
+        .filter(state=StudyUnit.State.DROPPED)
+        .select_related("case", "model", "unit")
+        .order_by("case__position", "model__name", "pk")
+    )
+
+
 def study_report_data(*, study: Study) -> StudyData:
     """Every item of the study (unit × criterion) with its expert labels, gold and verdicts."""
+    # Dropped units are no items: neither agreement nor missing coverage (listed apart).
     units = list(
         StudyUnit.objects.filter(study=study)
+        .exclude(state=StudyUnit.State.DROPPED)
         .order_by("pk")
         .values_list("pk", "unit_id", "unit__response_id", "case_id", "model_id", "state")
     )
@@ -145,6 +165,7 @@ def study_report_data(*, study: Study) -> StudyData:
         unit_states=dict(Counter(u[5] for u in units)),
         judges=tuple(judges),
         adjudications=adjudication_decisions(study=study),
+        dropped=_dropped(study),
         rubric=rubric_versions_gather(
             study=study,
             unit_rows=row_of,

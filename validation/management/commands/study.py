@@ -1,5 +1,8 @@
 """`heartbench study create|open|close|enrol|export|report`: thin wrappers over services."""
 
+import argparse
+import sys
+from datetime import date
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
@@ -8,7 +11,7 @@ from annotation.services import AnnotationError
 from benchmark.cli_types import non_negative_int, positive_fraction, positive_int
 from benchmark.files import FileWriteError, file_write_atomically
 from benchmark.models import Dataset, JudgeRun, ModelUnderTest
-from validation import selectors, services
+from validation import closing, selectors, services
 from validation.export import FORMATS, rows_write
 from validation.report import FORMATS as REPORT_FORMATS
 from validation.report import report_compute, report_render
@@ -21,6 +24,13 @@ def _write_atomically(output: str, write) -> None:
         file_write_atomically(path=Path(output), write=write)
     except FileWriteError as exc:
         raise CommandError(str(exc)) from exc
+
+
+def _due_date(value: str) -> date:
+    try:
+        return date.fromisoformat(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"give the date as YYYY-MM-DD, not {value!r}") from exc
 
 
 def _dataset(name: str) -> Dataset:
@@ -81,8 +91,32 @@ class Command(BaseCommand):
             default="",
             help='ability codes (or "*") whose 2/1 splits a senior expert decides',
         )
-        for action in ("open", "close"):
-            sub.add_parser(action).add_argument("name")
+        sub.add_parser("open").add_argument("name")
+        close = sub.add_parser(
+            "close",
+            help="stop rating; shows the units still short of three ratings and asks first",
+        )
+        close.add_argument("name")
+        close.add_argument(
+            "--partial",
+            choices=closing.CHOICES,
+            default=None,
+            help="units with some ratings: a senior expert decides them (default) or drop them",
+        )
+        close.add_argument(
+            "--unrated",
+            choices=closing.CHOICES,
+            default=None,
+            help="units nobody rated: a senior expert decides them (default) or drop them "
+            "from the sample (listed in the report with the reason)",
+        )
+        close.add_argument(
+            "--extend-to",
+            type=_due_date,
+            metavar="YYYY-MM-DD",
+            help="do not close: keep the study open and move its due date to this day",
+        )
+        close.add_argument("--yes", action="store_true", help="close without asking")
         enrol = sub.add_parser("enrol", help="let experts who joined later take the study's units")
         enrol.add_argument("name")
         enrol.add_argument("usernames", nargs="*", metavar="USER")
@@ -140,13 +174,62 @@ class Command(BaseCommand):
         study = services.study_open(study=self._study(name))
         self.stdout.write(f"study {study.name} is open")
 
-    def do_close(self, *, name, **options):
-        result = services.study_close(study=self._study(name))
+    def do_close(self, *, name, partial, unrated, extend_to, yes, **options):
+        study = self._study(name)
+        completion = selectors.study_completion(study=study)
+        if extend_to is not None:
+            if partial or unrated or yes:
+                raise CommandError(
+                    "--extend-to keeps the study open: no --partial, --unrated or --yes"
+                )
+            services.study_extend(study=study, due_date=extend_to)
+            self.stdout.write(
+                f"study {study.name}: {completion.units} units: {completion.describe()}; "
+                f"left open, due {extend_to.isoformat()}"
+            )
+            return
+        partial = partial or closing.SENIOR
+        unrated = unrated or closing.SENIOR
+        if not yes:
+            self._confirm_close(study, completion, partial=partial, unrated=unrated)
+        result = services.study_close(study=study, partial=partial, unrated=unrated)
         self.stdout.write(
-            f"study {name} closed: {result['gold']} units got gold now, "
-            f"{result['incomplete']} incomplete units and {result['awaiting']} split units "
-            "wait for a senior expert"
+            f"study {study.name} closed: {result['complete']} complete, "
+            f"{result['partly_rated']} partly rated, {result['never_rated']} never rated units; "
+            f"{result['gold']} got gold now, {result['dropped']} dropped from the sample; "
+            f"{result['incomplete'] + result['awaiting']} units wait for a senior expert "
+            f"({result['incomplete']} short of three ratings, {result['awaiting']} split)"
         )
+
+    def _confirm_close(self, study, completion, *, partial: str, unrated: str) -> None:
+        """Show what closing does to the short units and ask; no terminal, no close."""
+        if not sys.stdin.isatty():
+            raise CommandError(
+                f"study {study.name} not closed: {completion.describe()} units; "
+                "run it on a terminal to confirm, or pass --yes"
+            )
+        fate = {
+            closing.SENIOR: "go to a senior expert, who decides every criterion",
+            closing.DROP: "are dropped from the sample",
+        }
+        lines = [f"study {study.name}: {completion.units} units: {completion.describe()}"]
+        if completion.partly_rated:
+            lines.append(
+                f"  {completion.partly_rated} partly rated units {fate[partial]} (--partial)"
+            )
+        if completion.never_rated:
+            lines.append(
+                f"  {completion.never_rated} never rated units {fate[unrated]} (--unrated)"
+            )
+        if completion.short:
+            lines.append(
+                "  --extend-to YYYY-MM-DD keeps the study open with a later due date instead"
+            )
+        self.stdout.write("\n".join(lines))
+        self.stdout.write(f"Close study {study.name} now? [y/N] ", ending="")
+        self.stdout.flush()
+        if sys.stdin.readline().strip().lower() not in {"y", "yes"}:
+            raise CommandError(f"study {study.name} not closed")
 
     def do_enrol(self, *, name, usernames, all_active, **options):
         if bool(usernames) == all_active:

@@ -1,0 +1,59 @@
+"""What closing a study does with units short of three ratings (pure: no ORM).
+
+At the close every unit is complete (three ratings in, or already decided), partly rated
+(some ratings, fewer than three) or never rated. The admin chooses, for each of the last two
+groups, whether the units go to a senior expert (who decides every criterion the ratings did
+not settle) or are dropped from the sample. A dropped unit is kept and listed with its reason,
+but it is no item of the study's figures: not agreement, not missing coverage.
+"""
+
+from dataclasses import dataclass
+
+from django.utils.translation import gettext_lazy as _
+
+COMPLETE = "complete"
+PARTLY_RATED = "partly_rated"
+NEVER_RATED = "never_rated"
+
+SENIOR = "senior"  # a senior expert decides the unit (the behaviour before the choice existed)
+DROP = "drop"  # the unit leaves the sample
+CHOICES = (SENIOR, DROP)
+
+# Why a unit was dropped: the stored value of StudyUnit.drop_reason.
+DROP_REASONS = {
+    NEVER_RATED: _("never rated when the study closed"),
+    PARTLY_RATED: _("partly rated when the study closed"),
+}
+
+
+def completion_of(*, ratings: int, raters: int) -> str:
+    """COMPLETE, PARTLY_RATED or NEVER_RATED for a unit with ``ratings`` rating submissions."""
+    if ratings >= raters:
+        return COMPLETE
+    return PARTLY_RATED if ratings else NEVER_RATED
+
+
+@dataclass(frozen=True)
+class Completion:
+    """A study's units by how far their rating got (dropped ones apart)."""
+
+    complete: int
+    partly_rated: int
+    never_rated: int
+    dropped: int = 0
+
+    @property
+    def units(self) -> int:
+        return self.complete + self.partly_rated + self.never_rated + self.dropped
+
+    @property
+    def short(self) -> int:
+        return self.partly_rated + self.never_rated
+
+    def describe(self) -> str:
+        """One line for the command line (English, as the CLI is)."""
+        text = (
+            f"{self.complete} complete, {self.partly_rated} partly rated, "
+            f"{self.never_rated} never rated"
+        )
+        return text + (f", {self.dropped} dropped" if self.dropped else "")
