@@ -19,14 +19,16 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation import selectors, selectors_quality, services
+from annotation import selectors, selectors_quality, selectors_work, services
 from annotation.labels import InvalidLabels
 from annotation.models import Assignment
+from annotation.selectors_work import NOTHING_TO_HAND_OUT, WorkState
 from annotation.serializers import (
     AssignmentSerializer,
     CompletedSerializer,
     LabelsInSerializer,
     LeaseSerializer,
+    NotEnrolledSerializer,
     StudyForExpertSerializer,
     SubmissionOutSerializer,
     TokenInSerializer,
@@ -114,25 +116,69 @@ class TokenView(ObtainAuthToken):
 class StudyListView(ExpertAPIView):
     @extend_schema(responses=StudyForExpertSerializer(many=True))
     def get(self, request):
-        pools = selectors.pools_for_expert(user=request.user)
-        return Response(StudyForExpertSerializer(pools, many=True).data)
+        rows = [
+            {"name": pool.name, "status": pool.status, "work_state": state}
+            for pool, state in selectors_work.studies_with_work_state(user=request.user)
+        ]
+        return Response(StudyForExpertSerializer(rows, many=True).data)
+
+
+# Why a claim handed out nothing. A 204 has no body, so the state travels in a header; the
+# status codes stay what clients already know (204 nothing to hand out, 404 not your study).
+WORK_STATE_HEADER = "HeartBench-Work-State"
+WORK_STATE_DOC = (
+    "Why nothing was handed out: `capacity_reached` (the expert's daily capacity is used up; "
+    "more tomorrow), `study_closed`, `not_open_yet` (the study is still a draft), "
+    "`nothing_left` (every unit this expert could rate has its raters, or is leased to "
+    "someone who may still give it back). Calibration work is handed out like any other "
+    "unit (201), so it is no state of its own."
+)
 
 
 class NextAssignmentView(ExpertAPIView):
     @extend_schema(
         request=None,
-        parameters=[OpenApiParameter("study", str, required=True)],
-        responses={201: AssignmentSerializer, 204: OpenApiResponse(description="nothing left")},
+        parameters=[
+            OpenApiParameter("study", str, required=True),
+            OpenApiParameter(
+                WORK_STATE_HEADER,
+                str,
+                location=OpenApiParameter.HEADER,
+                response=[204],
+                enum=[state.value for state in NOTHING_TO_HAND_OUT],
+                description=WORK_STATE_DOC,
+            ),
+        ],
+        responses={
+            201: AssignmentSerializer,
+            204: OpenApiResponse(
+                description=f"nothing to hand out now; the {WORK_STATE_HEADER} header says why"
+            ),
+            404: OpenApiResponse(
+                NotEnrolledSerializer,
+                description=f"the expert is not part of a study of that name ({WORK_STATE_HEADER}"
+                " and `state`: `not_enrolled`)",
+            ),
+        },
     )
     def post(self, request):
         name = request.query_params.get("study", "")
         if not name:
             raise ValidationError({"study": [gettext("give ?study=NAME")]})
-        pool = selectors.pool_get_for_expert(user=request.user, name=name)
-        assignment = services.assignment_claim_next(user=request.user, pool=pool)
-        if assignment is None:
-            return Response(status=status.HTTP_204_NO_CONTENT)
-        return Response(self.assignment_payload(assignment), status=status.HTTP_201_CREATED)
+        pool = selectors_work.pool_find_for_expert(user=request.user, name=name)
+        if pool is None:
+            state = WorkState.NOT_ENROLLED
+            return Response(
+                {"detail": gettext("no such study for you"), "state": state.value},
+                status=status.HTTP_404_NOT_FOUND,
+                headers={WORK_STATE_HEADER: state.value},
+            )
+        claim = services.assignment_claim_next_with_state(user=request.user, pool=pool)
+        if claim.assignment is None:
+            return Response(
+                status=status.HTTP_204_NO_CONTENT, headers={WORK_STATE_HEADER: claim.state.value}
+            )
+        return Response(self.assignment_payload(claim.assignment), status=status.HTTP_201_CREATED)
 
 
 class AssignmentDetailView(ExpertAPIView):

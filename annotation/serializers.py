@@ -3,6 +3,8 @@ serializer only ever sees the ``BlindUnit`` the selector built."""
 
 from rest_framework import serializers
 
+from annotation.selectors_work import WorkState
+
 
 class TurnSerializer(serializers.Serializer):
     role = serializers.ChoiceField(choices=["user", "counsellor"])
@@ -81,6 +83,16 @@ class CompletedSerializer(serializers.Serializer):
 class StudyForExpertSerializer(serializers.Serializer):
     name = serializers.CharField()
     status = serializers.CharField()
+    work_state = serializers.ChoiceField(
+        choices=[state.value for state in WorkState if state != WorkState.NOT_ENROLLED],
+        help_text="what POST assignments/next/ would find now (`ready`: a unit to rate; the "
+        "others as its HeartBench-Work-State header)",
+    )
+
+
+class NotEnrolledSerializer(serializers.Serializer):
+    detail = serializers.CharField()
+    state = serializers.CharField(help_text="always `not_enrolled`")
 
 
 class TokenInSerializer(serializers.Serializer):

@@ -21,7 +21,11 @@ from annotation.services.certificates import (
     certificate_issue_all,
     certificate_shortfall,
 )
-from annotation.services.claims import assignment_claim_next
+from annotation.services.claims import (
+    Claim,
+    assignment_claim_next,
+    assignment_claim_next_with_state,
+)
 from annotation.services.core import (
     assignment_reassign,
     assignment_renew,
@@ -52,6 +56,7 @@ from annotation.services.routing import (
 
 __all__ = [
     "AnnotationError",
+    "Claim",
     "InvalidLabels",
     "KnowledgeError",
     "LeaseLost",
@@ -60,6 +65,7 @@ __all__ = [
     "adjudication_claim_next",
     "adjudication_submit",
     "assignment_claim_next",
+    "assignment_claim_next_with_state",
     "assignment_reassign",
     "assignment_renew",
     "assignment_submit",

@@ -9,16 +9,23 @@ moves on to the next unit.
 
 import secrets
 import time
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.db import IntegrityError, transaction
-from django.db.models import Count, Q
 from django.utils import timezone
 from django.utils.translation import gettext
 
-from annotation import selectors, selectors_quality
-from annotation.assignment import Candidate, HardCases, free_slot, rank_candidates
+from annotation import selectors
+from annotation.assignment import free_slot, rank_candidates
 from annotation.models import ACTIVE, Assignment, Expert, Pool, Unit
+from annotation.selectors_work import (
+    CalibrationDue,
+    WorkState,
+    hard_cases_for,
+    rating_candidates,
+    work_gate,
+)
 from annotation.services.calibration import calibration_claim_next
 from annotation.services.core import leases_expire
 from annotation.services.errors import AnnotationError, PoolBusy
@@ -27,88 +34,6 @@ from annotation.services.leases import lease_held_renew
 # How many ranked units a claim tries to lock before it looks at the pool again.
 CLAIM_TRIES_PER_ROUND = 32
 CLAIM_ROUNDS = 5
-
-
-def _candidates(*, pool: Pool, expert: Expert) -> list[Candidate]:
-    """The pool's units this expert may still rate, with their free rater slots counted."""
-    units = (
-        Unit.objects.filter(pool=pool)
-        .exclude(
-            assignments__expert=expert,
-            assignments__status__in=ACTIVE,
-            assignments__kind=Assignment.Kind.RATING,
-        )
-        .annotate(
-            taken=Count(
-                "assignments",
-                filter=Q(assignments__status__in=ACTIVE, assignments__kind=Assignment.Kind.RATING),
-            )
-        )
-        .filter(taken__lt=pool.raters_per_unit)
-    )
-    rows = units.values_list(
-        "pk", "taken", "response__case__primary_scene", "response__case__difficulty"
-    )
-    abilities: dict[int, set[str]] = {}
-    if expert.specialties:
-        for unit_id, ability in Unit.objects.filter(pool=pool).values_list(
-            "pk", "response__case__rubric__ability"
-        ):
-            abilities.setdefault(unit_id, set()).add(ability)
-    return [
-        Candidate(
-            unit_id=pk,
-            taken=taken,
-            scene=scene or "",
-            abilities=frozenset(abilities.get(pk, ())),
-            hard=difficulty == "hard",
-        )
-        for pk, taken, scene, difficulty in rows
-    ]
-
-
-def _hard_cases(*, pool: Pool, expert: Expert) -> str:
-    if pool.hard_min_quality is None:
-        return HardCases.ANY
-    standing = selectors_quality.expert_quality_get(expert=expert).quality
-    proven = standing is not None and standing >= pool.hard_min_quality
-    return HardCases.FIRST if proven else HardCases.NONE
-
-
-def _calibration_work(*, pool: Pool, expert: Expert, now: datetime) -> Assignment | bool | None:
-    """A calibration unit when the expert must calibrate first; False when study work may go
-    ahead. (Caller's transaction.)"""
-    calibration_set = getattr(pool, "calibration_set", None)
-    if calibration_set is not None:
-        # The set opened directly: continue a sitting, or start one unless already passed.
-        latest = selectors_quality.calibration_latest(
-            expert=expert, calibration_set=calibration_set
-        )
-        open_sitting = calibration_set.attempts.filter(
-            expert=expert, finished_at__isnull=True
-        ).exists()
-        if latest is not None and latest.passed and not open_sitting:
-            return None
-        reason = selectors_quality.FIRST if latest is None else selectors_quality.RETAKE
-        return calibration_claim_next(
-            expert=expert, calibration_set=calibration_set, reason=reason, now=now
-        )
-    reason = selectors_quality.calibration_due(expert=expert, pool=pool)
-    if reason is None and pool.calibration_id is not None:
-        # An admin sent the expert back (an open sitting, routing.expert_require_recalibration),
-        # or that sitting ended failed: study work waits for a pass.
-        latest = selectors_quality.calibration_latest(
-            expert=expert, calibration_set=pool.calibration
-        )
-        if (latest is not None and not latest.passed) or pool.calibration.attempts.filter(
-            expert=expert, finished_at__isnull=True
-        ).exists():
-            reason = selectors_quality.RECALIBRATION
-    if reason is None:
-        return False
-    return calibration_claim_next(
-        expert=expert, calibration_set=pool.calibration, reason=reason, now=now
-    )
 
 
 def _try_claim(
@@ -145,15 +70,33 @@ def _try_claim(
         return None
 
 
+@dataclass(frozen=True)
+class Claim:
+    """What a claim handed out, and the state that held: READY with an assignment, or one of
+    ``selectors_work.NOTHING_TO_HAND_OUT`` with none."""
+
+    assignment: Assignment | None
+    state: WorkState
+
+
 def assignment_claim_next(*, user, pool: Pool, now: datetime | None = None) -> Assignment | None:
     """Lease the next unit this expert should rate, or None when nothing is left for them.
+
+    ``assignment_claim_next_with_state`` says why when it is None.
+    """
+    return assignment_claim_next_with_state(user=user, pool=pool, now=now).assignment
+
+
+def assignment_claim_next_with_state(*, user, pool: Pool, now: datetime | None = None) -> Claim:
+    """Lease the next unit this expert should rate; without one, say which state holds.
 
     An expert holding an open lease in the pool gets that one back (renewed). While the pool
     is open, experts get rating slots; adjudication has its own senior queue
     (``annotation.services.adjudication``). When the pool requires a calibration the expert
     has not passed (or must retake because their agreement fell below the pool's floor), the
     expert gets the calibration set's units instead, in the same workbench, until the sitting
-    is done.
+    is done. The checks before any unit is looked at are ``selectors_work.work_gate``, which
+    the pages read too.
     """
     now = now or timezone.now()
     expert = selectors.expert_for_user(user=user)
@@ -165,22 +108,23 @@ def assignment_claim_next(*, user, pool: Pool, now: datetime | None = None) -> A
                 gettext("you hold a unit in the senior queue; decide it there first")
             )
         if held is not None:
-            return held
-        if pool.status != Pool.Status.OPEN:
-            return None
-        calibration = _calibration_work(pool=pool, expert=expert, now=now)
-        if calibration is not False:
-            return calibration
-        if selectors.submissions_today(expert=expert, now=now) >= expert.daily_capacity:
-            return None
-        hard = _hard_cases(pool=pool, expert=expert)
+            return Claim(held, WorkState.READY)
+        gate = work_gate(pool=pool, expert=expert, now=now)
+        if isinstance(gate, CalibrationDue):
+            calibration = calibration_claim_next(
+                expert=expert, calibration_set=gate.calibration_set, reason=gate.reason, now=now
+            )
+            return _claimed(calibration)
+        if gate is not None:
+            return Claim(None, gate)
+        hard = hard_cases_for(pool=pool, expert=expert)
         for round_ in range(CLAIM_ROUNDS):
             if round_:
                 # Everything we tried was locked by other claimers; let them commit.
                 time.sleep(0.02 * round_)
-            candidates = _candidates(pool=pool, expert=expert)
+            candidates = rating_candidates(pool=pool, expert=expert)
             if not candidates:
-                return None
+                return Claim(None, WorkState.NOTHING_LEFT)
             ranked = rank_candidates(
                 candidates=candidates,
                 specialties=expert.specialties,
@@ -188,12 +132,17 @@ def assignment_claim_next(*, user, pool: Pool, now: datetime | None = None) -> A
                 hard=hard,
             )
             if not ranked:
-                return None  # what is left is kept for experts of proven quality
+                # What is left is kept for experts of proven quality.
+                return Claim(None, WorkState.NOTHING_LEFT)
             for unit_id in ranked[:CLAIM_TRIES_PER_ROUND]:
                 assignment = _try_claim(
                     pool=pool, expert=expert, unit_id=unit_id, adjudication=False, now=now
                 )
                 if assignment is not None:
-                    return assignment
+                    return Claim(assignment, WorkState.READY)
         # Every candidate was locked or lost to a race in every round; the caller may retry.
         raise PoolBusy(gettext("all remaining units are busy; try again in a moment"))
+
+
+def _claimed(assignment: Assignment | None) -> Claim:
+    return Claim(assignment, WorkState.READY if assignment else WorkState.NOTHING_LEFT)

@@ -90,7 +90,7 @@ def expert_require_recalibration(
     """Open a recalibration sitting of the study's calibration set for ``expert``.
 
     Study work in the pool waits until the sitting is finished and passed (see
-    ``annotation.services.claims._calibration_work``). An open sitting is returned as it is.
+    ``annotation.selectors_work.work_gate``). An open sitting is returned as it is.
     """
     now = now or timezone.now()
     if pool.calibration_id is None:

@@ -1,0 +1,236 @@
+"""Where an expert stands in a study: whether the next-unit claim can hand them work now, and
+if not, which state holds.
+
+One owner for the order of the rules: ``work_gate`` is what the claim
+(``annotation.services.claims``) walks before it looks at units, and the pages and the study
+list read the same gate here, without claiming anything. Blind like the rest of the expert
+side: a state names the expert's own situation (their daily limit, the study's open/closed
+state, whether any unit is left *for them*), never how far the study is or what others did.
+
+Calibration is not a state of its own: when a study sends the expert to calibration, the
+claim hands out the calibration set's units, which look exactly like study work.
+"""
+
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+
+from django.db.models import Count, Exists, OuterRef, Q
+from django.utils import timezone
+
+from annotation import selectors, selectors_quality
+from annotation.assignment import Candidate, HardCases, rank_candidates
+from annotation.models import ACTIVE, Assignment, CalibrationSet, Expert, Pool, Unit
+
+
+class WorkState(StrEnum):
+    READY = "ready"  # the claim hands out a unit (a held one, a study unit or calibration)
+    NOT_ENROLLED = "not_enrolled"  # no study of that name has this expert (or none exists)
+    NOT_OPEN_YET = "not_open_yet"  # the study is still a draft
+    STUDY_CLOSED = "study_closed"
+    CAPACITY_REACHED = "capacity_reached"  # the expert's daily capacity is used up for today
+    NOTHING_LEFT = "nothing_left"  # every unit the expert could rate has its raters
+
+
+# The states in which the claim hands out nothing although the study is the expert's.
+NOTHING_TO_HAND_OUT = (
+    WorkState.NOT_OPEN_YET,
+    WorkState.STUDY_CLOSED,
+    WorkState.CAPACITY_REACHED,
+    WorkState.NOTHING_LEFT,
+)
+
+
+@dataclass(frozen=True)
+class CalibrationDue:
+    """The claim must hand out units of this calibration set (a sitting for ``reason``)."""
+
+    calibration_set: CalibrationSet
+    reason: str
+
+
+def _calibration_due(*, pool: Pool, expert: Expert) -> CalibrationDue | WorkState | None:
+    """Calibration the expert must do before study work; NOTHING_LEFT for a calibration set
+    opened directly and already passed; None when study work may go ahead."""
+    calibration_set = getattr(pool, "calibration_set", None)
+    if calibration_set is not None:
+        # The set opened directly: continue a sitting, or start one unless already passed.
+        latest = selectors_quality.calibration_latest(
+            expert=expert, calibration_set=calibration_set
+        )
+        open_sitting = calibration_set.attempts.filter(
+            expert=expert, finished_at__isnull=True
+        ).exists()
+        if latest is not None and latest.passed and not open_sitting:
+            return WorkState.NOTHING_LEFT
+        reason = selectors_quality.FIRST if latest is None else selectors_quality.RETAKE
+        return CalibrationDue(calibration_set=calibration_set, reason=reason)
+    reason = selectors_quality.calibration_due(expert=expert, pool=pool)
+    if reason is None and pool.calibration_id is not None:
+        # An admin sent the expert back (an open sitting, routing.expert_require_recalibration),
+        # or that sitting ended failed: study work waits for a pass.
+        latest = selectors_quality.calibration_latest(
+            expert=expert, calibration_set=pool.calibration
+        )
+        if (latest is not None and not latest.passed) or pool.calibration.attempts.filter(
+            expert=expert, finished_at__isnull=True
+        ).exists():
+            reason = selectors_quality.RECALIBRATION
+    if reason is None:
+        return None
+    return CalibrationDue(calibration_set=pool.calibration, reason=reason)
+
+
+def work_gate(*, pool: Pool, expert: Expert, now: datetime) -> WorkState | CalibrationDue | None:
+    """What decides the expert's next work before any unit is looked at, in the claim's order
+    (after a held lease, which always comes back first): the study's state, calibration, the
+    daily capacity. None means rating work, if a unit is left for them."""
+    if pool.status == Pool.Status.DRAFT:
+        return WorkState.NOT_OPEN_YET
+    if pool.status != Pool.Status.OPEN:
+        return WorkState.STUDY_CLOSED
+    calibration = _calibration_due(pool=pool, expert=expert)
+    if calibration is not None:
+        return calibration
+    if selectors.submissions_today(expert=expert, now=now) >= expert.daily_capacity:
+        return WorkState.CAPACITY_REACHED
+    return None
+
+
+def rating_candidates(
+    *, pool: Pool, expert: Expert, live_at: datetime | None = None
+) -> list[Candidate]:
+    """The pool's units this expert may still rate, with their taken rater slots counted.
+
+    The claim expires stale leases before it asks (``live_at`` None). A page asks without
+    writing, so it passes ``live_at``: a lease that ran out by then counts as free, as it will
+    be for the claim.
+    """
+    if live_at is None:
+        # The claim's query, as it always was (the claim expired stale leases just before).
+        units = (
+            Unit.objects.filter(pool=pool)
+            .exclude(
+                assignments__expert=expert,
+                assignments__status__in=ACTIVE,
+                assignments__kind=Assignment.Kind.RATING,
+            )
+            .annotate(
+                taken=Count(
+                    "assignments",
+                    filter=Q(
+                        assignments__status__in=ACTIVE, assignments__kind=Assignment.Kind.RATING
+                    ),
+                )
+            )
+        )
+    else:
+        # The same question from a page, which writes nothing: a lease that ran out by
+        # ``live_at`` is not active, as the claim's sweep will have made it. The exclude is
+        # the claim's, condition by condition (Django tests each condition of a multi-valued
+        # exclude on its own row), so the page and the claim agree.
+        live = Q(status=Assignment.Status.SUBMITTED) | Q(
+            status=Assignment.Status.LEASED, lease_expires_at__gt=live_at
+        )
+        on_unit = Assignment.objects.filter(unit=OuterRef("pk"))
+        units = (
+            Unit.objects.filter(pool=pool)
+            .exclude(
+                Exists(on_unit.filter(expert=expert))
+                & Exists(on_unit.filter(live))
+                & Exists(on_unit.filter(kind=Assignment.Kind.RATING))
+            )
+            .annotate(
+                taken=Count(
+                    "assignments",
+                    filter=Q(assignments__kind=Assignment.Kind.RATING)
+                    & (
+                        Q(assignments__status=Assignment.Status.SUBMITTED)
+                        | Q(
+                            assignments__status=Assignment.Status.LEASED,
+                            assignments__lease_expires_at__gt=live_at,
+                        )
+                    ),
+                )
+            )
+        )
+    units = units.filter(taken__lt=pool.raters_per_unit)
+    rows = units.values_list(
+        "pk", "taken", "response__case__primary_scene", "response__case__difficulty"
+    )
+    abilities: dict[int, set[str]] = {}
+    if expert.specialties:
+        for unit_id, ability in Unit.objects.filter(pool=pool).values_list(
+            "pk", "response__case__rubric__ability"
+        ):
+            abilities.setdefault(unit_id, set()).add(ability)
+    return [
+        Candidate(
+            unit_id=pk,
+            taken=taken,
+            scene=scene or "",
+            abilities=frozenset(abilities.get(pk, ())),
+            hard=difficulty == "hard",
+        )
+        for pk, taken, scene, difficulty in rows
+    ]
+
+
+def hard_cases_for(*, pool: Pool, expert: Expert) -> str:
+    """The study's hard-case policy applied to this expert (``HardCases``)."""
+    if pool.hard_min_quality is None:
+        return HardCases.ANY
+    standing = selectors_quality.expert_quality_get(expert=expert).quality
+    proven = standing is not None and standing >= pool.hard_min_quality
+    return HardCases.FIRST if proven else HardCases.NONE
+
+
+def work_state_in_pool(*, expert: Expert, pool: Pool, now: datetime | None = None) -> WorkState:
+    """The state the next-unit claim would find, read without claiming or writing anything."""
+    now = now or timezone.now()
+    held = Assignment.objects.filter(
+        pool=pool, expert=expert, status=Assignment.Status.LEASED, lease_expires_at__gt=now
+    )
+    if held.exists():
+        return WorkState.READY
+    gate = work_gate(pool=pool, expert=expert, now=now)
+    if isinstance(gate, CalibrationDue):
+        return WorkState.READY
+    if gate is not None:
+        return gate
+    ranked = rank_candidates(
+        candidates=rating_candidates(pool=pool, expert=expert, live_at=now),
+        specialties=expert.specialties,
+        expert_key=expert.pseudonym,
+        hard=hard_cases_for(pool=pool, expert=expert),
+    )
+    return WorkState.READY if ranked else WorkState.NOTHING_LEFT
+
+
+def pool_find_for_expert(*, user, name: str) -> Pool | None:
+    """The expert's study of that name, drafts included (its state says "not open yet");
+    None when the expert is not part of one, whether or not a study of that name exists."""
+    return selectors.expert_for_user(user=user).pools.filter(name=name).first()
+
+
+def study_work_state(
+    *, user, name: str, now: datetime | None = None
+) -> tuple[Pool | None, WorkState]:
+    """The expert's study of that name and its state; (None, NOT_ENROLLED) when the expert is
+    not part of a study of that name."""
+    pool = pool_find_for_expert(user=user, name=name)
+    if pool is None:
+        return None, WorkState.NOT_ENROLLED
+    expert = selectors.expert_for_user(user=user)
+    return pool, work_state_in_pool(expert=expert, pool=pool, now=now)
+
+
+def studies_with_work_state(*, user, now: datetime | None = None) -> list[tuple[Pool, WorkState]]:
+    """The expert's studies as their list shows them (``selectors.pools_for_expert``), each
+    with its state."""
+    expert = selectors.expert_for_user(user=user)
+    now = now or timezone.now()
+    return [
+        (pool, work_state_in_pool(expert=expert, pool=pool, now=now))
+        for pool in selectors.pools_for_expert(user=user)
+    ]
