@@ -7,4 +7,5 @@ app_name = "validation"
 
 urlpatterns = [
     path("studies/<study:name>/report/", views.study_report, name="study-report"),
+    path("studies/<study:name>/export/", views.study_export, name="study-export"),
 ]

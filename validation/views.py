@@ -1,19 +1,23 @@
 """Admin pages of the validation app (staff only: experts never see study-level figures)."""
 
+import io
+
 from django.contrib.admin.views.decorators import staff_member_required
 from django.http import Http404, HttpResponse
 from django.shortcuts import render
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
 
+from validation import export
 from validation.report import FORMATS, report_compute, report_render
 from validation.report.html import report_context
 from validation.report.selectors import study_report_data
-from validation.selectors import study_get
+from validation.selectors import study_export_rows, study_get
 from validation.statistics import BootstrapSettings
 
 CONTENT_TYPES = {
     "json": "application/json; charset=utf-8",
+    "jsonl": "application/jsonl; charset=utf-8",
     "csv": "text/csv; charset=utf-8",
     "html": "text/html; charset=utf-8",
 }
@@ -35,5 +39,22 @@ def study_report(request, name: str):
         return render(request, "validation/study_report_page.html", context)
     response = HttpResponse(report_render(report, fmt=fmt), content_type=CONTENT_TYPES[fmt])
     filename = f"study-report-{slugify(study.name) or study.pk}.{fmt}"
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+@staff_member_required
+def study_export(request, name: str):
+    """The per-criterion export (what `heartbench study export` writes) as a download."""
+    study = study_get(name=name)
+    if study is None:
+        raise Http404("no such study")
+    fmt = request.GET.get("format", "csv")
+    if fmt not in export.FORMATS:
+        raise Http404("unknown format")
+    out = io.StringIO()
+    export.rows_write(rows=study_export_rows(study=study), fmt=fmt, out=out)
+    response = HttpResponse(out.getvalue(), content_type=CONTENT_TYPES[fmt])
+    filename = f"study-export-{slugify(study.name) or study.pk}.{fmt}"
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response

@@ -3,7 +3,7 @@
 Twenty experts rate over the REST API (claim, autosave, submit) in threads of their own, a
 senior decides the 2/1 splits on catastrophic criteria as they arrive, one expert rates in
 Chromium alongside, and an admin watches the dashboard and the report while they work, then
-closes the study from the admin and downloads the report and the leaderboard. Every response
+closes the study from the admin and downloads the report, the export and the leaderboard. Every response
 is counted: none may be a 5xx. Afterwards the stored study is checked against what the
 clients were told (tests.product.invariants).
 """
@@ -270,12 +270,16 @@ def test_a_team_works_a_whole_study_at_once_on_the_served_product(product, chrom
         )
         for fmt in ("json", "html", "csv")
     }
+    export = tally.seen(
+        "export", admin.get(f"/admin/studies/{STUDY}/export/", params={"format": "csv"})
+    )
     leaderboard = tally.seen("leaderboard", admin.get("/leaderboard/"))
     admin.close()
 
     print("responses:", dict(sorted(tally.status.items())))
     assert not tally.errors, tally.errors[:5]
-    assert all(r.status_code == 200 for r in [*downloads.values(), leaderboard])
+    assert all(r.status_code == 200 for r in [*downloads.values(), export, leaderboard])
+    assert export.text.count("\n") > 24  # a header and a row per unit × criterion
     report = downloads["json"].json()
     assert report["counts"]["units"] == 24
     assert "demo-judge" in downloads["html"].text
