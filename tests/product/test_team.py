@@ -3,9 +3,9 @@
 Twenty experts rate over the REST API (claim, autosave, submit) in threads of their own, a
 senior decides the 2/1 splits on catastrophic criteria as they arrive, one expert rates in
 Chromium alongside, and an admin watches the dashboard and the report while they work, then
-closes the study from the admin and downloads the report, the export and the leaderboard. Every response
-is counted: none may be a 5xx. Afterwards the stored study is checked against what the
-clients were told (tests.product.invariants).
+closes the study from the admin and downloads the report, the export and the leaderboard.
+Every response is counted: none may be a 5xx. Afterwards the stored study is checked against
+what the clients were told (tests.product.invariants).
 """
 
 import hashlib
