@@ -10,6 +10,13 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
+from benchmark.leaderboard_render import (
+    board_notes,
+    coverage_text,
+    judge_text,
+    rank_text,
+    row_judge,
+)
 from benchmark.report_html import STYLE, number, paired_scores_chart, svg_frame, text
 from benchmark.taxonomy import BY_CODE, CATEGORIES, CATEGORY_NAMES, SCORED_CODES
 
@@ -261,7 +268,7 @@ def _gate_box(gate: dict[str, Any] | None) -> str:
 
 def _table(board: dict[str, Any]) -> str:
     head = (
-        '<tr><th>#</th><th class="name">model</th><th>overall</th><th>95% CI</th>'
+        '<tr><th>#</th><th class="name">model</th><th>judge</th><th>overall</th><th>95% CI</th>'
         "<th>normal</th><th>hard</th><th>decay / hard</th><th>coverage</th>"
         "<th>catastrophic</th>"
         + "".join(
@@ -271,23 +278,26 @@ def _table(board: dict[str, Any]) -> str:
         + "</tr>"
     )
     rows = []
-    for rank, m in enumerate(board["models"], start=1):
+    for m in board["models"]:
         ci = m["ci95"]
         decay = m["hard_decay"]["of_hard"]
+        ranked = "unranked" if m.get("rank") is None else "ranked"
         rows.append(
-            f'<tr><td>{rank}</td><td class="name">{escape(m["model"])}</td>'
+            f'<tr class="{ranked}"><td>{rank_text(m)}</td>'
+            f'<td class="name">{escape(m["model"])}</td>'
+            f"<td>{escape(row_judge(board, m))}</td>"
             f"<td><strong>{number(m['overall'])}</strong></td>"
             f"<td>{f'{ci[0]:.2f}–{ci[1]:.2f}' if ci else '—'}</td>"
             f"<td>{number(m['normal'])}</td><td>{number(m['hard'])}</td>"
             f"<td>{'—' if decay is None else f'{decay * 100:.1f}%'}</td>"
-            f"<td>{m['coverage']['scored']}/{m['coverage']['total']}</td>"
+            f"<td>{coverage_text(m['coverage'])}</td>"
             f"<td>{m['catastrophic_cases']}</td>"
             + "".join(f"<td>{number(m['categories'].get(c))}</td>" for c in CATEGORIES)
             + "</tr>"
         )
     if not rows:
         rows.append(
-            f'<tr><td colspan="{9 + len(CATEGORIES)}">No judge runs on this dataset yet.</td></tr>'
+            f'<tr><td colspan="{10 + len(CATEGORIES)}">No judge runs on this dataset yet.</td></tr>'
         )
     return f'<table id="leaderboard"><thead>{head}</thead><tbody>{"".join(rows)}</tbody></table>'
 
@@ -316,7 +326,8 @@ def _rubric_note(board: dict[str, Any]) -> str:
 def render_html(board: dict[str, Any], *, gate: dict[str, Any] | None = None) -> str:
     """The whole leaderboard document; ``gate`` is the judge's gate from a closed study."""
     demo = ' — <span class="demo">DEMO DATA</span>' if board.get("demo") else ""
-    judge = f", judge {escape(board['judge'])}" if board.get("judge") else ""
+    judge = f", {escape(judge_text(board))}" if board.get("judge") else ""
+    notes = "".join(f"<li>{escape(line)}</li>" for line in board_notes(board))
     title = f"HeartBench leaderboard: {board['dataset']} v{board['dataset_version']}"
     radars = "".join(
         radar_chart(model=m["model"], abilities=m["abilities"], color=PALETTE[i % len(PALETTE)])
@@ -329,12 +340,14 @@ def render_html(board: dict[str, Any], *, gate: dict[str, Any] | None = None) ->
     )
     return (
         f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{escape(title)}'
-        f"</title><style>{STYLE}</style></head><body><h1>{escape(title)}{demo}</h1>"
+        f"</title><style>{STYLE}tr.unranked td{{color:#777}}</style></head>"
+        f"<body><h1>{escape(title)}{demo}</h1>"
         f"<p>Split <strong>{escape(board['split'])}</strong>, scoring "
         f"<strong>{escape(board['scoring'])}</strong> ({scoring}){judge}.</p>"
         f'<div class="side">{_table(board)}{_gate_box(gate)}</div>'
         f"{_rubric_note(board)}"
-        '<p class="note">95% CI: case-resampling bootstrap of the overall score. Coverage counts '
+        + (f'<ul class="note board-notes">{notes}</ul>' if notes else "")
+        + '<p class="note">95% CI: case-resampling bootstrap of the overall score. Coverage counts '
         "scored cases; a case with a judge error or a missing verdict is unscored, never "
         '"not met". Decay / hard = (normal − hard) / hard, the ratio the paper reports.</p>'
         f"<h2>Normal against hard</h2>{normal_hard_chart(board['models'])}"

@@ -15,22 +15,71 @@ def _pct(value: float | None) -> str:
     return "—" if value is None else f"{value * 100:.1f}%"
 
 
+def rank_text(m: dict) -> str:
+    """A row's rank, or "—" for a row under the coverage threshold."""
+    return "—" if m.get("rank") is None else str(m["rank"])
+
+
+def row_judge(board: dict, m: dict) -> str:
+    """The judge of a row (every row of a board has the board's judge)."""
+    return m.get("judge") or (m.get("judge_run") or {}).get("judge") or board.get("judge") or ""
+
+
+def coverage_text(coverage: dict) -> str:
+    """ "8/10 (80%)": scored cases of the split's cases, and the share rounded down."""
+    share = coverage["scored"] / coverage["total"] if coverage["total"] else 0.0
+    return f"{coverage['scored']}/{coverage['total']} ({int(share * 100 + 1e-9)}%)"
+
+
+def judge_text(board: dict) -> str:
+    """Which judge every row was judged by, and why that one."""
+    if not board.get("judge"):
+        return ""
+    if board.get("judge_chosen_by") == "requested":
+        return f"judge {board['judge']} (as asked)"
+    return (
+        f"judge {board['judge']} (the judge covering the most models, then the most scored "
+        "cases; --judge J for another)"
+    )
+
+
+def board_notes(board: dict) -> list[str]:
+    """The lines under a board: the coverage threshold and the models left out, if any."""
+    lines = []
+    if (
+        any(m.get("rank") is None for m in board["models"])
+        and board.get("min_coverage") is not None
+    ):
+        total = board["models"][0]["coverage"]["total"]
+        lines.append(
+            f"unranked (—): coverage below {board['min_coverage'] * 100:g}% of the {total} "
+            "cases, or no scored case (--min-coverage to change); shown below the ranked rows."
+        )
+    for other in board.get("not_shown") or []:
+        judges = ", ".join(other["judges"])
+        lines.append(
+            f"not on this board: {other['model']} (judged by {judges}: "
+            f"--judge {other['judges'][0]})"
+        )
+    return lines
+
+
 def render_table(board: dict) -> str:
     headers = [
-        "#", "model", "overall", "95% CI", "normal", "hard", "decay pts",
+        "#", "model", "judge", "overall", "95% CI", "normal", "hard", "decay pts",
         "decay/normal", "decay/hard", "coverage", "catastrophic",
         *CATEGORIES,
     ]  # fmt: skip
     rows = []
-    for rank, m in enumerate(board["models"], start=1):
+    for m in board["models"]:
         ci = m["ci95"]
         decay = m["hard_decay"]
         rows.append([
-            str(rank), m["model"], _num(m["overall"]),
+            rank_text(m), m["model"], row_judge(board, m), _num(m["overall"]),
             f"{ci[0]:.2f}–{ci[1]:.2f}" if ci else "—",
             _num(m["normal"]), _num(m["hard"]), _num(decay["points"]),
             _pct(decay["of_normal"]), _pct(decay["of_hard"]),
-            f"{m['coverage']['scored']}/{m['coverage']['total']}",
+            coverage_text(m["coverage"]),
             str(m["catastrophic_cases"]),
             *(_num(m["categories"].get(c)) for c in CATEGORIES),
         ])  # fmt: skip
@@ -40,7 +89,7 @@ def render_table(board: dict) -> str:
     title = (
         f"HeartBench leaderboard: {board['dataset']} v{board['dataset_version']}{demo}, "
         f"split {board['split']}, scoring {board['scoring']}"
-        + (f", judge {board['judge']}" if board.get("judge") else "")
+        + (f", {judge_text(board)}" if board.get("judge") else "")
     )
     lines = [title, ""]
     lines.append("  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)))
@@ -54,6 +103,7 @@ def render_table(board: dict) -> str:
         "decay pts = normal − hard; decay/normal = (normal − hard) / normal; "
         "decay/hard = (normal − hard) / hard (the ratio the paper reports as its 37.8%).",
         "coverage = scored cases / cases; a case with an error or missing verdict is unscored.",
+        *board_notes(board),
     ]
     stale = [m for m in board["models"] if (m.get("rubric_changes") or {}).get(
         "older_version_verdicts")]  # fmt: skip
@@ -73,15 +123,19 @@ def render_csv(board: dict) -> str:
         "rank", "model", "overall", "ci95_low", "ci95_high", "normal", "hard",
         "decay_points", "decay_of_normal", "decay_of_hard", "scored", "total",
         "catastrophic_cases", *(f"category_{c}" for c in CATEGORIES), *SCORED_CODES,
+        "judge", "coverage",
     ])  # fmt: skip
-    for rank, m in enumerate(board["models"], start=1):
+    for m in board["models"]:
         ci = m["ci95"] or [None, None]
         decay = m["hard_decay"]
+        coverage = m["coverage"]
         writer.writerow([
-            rank, csv_cell(m["model"]), m["overall"], ci[0], ci[1], m["normal"], m["hard"],
-            decay["points"], decay["of_normal"], decay["of_hard"],
-            m["coverage"]["scored"], m["coverage"]["total"], m["catastrophic_cases"],
+            m.get("rank"), csv_cell(m["model"]), m["overall"], ci[0], ci[1], m["normal"],
+            m["hard"], decay["points"], decay["of_normal"], decay["of_hard"],
+            coverage["scored"], coverage["total"], m["catastrophic_cases"],
             *(m["categories"].get(c) for c in CATEGORIES),
             *(m["abilities"].get(a) for a in SCORED_CODES),
+            csv_cell(row_judge(board, m)),
+            coverage["scored"] / coverage["total"] if coverage["total"] else 0.0,
         ])  # fmt: skip
     return out.getvalue()

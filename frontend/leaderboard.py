@@ -16,6 +16,8 @@ from django.utils.translation import get_language, gettext_lazy, ngettext
 from django.utils.translation import gettext as _
 
 from benchmark.leaderboard_html import PALETTE, difficulty_bars_chart, radar_compare_chart
+from benchmark.leaderboard_render import coverage_text, rank_text, row_judge
+from benchmark.leaderboard_rules import DEFAULT_MIN_COVERAGE
 from benchmark.models import Dataset
 from benchmark.selectors.leaderboard import leaderboard_compute
 from benchmark.selectors.leaderboard_options import leaderboard_fingerprint
@@ -89,14 +91,19 @@ def _pct(value: float | None) -> float | None:
 
 
 def table_rows(board: dict[str, Any]) -> list[dict[str, Any]]:
+    """One row per model in board order: ranked rows, then those under the coverage threshold
+    (rank None, shown as "—")."""
     rows = []
-    for rank, m in enumerate(board["models"], start=1):
+    for m in board["models"]:
         decay = m["hard_decay"]
         coverage = m["coverage"]
         rows.append(
             {
-                "rank": rank,
+                "rank": m.get("rank"),
+                "rank_label": rank_text(m),
                 "model": m["model"],
+                "judge": row_judge(board, m),
+                "coverage_label": coverage_text(coverage),
                 "overall": m["overall"],
                 "ci95": m["ci95"],
                 "scored": coverage["scored"],
@@ -198,14 +205,40 @@ def _key(kind: str, *parts: str) -> str:
     return f"leaderboard-page:{kind}:{digest}"
 
 
-def board_get(*, dataset: Dataset, split: str, scoring: str, judge: str | None) -> dict[str, Any]:
+def board_notes(board: dict[str, Any]) -> dict[str, Any]:
+    """What the page says under the table: the coverage threshold when a row is unranked, and
+    the models only other judges judged (each with a link to that judge's board)."""
+    unranked = any(m.get("rank") is None for m in board["models"])
+    return {
+        "unranked": unranked,
+        "threshold": f"{board.get('min_coverage', 0) * 100:g}%",
+        "cases": board["models"][0]["coverage"]["total"] if board["models"] else 0,
+        "not_shown": board.get("not_shown") or [],
+    }
+
+
+def board_get(
+    *,
+    dataset: Dataset,
+    split: str,
+    scoring: str,
+    judge: str | None,
+    min_coverage: float = DEFAULT_MIN_COVERAGE,
+) -> dict[str, Any]:
     """The leaderboard dictionary, computed by the one selector and kept while its data holds
     (the joint bootstrap is the page's dearest part). Raises LeaderboardError as it does."""
-    key = _key("board", leaderboard_fingerprint(dataset=dataset), split, scoring, judge or "")
+    key = _key(
+        "board",
+        leaderboard_fingerprint(dataset=dataset),
+        split,
+        scoring,
+        judge or "",
+        repr(min_coverage),
+    )
     board = cache.get(key)
     if board is None:
         board = leaderboard_compute(
-            dataset=dataset, split=split, scoring=scoring, judge=judge
+            dataset=dataset, split=split, scoring=scoring, judge=judge, min_coverage=min_coverage
         ).as_dict()
         cache.set(key, board, CACHE_SECONDS)
     return board

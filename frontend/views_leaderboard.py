@@ -1,10 +1,14 @@
 """The leaderboard page for everyone signed in (experts too); the admin's leaderboard link
 lands here as well, so there is one page, one renderer and one selector."""
 
+import argparse
+
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
+from benchmark.cli_types import fraction_0_1
+from benchmark.leaderboard_rules import CHOSEN_BY_REQUEST, DEFAULT_MIN_COVERAGE
 from benchmark.scoring import SCORING_MODES
 from benchmark.selectors.datasets import DatasetNotFound, dataset_resolve
 from benchmark.selectors.leaderboard import SPLITS, LeaderboardError
@@ -22,6 +26,10 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
     scoring = request.GET.get("scoring", "paper")
     if split not in SPLITS or scoring not in SCORING_MODES:
         raise Http404("unknown split or scoring")
+    try:
+        min_coverage = fraction_0_1(request.GET.get("min_coverage") or str(DEFAULT_MIN_COVERAGE))
+    except argparse.ArgumentTypeError as exc:
+        raise Http404(str(exc)) from exc
     name = request.GET.get("dataset") or None
     try:
         dataset = dataset_resolve(name=name) if name else leaderboard_default_dataset()
@@ -42,7 +50,9 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
     if judge is not None and judge not in judges:
         raise Http404("no such judge on this dataset")
     try:
-        board = page.board_get(dataset=dataset, split=split, scoring=scoring, judge=judge)
+        board = page.board_get(
+            dataset=dataset, split=split, scoring=scoring, judge=judge, min_coverage=min_coverage
+        )
     except LeaderboardError as exc:
         raise Http404(str(exc)) from exc
     ranked = [m["model"] for m in board["models"]]
@@ -58,6 +68,12 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
         "datasets": leaderboard_datasets(),
         "judges": judges,
         "judge": judge,
+        # Rows never mix judges: every row is this judge's, asked for or chosen by coverage.
+        "board_judge": board["judge"],
+        "judge_requested": board.get("judge_chosen_by") == CHOSEN_BY_REQUEST,
+        "min_coverage": min_coverage,
+        "min_coverage_asked": request.GET.get("min_coverage") or "",
+        "notes": page.board_notes(board),
         "board": board,
         "rows": page.table_rows(board),
         "rubric_notes": page.rubric_notes(board),

@@ -53,6 +53,7 @@ BAD_OPTIONS = [
     (["generate", "--model", "m", "--max-attempts", "0"], "--max-attempts: 0 is not a positive"),
     (["run", "--max_workers", "0"], "--max_workers: 0 is not a positive whole number"),
     (["run", "--max_retries", "-1"], "--max_retries: -1 is negative"),
+    (["leaderboard", "--min-coverage", "1.5"], "--min-coverage: 1.5 is not between 0 and 1"),
     ([*AGREEMENT, "--resamples", "50"], "--resamples: 50 is below the minimum of 100"),
     ([*AGREEMENT, "--seed", "-3"], "--seed: -3 is negative"),
     (["fake_llm", "--port", "70000"], "--port: 70000 is not a port (0 to 65535)"),

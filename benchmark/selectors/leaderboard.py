@@ -6,6 +6,15 @@ import numpy as np
 from django.db.models import Case as CaseWhen
 from django.db.models import Count, F, IntegerField, Value, When
 
+from benchmark.leaderboard_rules import (
+    CHOSEN_BY_MOST_MODELS,
+    CHOSEN_BY_REQUEST,
+    DEFAULT_MIN_COVERAGE,
+    JudgeCoverage,
+    coverage_share,
+    judge_order,
+    rows_rank,
+)
 from benchmark.models import Case, Dataset, JudgeRun, RubricItem, Verdict
 from benchmark.scoring import (
     ModelScores,
@@ -31,16 +40,21 @@ class ModelEntry:
     split_overall: dict[str, float | None] = field(default_factory=dict)
     # Verdicts of the run made on an older version of their criterion than the current one.
     rubric_changes: dict[str, int] = field(default_factory=lambda: dict(NO_RUBRIC_CHANGES))
+    rank: int | None = None  # None: shown, but under the coverage threshold (or unscored)
 
     def as_dict(self) -> dict:
         scores = self.scores
         return {
             "model": self.model,
+            "rank": self.rank,
+            "ranked": self.rank is not None,
+            "judge": self.run.judge.name,
             "overall": scores.overall,
             "ci95": list(scores.ci95) if scores.ci95 else None,
             "categories": scores.categories,
             "abilities": scores.abilities,
             "coverage": {"scored": scores.scored, "total": scores.total},
+            "coverage_share": coverage_share(scored=scores.scored, total=scores.total),
             "catastrophic_cases": scores.catastrophic_cases,
             "normal": self.split_overall.get("normal"),
             "hard": self.split_overall.get("hard"),
@@ -63,8 +77,13 @@ class Leaderboard:
     dataset: Dataset
     split: str
     scoring: str
-    judge: str | None
+    judge: str | None  # the one judge every row was judged by (None: no judge ran yet)
     entries: list[ModelEntry]
+    judge_chosen_by: str | None = None  # CHOSEN_BY_REQUEST or CHOSEN_BY_MOST_MODELS
+    min_coverage: float = DEFAULT_MIN_COVERAGE
+    judges: list[JudgeCoverage] = field(default_factory=list)  # every judge, best first
+    # Models this judge did not judge, with the judges that did: never rows of this board.
+    not_shown: list[dict] = field(default_factory=list)
 
     def as_dict(self) -> dict:
         return {
@@ -74,16 +93,20 @@ class Leaderboard:
             "split": self.split,
             "scoring": self.scoring,
             "judge": self.judge,
+            "judge_chosen_by": self.judge_chosen_by,
+            "judges": [
+                {"judge": j.judge, "models": j.models, "scored_cases": j.scored_cases}
+                for j in self.judges
+            ],
+            "min_coverage": self.min_coverage,
+            "not_shown": self.not_shown,
             "models": [entry.as_dict() for entry in self.entries],
         }
 
 
-def _latest_runs(*, dataset: Dataset, judge: str | None) -> list[JudgeRun]:
+def _latest_runs(*, dataset: Dataset) -> list[JudgeRun]:
+    """Per judge and model, the run a leaderboard reads."""
     runs = JudgeRun.objects.filter(dataset=dataset).select_related("judge", "model")
-    if judge is not None:
-        runs = runs.filter(judge__name=judge)
-        if not runs.exists():
-            raise LeaderboardError(f"no judge run by {judge!r} on {dataset}")
     # Each model's newest finished run: a run still going (a retry of errors, a forced
     # re-run) or one that stopped halfway does not hide the results it would replace. A model
     # without a finished run shows its newest one, with the coverage it has so far.
@@ -92,10 +115,39 @@ def _latest_runs(*, dataset: Dataset, judge: str | None) -> list[JudgeRun]:
         default=Value(1),
         output_field=IntegerField(),
     )
-    latest: dict[int, JudgeRun] = {}
+    latest: dict[tuple[int, int], JudgeRun] = {}
     for run in runs.order_by(finished_first, "-created_at", "-id"):
-        latest.setdefault(run.model_id, run)
+        latest.setdefault((run.judge_id, run.model_id), run)
     return list(latest.values())
+
+
+def _judge_pick(
+    *, runs: list[JudgeRun], scored: dict[int, int], judge: str | None, dataset: Dataset
+) -> tuple[str | None, str | None, list[JudgeCoverage]]:
+    """The judge of the board, why it was chosen, and every judge's coverage (best first)."""
+    coverage: dict[str, list[int]] = {}
+    for run in runs:
+        counts = coverage.setdefault(run.judge.name, [0, 0])
+        counts[0] += 1
+        counts[1] += scored[run.pk]
+    judges = judge_order([JudgeCoverage(name, m, c) for name, (m, c) in coverage.items()])
+    if judge is not None:
+        if judge not in coverage:
+            raise LeaderboardError(f"no judge run by {judge!r} on {dataset}")
+        return judge, CHOSEN_BY_REQUEST, judges
+    if not judges:
+        return None, None, judges
+    return judges[0].judge, CHOSEN_BY_MOST_MODELS, judges
+
+
+def _not_shown(*, runs: list[JudgeRun], judge: str | None) -> list[dict]:
+    """Models without a run by ``judge``, each with the judges that ran on it."""
+    shown = {run.model.name for run in runs if run.judge.name == judge}
+    others: dict[str, set[str]] = {}
+    for run in runs:
+        if run.model.name not in shown:
+            others.setdefault(run.model.name, set()).add(run.judge.name)
+    return [{"model": name, "judges": sorted(others[name])} for name in sorted(others)]
 
 
 def _layout(*, dataset: Dataset) -> tuple[RubricLayout, np.ndarray, np.ndarray]:
@@ -124,19 +176,30 @@ def leaderboard_compute(
     split: str = "all",
     scoring: ScoringMode = "paper",
     judge: str | None = None,
+    min_coverage: float = DEFAULT_MIN_COVERAGE,
     with_ci: bool = True,
 ) -> Leaderboard:
-    """Score every model with a judge run on the dataset (its latest run, or the named judge's).
+    """Score every model one judge ran on the dataset: the named judge, else the judge
+    covering the most models (``benchmark.leaderboard_rules``); rows never mix judges.
 
     A case whose verdicts are incomplete or contain an error is unscored and counts only in
-    coverage; it is never read as "not met".
+    coverage; it is never read as "not met". Rows whose coverage of the split's cases is
+    under ``min_coverage`` are shown without a rank, below the ranked ones.
     """
     if split not in SPLITS:
         raise LeaderboardError(f"split must be one of {', '.join(SPLITS)}")
-    runs = _latest_runs(dataset=dataset, judge=judge)
+    if not 0 <= min_coverage <= 1:
+        raise LeaderboardError(f"min_coverage must be between 0 and 1, got {min_coverage}")
+    every_run = _latest_runs(dataset=dataset)
     layout, item_ids, hard = _layout(dataset=dataset)
     rows = {"all": np.ones_like(hard), "normal": ~hard, "hard": hard}
-    states = _verdict_states(runs=runs, item_ids=item_ids)
+    states = _verdict_states(runs=every_run, item_ids=item_ids)
+    scored = {run.pk: int(_scored_cases(layout=layout, states=states[run.pk]).sum())
+              for run in every_run}  # fmt: skip
+    name, chosen_by, judges = _judge_pick(
+        runs=every_run, scored=scored, judge=judge, dataset=dataset
+    )
+    runs = [run for run in every_run if run.judge.name == name]
     older = _older_version_verdicts(runs=runs)
     entries, matrices = [], []
     for run in runs:
@@ -162,8 +225,23 @@ def leaderboard_compute(
     if with_ci and entries:
         for entry, interval in zip(entries, overall_ci95(np.stack(matrices)), strict=True):
             entry.scores.ci95 = interval
-    entries.sort(key=lambda e: (e.scores.overall is None, -(e.scores.overall or 0), e.model))
-    return Leaderboard(dataset, split, scoring, judge, entries)
+    order = rows_rank(
+        [(e.model, e.scores.overall, e.scores.scored, e.scores.total) for e in entries],
+        min_coverage=min_coverage,
+    )
+    for index, rank in order:
+        entries[index].rank = rank
+    return Leaderboard(
+        dataset,
+        split,
+        scoring,
+        name,
+        [entries[index] for index, _ in order],
+        judge_chosen_by=chosen_by,
+        min_coverage=min_coverage,
+        judges=judges,
+        not_shown=_not_shown(runs=every_run, judge=name),
+    )
 
 
 NO_RUBRIC_CHANGES = {"older_version_verdicts": 0, "criteria": 0}
@@ -203,13 +281,18 @@ def _verdict_states(*, runs: list[JudgeRun], item_ids: np.ndarray) -> dict[int, 
     return states
 
 
+def _scored_cases(*, layout: RubricLayout, states: np.ndarray) -> np.ndarray:
+    """Per case, whether every criterion has a met / not met verdict (no error, none missing)."""
+    unusable = (states == MISSING) | (states == ERROR)
+    return np.bincount(layout.case_of[unusable], minlength=layout.cases) == 0
+
+
 def _score_run(
     *, layout: RubricLayout, states: np.ndarray, scoring: ScoringMode
 ) -> tuple[np.ndarray, np.ndarray]:
     """Scores of one run, with NaN rows for cases holding an error or a missing verdict."""
     matrix, catastrophic = layout.score(hits=states == MET, scoring=scoring)
-    unusable = (states == MISSING) | (states == ERROR)
-    broken = np.bincount(layout.case_of[unusable], minlength=layout.cases) > 0
+    broken = ~_scored_cases(layout=layout, states=states)
     matrix[broken] = np.nan
     catastrophic[broken] = False
     return matrix, catastrophic

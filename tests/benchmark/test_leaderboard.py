@@ -112,7 +112,9 @@ def test_csv_neutralises_formulas(db, capsys):
     assert "\n1,'=cmd" in capsys.readouterr().out
 
 
-def test_latest_run_per_model_unless_a_judge_is_named(board_data):
+def test_one_judge_per_board_the_named_one_or_the_one_covering_most_models(board_data):
+    # Rows never mix judges (issue 12 c): good2, judged only by "old" and "new", is not ranked
+    # beside the models "claude" judged; the board names it and the judges that did.
     model = ModelUnderTestFactory(name="good2")
     old = JudgeRunFactory(judge=JudgeFactory(name="old"), dataset=board_data, model=model)
     new = JudgeRunFactory(judge=JudgeFactory(name="new"), dataset=board_data, model=model)
@@ -122,8 +124,12 @@ def test_latest_run_per_model_unless_a_judge_is_named(board_data):
         Verdict.objects.create(
             run=new, response=model.responses.get(), rubric_item=item, state=MISS
         )
-    latest = leaderboard_compute(dataset=board_data).as_dict()["models"]
-    assert next(m for m in latest if m["model"] == "good2")["judge_run"]["judge"] == "new"
+    default = leaderboard_compute(dataset=board_data).as_dict()
+    assert default["judge"] == "claude"
+    assert [m["model"] for m in default["models"]] == ["good", "bad"]
+    assert default["not_shown"] == [{"model": "good2", "judges": ["new", "old"]}]
+    named = leaderboard_compute(dataset=board_data, judge="new").as_dict()["models"]
+    assert [(m["model"], m["judge_run"]["judge"]) for m in named] == [("good2", "new")]
     named = leaderboard_compute(dataset=board_data, judge="old").as_dict()["models"]
     assert [m["model"] for m in named] == ["good2"]
 

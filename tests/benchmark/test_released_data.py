@@ -9,7 +9,7 @@ from collections import defaultdict
 
 import pytest
 
-from benchmark.models import JudgeRun, ModelUnderTest, Response, RubricItem, Verdict
+from benchmark.models import Judge, JudgeRun, ModelUnderTest, Response, RubricItem, Verdict
 from benchmark.selectors.leaderboard import leaderboard_compute
 from benchmark.services.imports import dataset_import
 from benchmark.taxonomy import CODE_BY_ZH
@@ -66,7 +66,9 @@ def judge_randomly(dataset, rows, *, name, seed):
         for row in rows
     }
     model = ModelUnderTest.objects.create(name=name)
-    run = JudgeRun.objects.create(judge=JudgeFactory(), model=model, dataset=dataset)
+    # One judge for every model: a leaderboard compares models under one judge.
+    judge = Judge.objects.filter(name="random-judge").first() or JudgeFactory(name="random-judge")
+    run = JudgeRun.objects.create(judge=judge, model=model, dataset=dataset)
     items = RubricItem.objects.filter(case__dataset=dataset).select_related("case")
     responses = {}
     verdicts = []

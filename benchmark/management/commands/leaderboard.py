@@ -4,9 +4,11 @@ from pathlib import Path
 from django.apps import apps
 from django.core.management.base import BaseCommand, CommandError
 
+from benchmark.cli_types import fraction_0_1
 from benchmark.files import FileWriteError, file_write_atomically
 from benchmark.leaderboard_html import render_html
 from benchmark.leaderboard_render import render_csv, render_table
+from benchmark.leaderboard_rules import DEFAULT_MIN_COVERAGE
 from benchmark.scoring import SCORING_MODES
 from benchmark.selectors.datasets import DatasetNotFound, dataset_resolve
 from benchmark.selectors.leaderboard import SPLITS, LeaderboardError, leaderboard_compute
@@ -29,7 +31,18 @@ class Command(BaseCommand):
         parser.add_argument("--dataset", help="NAME or NAME:vN (default: the latest imported)")
         parser.add_argument("--split", choices=SPLITS, default="all")
         parser.add_argument("--scoring", choices=SCORING_MODES, default="paper")
-        parser.add_argument("--judge", help="judge name (default: each model's latest run)")
+        parser.add_argument(
+            "--judge",
+            help="compare the models under this judge (default: the judge covering the most "
+            "models, then the most scored cases, then the first by name; rows never mix judges)",
+        )
+        parser.add_argument(
+            "--min-coverage",
+            type=fraction_0_1,
+            default=DEFAULT_MIN_COVERAGE,
+            help="rank only rows whose scored cases reach this share of the split's cases "
+            f"(default {DEFAULT_MIN_COVERAGE}); the others are shown below, without a rank",
+        )
         parser.add_argument("--format", choices=["table", "json", "csv", "html"], default="table")
         parser.add_argument("--output", help="write to this file (whole or not at all)")
 
@@ -41,6 +54,7 @@ class Command(BaseCommand):
                 split=options["split"],
                 scoring=options["scoring"],
                 judge=options["judge"],
+                min_coverage=options["min_coverage"],
             ).as_dict()
         except (DatasetNotFound, LeaderboardError) as exc:
             raise CommandError(str(exc)) from exc
