@@ -56,6 +56,8 @@ BAD_OPTIONS = [
     (["leaderboard", "--min-coverage", "1.5"], "--min-coverage: 1.5 is not between 0 and 1"),
     ([*AGREEMENT, "--resamples", "50"], "--resamples: 50 is below the minimum of 100"),
     ([*AGREEMENT, "--seed", "-3"], "--seed: -3 is negative"),
+    ([*AGREEMENT, "--categories", "hit,,miss"], "--categories: 'hit,,miss' has an empty name"),
+    ([*AGREEMENT, "--categories", "hit,hit"], "--categories: 'hit,hit' names hit twice"),
     (["fake_llm", "--port", "70000"], "--port: 70000 is not a port (0 to 65535)"),
     (["fake_llm", "--latency", "-1"], "--latency: -1 is negative"),
     (["fake_llm", "--fault-rate", "2"], "--fault-rate: 2 is not between 0 and 1"),

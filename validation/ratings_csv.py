@@ -1,8 +1,10 @@
 """Reading the CSV files of `heartbench agreement`.
 
 Ratings: columns ``unit,item,rater,label``; judge: ``unit,item,label``; an empty label is a
-missing rating. Any problem is a ``RatingsFileError`` naming the file, the line and the
-reason, raised before anything is computed.
+missing rating. Labels are read by ``validation.label_spellings`` (the usual spellings of a
+binary label, one spelling per file, or a declared scheme). Any problem is a
+``RatingsFileError`` naming the file, the line and the reason, raised before anything is
+computed.
 """
 
 import csv
@@ -10,6 +12,7 @@ import io
 from collections.abc import Hashable, Iterator, Sequence
 from pathlib import Path
 
+from validation.label_spellings import LabelReader, LabelSchemeError
 from validation.statistics import RatingRecord
 
 RATINGS_COLUMNS = ("unit", "item", "rater", "label")
@@ -75,8 +78,19 @@ def _rows(path: Path, columns: Sequence[str]) -> Iterator[tuple[int, dict[str, s
         raise RatingsFileError(path=path, line=reader.line_num, reason=str(exc)) from exc
 
 
-def ratings_csv_read(*, path: Path) -> list[RatingRecord]:
-    """Every rating of a ratings CSV; a rater may label an item once."""
+def _label(path: Path, line: int, text: str, labels: LabelReader) -> str | None:
+    if not text:
+        return None
+    try:
+        return labels.read(text, line=line)
+    except LabelSchemeError as exc:
+        raise RatingsFileError(path=path, line=line, reason=str(exc)) from None
+
+
+def ratings_csv_read(*, path: Path, labels: LabelReader | None = None) -> list[RatingRecord]:
+    """Every rating of a ratings CSV; a rater may label an item once. ``labels`` reads the
+    labels (default: the usual binary spellings, else the file's own words)."""
+    labels = labels or LabelReader(scheme=None)
     records: list[RatingRecord] = []
     first_line: dict[tuple[str, str, str], int] = {}
     for line, row in _rows(path, RATINGS_COLUMNS):
@@ -89,15 +103,20 @@ def ratings_csv_read(*, path: Path) -> list[RatingRecord]:
                 f"{row['unit']!r} on line {first_line[key]}",
             )
         first_line[key] = line
-        records.append(RatingRecord(row["unit"], row["item"], row["rater"], row["label"] or None))
+        label = _label(path, line, row["label"], labels)
+        records.append(RatingRecord(row["unit"], row["item"], row["rater"], label))
     if not records:
         raise RatingsFileError(path=path, line=1, reason="no ratings after the header")
     return records
 
 
-def judge_csv_read(*, path: Path) -> dict[tuple[Hashable, Hashable], str | None]:
-    """The judge's label per (unit, item); one label per item."""
-    labels: dict[tuple[Hashable, Hashable], str | None] = {}
+def judge_csv_read(
+    *, path: Path, labels: LabelReader | None = None, ratings: LabelReader | None = None
+) -> dict[tuple[Hashable, Hashable], str | None]:
+    """The judge's label per (unit, item); one label per item. With ``ratings`` (the reader
+    of the ratings file), the judge's labels must be hit/miss exactly when the raters' are."""
+    reader = labels or LabelReader(scheme=None)
+    labels_of: dict[tuple[Hashable, Hashable], str | None] = {}
     first_line: dict[tuple[Hashable, Hashable], int] = {}
     for line, row in _rows(path, JUDGE_COLUMNS):
         key = (row["unit"], row["item"])
@@ -109,7 +128,17 @@ def judge_csv_read(*, path: Path) -> dict[tuple[Hashable, Hashable], str | None]
                 f"{first_line[key]}",
             )
         first_line[key] = line
-        labels[key] = row["label"] or None
-    if not labels:
+        labels_of[key] = _label(path, line, row["label"], reader)
+    if not labels_of:
         raise RatingsFileError(path=path, line=1, reason="no judge labels after the header")
-    return labels
+    if ratings is not None and reader.first and ratings.first and reader.binary != ratings.binary:
+        line, label = reader.first
+        reason = (
+            f"label {label!r} is not a spelling of hit/miss, but the ratings file's labels are"
+            if ratings.binary
+            else f"label {label!r} is a binary label, but the ratings file's labels are not"
+        )
+        raise RatingsFileError(
+            path=path, line=line, reason=f"{reason}; declare the scheme with --categories"
+        )
+    return labels_of

@@ -5,7 +5,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from benchmark.cli_types import int_at_least, non_negative_int
+from benchmark.cli_types import comma_list, int_at_least, non_negative_int
+from validation.label_spellings import LabelReader, LabelSchemeError, scheme_declare
 from validation.ratings_csv import RatingsFileError, judge_csv_read, ratings_csv_read
 from validation.statistics import BootstrapSettings, agreement_summary, ratings_build
 from validation.statistics.summary import agreement_table
@@ -22,17 +23,34 @@ class Command(BaseCommand):
         parser.add_argument("--ratings", type=Path, required=True, help="unit,item,rater,label")
         parser.add_argument("--judge", type=Path, help="unit,item,label")
         parser.add_argument("--format", choices=("json", "table"), default="json")
+        parser.add_argument(
+            "--categories",
+            type=comma_list,
+            help="the label scheme, e.g. hit,miss (default: the usual spellings of a binary "
+            "label, 1/0, true/false, yes/no, hit/miss, met/not met, 是/否, 命中/未命中, one "
+            "spelling per file; else the file's own words)",
+        )
         parser.add_argument("--resamples", type=int_at_least(100), default=defaults.resamples)
         parser.add_argument("--seed", type=non_negative_int, default=defaults.seed)
 
     def handle(self, *args, **options) -> None:
         try:
-            records = ratings_csv_read(path=options["ratings"])
-            judge = judge_csv_read(path=options["judge"]) if options["judge"] else None
+            scheme = scheme_declare(options["categories"]) if options["categories"] else None
+        except LabelSchemeError as exc:
+            raise CommandError(f"--categories: {exc}") from exc
+        rating_labels, judge_labels = LabelReader(scheme=scheme), LabelReader(scheme=scheme)
+        try:
+            records = ratings_csv_read(path=options["ratings"], labels=rating_labels)
+            judge = (
+                judge_csv_read(path=options["judge"], labels=judge_labels, ratings=rating_labels)
+                if options["judge"]
+                else None
+            )
         except RatingsFileError as exc:
             raise CommandError(str(exc)) from exc
         ratings = ratings_build(
             records=records,
+            categories=rating_labels.categories(),
             extra_labels=[label for label in (judge or {}).values() if label is not None],
         )
         summary = agreement_summary(
@@ -40,7 +58,18 @@ class Command(BaseCommand):
             judge_labels=judge,
             bootstrap=BootstrapSettings(resamples=options["resamples"], seed=options["seed"]),
         )
+        summary["label_spellings"] = {
+            "ratings": rating_labels.spelling,
+            "judge": judge_labels.spelling if options["judge"] else None,
+        }
         if options["format"] == "json":
             self.stdout.write(json.dumps(summary, ensure_ascii=False, indent=2))
         else:
             self.stdout.write(agreement_table(summary), ending="")
+            spelled = ", ".join(
+                f"{name} spelled {spelling}"
+                for name, spelling in summary["label_spellings"].items()
+                if spelling
+            )
+            categories = ", ".join(str(c) for c in summary["categories"])
+            self.stdout.write(f"Categories: {categories}" + (f" ({spelled})" if spelled else ""))
