@@ -1,0 +1,169 @@
+"""Creating and opening studies (the stratified sample, the rule for 2/1 splits)."""
+
+import secrets
+from collections.abc import Iterable, Sequence
+
+from django.db import transaction
+from django.utils import timezone
+
+from annotation import services as annotation_services
+from annotation.models import Expert
+from benchmark.models import Dataset, JudgeRun, ModelUnderTest, Response
+from benchmark.services.audit import audit_record
+from validation.adjudication import UnknownAbility, splits_parse
+from validation.models import DEFAULT_STRATA, Study, StudyUnit
+from validation.naming import study_name_problem
+from validation.sampling import sample_stratified, stratum_label
+
+STRATUM_FIELDS = ("difficulty", "primary_scene", "secondary_scene")
+
+
+class StudyError(Exception):
+    """A study request the rules refuse; the message says why."""
+
+
+def study_create(
+    *,
+    name: str,
+    dataset: Dataset,
+    models: Sequence[ModelUnderTest],
+    judge_runs: Sequence[JudgeRun] = (),
+    fraction: float = 0.3,
+    seed: int | None = None,
+    stratify_by: Sequence[str] = DEFAULT_STRATA,
+    raters_per_unit: int = 3,
+    lease_minutes: int = 30,
+    show_ability: bool = False,
+    experts: Iterable[Expert] | None = None,
+    adjudicate_splits: Iterable[str] | str = (),
+    actor=None,
+) -> Study:
+    """Draw the stratified sample of cases and create a draft study over the models' responses.
+
+    Units are sampled case × model response: the sampled cases are rated for every chosen
+    model, so judge agreement can be compared between models on the same cases.
+    """
+    problem = study_name_problem(name=name)
+    if problem is not None:
+        raise StudyError(problem)
+    if Study.objects.filter(name=name).exists():
+        raise StudyError(f"a study named {name!r} exists already")
+    if not models:
+        raise StudyError("choose at least one model")
+    if not 0 < fraction <= 1:
+        raise StudyError(f"fraction must be in (0, 1], got {fraction}")
+    if raters_per_unit != 3:
+        raise StudyError("the golden standard is a majority of three: raters per unit must be 3")
+    splits = _splits(adjudicate_splits)
+    unknown = set(stratify_by) - set(STRATUM_FIELDS)
+    if unknown:
+        raise StudyError(f"cannot stratify by {sorted(unknown)}; use {', '.join(STRATUM_FIELDS)}")
+    for run in judge_runs:
+        if run.dataset_id != dataset.pk or run.model_id not in {m.pk for m in models}:
+            raise StudyError(f"judge run {run.pk} is not on {dataset} for the chosen models")
+    seed = secrets.randbelow(2**31) if seed is None else seed
+    cases = list(dataset.cases.all())
+    if not cases:
+        raise StudyError(f"dataset {dataset} has no cases")
+    by_key = {c.question_id: c for c in cases}
+    sample = sample_stratified(
+        items=[(c.question_id, stratum_label([getattr(c, f) for f in stratify_by])) for c in cases],
+        fraction=fraction,
+        seed=seed,
+    )
+    responses = list(
+        Response.objects.filter(case__in=[by_key[k] for k in sample.keys], model__in=list(models))
+        .select_related("case", "model")
+        .order_by("case__position", "model__name")
+    )
+    if not responses:
+        raise StudyError("the chosen models have no responses on the sampled cases")
+    if experts is None:
+        experts = Expert.objects.filter(is_active=True)
+    with transaction.atomic():
+        pool = annotation_services.pool_create(
+            name=name,
+            responses=responses,
+            experts=experts,
+            raters_per_unit=raters_per_unit,
+            lease_seconds=lease_minutes * 60,
+            show_ability=show_ability,
+        )
+        study = Study.objects.create(
+            name=name,
+            pool=pool,
+            dataset=dataset,
+            fraction=fraction,
+            seed=seed,
+            stratify_by=list(stratify_by),
+            adjudicate_splits=splits,
+            created_by=actor,
+            sampling={s: {"sampled": k, "cases": n} for s, (k, n) in sample.strata.items()},
+        )
+        study.models_under_test.set(models)
+        study.judge_runs.set(judge_runs)
+        unit_of = {u.response_id: u for u in pool.units.all()}
+        StudyUnit.objects.bulk_create(
+            StudyUnit(
+                study=study,
+                unit=unit_of[r.pk],
+                case=r.case,
+                model=r.model,
+                stratum=stratum_label([getattr(r.case, f) for f in stratify_by]),
+            )
+            for r in responses
+        )
+        audit_record(
+            actor=actor,
+            action="study.create",
+            obj=study,
+            data={
+                "seed": seed,
+                "fraction": fraction,
+                "cases": len(sample.keys),
+                "units": len(responses),
+                "missing_responses": len(sample.keys) * len(models) - len(responses),
+                "adjudicate_splits": splits,
+            },
+        )
+    return study
+
+
+def _splits(codes: Iterable[str] | str) -> list[str]:
+    try:
+        return splits_parse(codes)
+    except UnknownAbility as exc:
+        raise StudyError(str(exc)) from exc
+
+
+def study_set_adjudicate_splits(*, study: Study, codes: Iterable[str] | str, actor=None) -> Study:
+    """Choose the abilities whose 2/1 splits a senior decides; only while the study is a draft,
+    so every unit of a study is judged by the same rule."""
+    splits = _splits(codes)
+    with transaction.atomic():
+        study = Study.objects.select_for_update().select_related("pool").get(pk=study.pk)
+        if study.pool.status != "draft":
+            raise StudyError("adjudication of splits can only be chosen while the study is a draft")
+        previous = study.adjudicate_splits
+        if previous == splits:
+            return study
+        study.adjudicate_splits = splits
+        study.save(update_fields=["adjudicate_splits"])
+        audit_record(
+            actor=actor,
+            action="study.adjudicate_splits",
+            obj=study,
+            data={"from": previous, "to": splits},
+        )
+    return study
+
+
+def study_open(*, study: Study, actor=None) -> Study:
+    """Let experts claim units."""
+    with transaction.atomic():
+        annotation_services.pool_set_status(pool=study.pool, status="open", actor=actor)
+        study.opened_at = timezone.now()
+        study.save(update_fields=["opened_at"])
+        audit_record(actor=actor, action="study.open", obj=study)
+    study.pool.refresh_from_db()
+    return study
