@@ -84,14 +84,16 @@ def _judge_labels(runs: list[JudgeRun]) -> dict[int, str]:
 
 
 def study_export_rows(*, study: Study) -> Iterator[dict]:
-    """One row per (unit, criterion): case, model, ability, points, raters, gold, judges."""
+    """One row per (unit, criterion): case, model, ability, points, raters (pseudonym, label,
+    note), the adjudicator (pseudonym, label, reason), gold, judges."""
     runs = list(study.judge_runs.select_related("judge").order_by("pk"))
     judge_label = _judge_labels(runs)
     judge_columns = sorted(set(judge_label.values()))
     raters = study.pool.raters_per_unit
     units = list(study.units.select_related("case", "model", "unit__response").order_by("pk"))
-    labels: dict[tuple[int, int], dict[int, tuple[str, bool]]] = defaultdict(dict)
-    adjudicated: dict[tuple[int, int], tuple[str, bool]] = {}
+    # (pseudonym, label, note) per slot: the export is blind to who rated, as the report is.
+    labels: dict[tuple[int, int], dict[int, tuple[str, bool, str]]] = defaultdict(dict)
+    adjudicated: dict[tuple[int, int], tuple[str, bool, str]] = {}
     for submission in (
         Submission.objects.filter(unit__in=[u.unit_id for u in units])
         .select_related("expert")
@@ -99,7 +101,7 @@ def study_export_rows(*, study: Study) -> Iterator[dict]:
     ):
         for label in submission.labels.all():
             key = (submission.unit_id, label.rubric_item_id)
-            value = (submission.expert.pseudonym, label.hit)
+            value = (submission.expert.pseudonym, label.hit, label.note)
             if submission.kind == "adjudication":
                 adjudicated[key] = value
             else:
@@ -135,12 +137,14 @@ def study_export_rows(*, study: Study) -> Iterator[dict]:
                 "points": item.points,
             }
             for slot in range(1, raters + 1):
-                rater, hit = labels[key].get(slot, ("", None))
+                rater, hit, note = labels[key].get(slot, ("", None, ""))
                 row[f"rater_{slot}"] = rater
                 row[f"rater_{slot}_label"] = hit_word(hit)
-            adjudicator, adjudicated_hit = adjudicated.get(key, ("", None))
+                row[f"rater_{slot}_note"] = note
+            adjudicator, adjudicated_hit, reason = adjudicated.get(key, ("", None, ""))
             row["adjudicator"] = adjudicator
             row["adjudicator_label"] = hit_word(adjudicated_hit)
+            row["adjudicator_note"] = reason
             gold_label = gold.get((unit.pk, item.pk))
             row["gold"] = hit_word(gold_label.hit if gold_label else None)
             row["provenance"] = gold_label.provenance if gold_label else unit.state

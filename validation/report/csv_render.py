@@ -12,6 +12,7 @@ from typing import Any
 from benchmark.csv_safe import csv_cell
 from validation.report.adjudication import adjudication_csv_rows
 from validation.report.dropped import dropped_csv_rows
+from validation.report.notes import notes_csv_rows
 from validation.report.rubric_changes import rubric_changes_csv_rows
 
 COLUMNS = (
@@ -143,6 +144,7 @@ def report_rows(report: dict[str, Any]) -> Iterator[Row]:
         yield from _judge_rows(j)
     yield from adjudication_csv_rows(report.get("adjudication"))
     yield from dropped_csv_rows(report.get("dropped"))
+    yield from notes_csv_rows(report.get("rater_notes"))
     yield from rubric_changes_csv_rows(report.get("rubric_changes"))
 
 

@@ -48,6 +48,8 @@ class StudyData:
     rubric: Any = None
     # Units dropped from the sample at the close (validation.report.dropped): no items above.
     dropped: tuple[Any, ...] = field(default_factory=tuple)
+    # One record per rater note on a label (validation.report.notes).
+    notes: tuple[Any, ...] = field(default_factory=tuple)
 
     @property
     def n_items(self) -> int:

@@ -1,0 +1,49 @@
+"""Gathering a study's rater notes for the report (validation.report.notes)."""
+
+from annotation.models import Label
+from validation.models import GoldLabel, Study, StudyUnit
+from validation.report.notes import NoteRecord
+
+
+def rater_notes_gather(*, study: Study) -> tuple[NoteRecord, ...]:
+    """Every non-empty note of a rating submission on the study's units (dropped units aside),
+    under the rater's pseudonym."""
+    units = {
+        su.unit_id: su
+        for su in StudyUnit.objects.filter(study=study)
+        .exclude(state=StudyUnit.State.DROPPED)
+        .select_related("case", "model", "unit")
+    }
+    gold = {
+        (su_id, item_id): hit
+        for su_id, item_id, hit in GoldLabel.objects.filter(study_unit__study=study).values_list(
+            "study_unit_id", "rubric_item_id", "hit"
+        )
+    }
+    labels = (
+        Label.objects.filter(submission__unit_id__in=list(units), submission__kind="rating")
+        .exclude(note="")
+        .select_related("rubric_item", "submission__expert")
+    )
+    records = []
+    for label in labels:
+        if not label.note.strip():
+            continue
+        study_unit = units[label.submission.unit_id]
+        item = label.rubric_item
+        records.append(
+            NoteRecord(
+                case=study_unit.case.question_id,
+                model=study_unit.model.name,
+                unit=study_unit.unit.token,
+                criterion=item.position,
+                criterion_text=item.text,
+                ability=item.ability,
+                rater=label.submission.expert.pseudonym,
+                hit=label.hit,
+                note=label.note,
+                version=label.rubric_version,
+                gold=gold.get((study_unit.pk, item.pk)),
+            )
+        )
+    return tuple(records)
