@@ -215,6 +215,9 @@ def test_yes_closes_without_asking(short_study, monkeypatch):
     call_command("study", "close", "short", "--yes", stdout=out)
     assert "4 units wait for a senior expert" in out.getvalue()
     assert waiting_for(senior, study) == 4
+    # Closed already: said before anything is asked.
+    with pytest.raises(CommandError, match="study short is closed: only an open study closes"):
+        call_command("study", "close", "short")
 
 
 def test_extend_to_leaves_the_study_open_with_a_later_date(short_study):

@@ -5,6 +5,7 @@ and ``lifecycle`` (enrolling experts, closing or extending, deleting)."""
 from validation.services.gold import study_compute_gold, study_route_splits
 from validation.services.lifecycle import (
     Enrolment,
+    study_check_closable,
     study_close,
     study_delete,
     study_delete_refusal,
@@ -23,6 +24,7 @@ __all__ = [
     "STRATUM_FIELDS",
     "Enrolment",
     "StudyError",
+    "study_check_closable",
     "study_close",
     "study_compute_gold",
     "study_create",

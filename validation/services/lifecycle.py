@@ -10,7 +10,7 @@ from django.utils.translation import ngettext
 
 from annotation import selectors as annotation_selectors
 from annotation import services as annotation_services
-from annotation.models import Expert
+from annotation.models import Expert, Pool
 from annotation.services import AnnotationError
 from benchmark.services.audit import audit_record
 from validation import closing
@@ -33,6 +33,7 @@ def study_close(
     close, ``gold`` written now, ``incomplete`` (sent to a senior), ``dropped``, and
     ``awaiting`` (split units waiting for a senior).
     """
+    study_check_closable(study=study)
     for flag, choice in (("--partial", partial), ("--unrated", unrated)):
         if choice not in closing.CHOICES:
             raise StudyError(f"{flag} must be one of {', '.join(closing.CHOICES)}, got {choice!r}")
@@ -84,6 +85,13 @@ def study_close(
         )
     study.pool.refresh_from_db()
     return result
+
+
+def study_check_closable(*, study: Study) -> None:
+    """Refuse what ``study_close`` would refuse, before anyone is asked to confirm."""
+    status = study.pool.status
+    if status != Pool.Status.OPEN:
+        raise StudyError(f"study {study.name} is {status}: only an open study closes")
 
 
 def study_extend(*, study: Study, due_date: date, actor=None) -> Study:

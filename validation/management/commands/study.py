@@ -190,6 +190,7 @@ class Command(BaseCommand):
             return
         partial = partial or closing.SENIOR
         unrated = unrated or closing.SENIOR
+        services.study_check_closable(study=study)
         if not yes:
             self._confirm_close(study, completion, partial=partial, unrated=unrated)
         result = services.study_close(study=study, partial=partial, unrated=unrated)
