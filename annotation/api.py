@@ -34,6 +34,7 @@ from annotation.serializers import (
     TokenInSerializer,
     TokenOutSerializer,
 )
+from config.busy import RETRY_AFTER_SECONDS
 
 
 class Conflict(APIException):
@@ -49,6 +50,8 @@ class InvalidBody(APIException):
 class Busy(APIException):
     status_code = status.HTTP_503_SERVICE_UNAVAILABLE
     default_code = "busy"
+    # Seconds; DRF's exception handler sends it as Retry-After, like config.busy's 503.
+    wait = RETRY_AFTER_SECONDS
 
 
 def _translate(exc: Exception) -> APIException:

@@ -130,3 +130,19 @@ def test_schema_and_offline_docs_page():
     assert docs.status_code == 200
     html = docs.content.decode()
     assert "swagger-ui" in html and "cdn" not in html.lower() and "//unpkg" not in html
+
+
+def test_a_claim_that_finds_every_unit_busy_answers_503_with_retry_after(monkeypatch):
+    expert = ExpertFactory()
+    open_study(cases=1, experts=[expert])
+    client = APIClient()
+    client.force_authenticate(expert.user)
+    from annotation.services import claims
+
+    # Every unit locked by other claimers for the whole attempt, as under a crowd on PostgreSQL.
+    monkeypatch.setattr(claims, "_try_claim", lambda **kwargs: None)
+    monkeypatch.setattr(claims, "CLAIM_ROUNDS", 1)
+    response = client.post("/api/v1/assignments/next/?study=study-a")
+    assert response.status_code == 503
+    assert int(response["Retry-After"]) >= 1
+    assert response.json()["detail"]
