@@ -9,8 +9,9 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
-from annotation import selectors, selectors_knowledge, selectors_quality, services
+from annotation import selectors, selectors_knowledge, selectors_quality, selectors_work, services
 from annotation.models import CertificationBar
+from annotation.selectors_work import WorkState
 
 
 class LoginView(auth_views.LoginView):
@@ -35,7 +36,8 @@ def home(request: HttpRequest) -> HttpResponse:
             if request.user.is_staff
             else render(request, "frontend/not_expert.html", status=403)
         )
-    studies = selectors.pools_for_expert(user=request.user)
+    # "Start" only where the claim can hand out work now; elsewhere the state says why.
+    studies = selectors_work.studies_with_work_state(user=request.user)
     return render(request, "frontend/home.html", {"studies": studies})
 
 
@@ -43,8 +45,15 @@ def home(request: HttpRequest) -> HttpResponse:
 def workbench(request: HttpRequest, study: str) -> HttpResponse:
     if not _is_expert(request.user):
         return render(request, "frontend/not_expert.html", status=403)
-    pool = selectors.pool_get_for_expert(user=request.user, name=study)
-    return render(request, "frontend/workbench.html", {"study": pool.name})
+    _, state = selectors_work.study_work_state(user=request.user, name=study)
+    context = {
+        "study": study,
+        "state": state,
+        "capacity": selectors.expert_for_user(user=request.user).daily_capacity,
+    }
+    # Not the expert's study: a plain page saying so (404, as before), never the technical one.
+    status = 404 if state == WorkState.NOT_ENROLLED else 200
+    return render(request, "frontend/workbench.html", context, status=status)
 
 
 @login_required

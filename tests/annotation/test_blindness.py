@@ -26,6 +26,9 @@ ALLOWED_KEYS = {
     # A criterion's rubric version: says the text was edited, nothing about model, judge,
     # other raters or the study's progress.
     "version",
+    # What the next-unit claim would find (ready, capacity_reached, study_closed, ...): one
+    # word from a fixed list about the expert's own situation, never a count.
+    "work_state",
 }  # fmt: skip
 
 
@@ -81,7 +84,8 @@ def test_no_model_judge_other_rater_or_statistics_in_any_expert_response(world):
         seen.append(response)
         return response.json() if response.content else None
 
-    record(api.get("/api/v1/studies/"), 200)
+    studies = record(api.get("/api/v1/studies/"), 200)
+    assert {s["work_state"] for s in studies} <= {"ready", "capacity_reached", "nothing_left"}
     body = record(api.post("/api/v1/assignments/next/?study=blind-study"), 201)
     base = f"/api/v1/assignments/{body['id']}"
     record(api.get(f"{base}/"), 200)

@@ -23,6 +23,9 @@
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const data = res.status === 204 ? null : await res.json().catch(() => null);
+    // The claim names why it handed out nothing (204, or 404 for a study that is not yours).
+    const workState = res.headers.get("HeartBench-Work-State");
+    if (workState) return { status: res.status, data, workState };
     if (res.status === 409 && data && data.code === "lease_lost") { leaseLost(data.detail); throw new Error("lease lost"); }
     if (res.status === 409 && data) { leaseLost(data.detail); throw new Error("conflict"); }
     if (!res.ok) { status(interpolate(gettext("Error %s: %s"), [res.status, data ? (data.detail || JSON.stringify(data)) : ""])); throw new Error(String(res.status)); }
@@ -41,9 +44,21 @@
   async function next() {
     $("lost").hidden = true; state.lost = false;
     status(gettext("Loading the next unit…"));
-    const { status: code, data } = await call("POST", "assignments/next/?study=" + encodeURIComponent(study));
-    if (code === 204) { $("unit").hidden = true; $("empty").hidden = false; status(""); return; }
+    const { data, workState } = await call("POST", "assignments/next/?study=" + encodeURIComponent(study));
+    if (workState) { showState(workState); return; }
     show(data);
+  }
+
+  // The server rendered one message per state, hidden; show the one the API named (an
+  // unknown name falls back to "nothing left") and nothing of the workbench under it.
+  function showState(name) {
+    const messages = Array.from($("empty").querySelectorAll(".state-message"));
+    const known = messages.some((m) => m.dataset.state === name) ? name : "nothing_left";
+    for (const m of messages) m.hidden = m.dataset.state !== known;
+    $("empty").dataset.state = known;
+    $("unit").hidden = true; $("keys").hidden = true; $("empty").hidden = false;
+    state.assignment = null;
+    status("");
   }
 
   function show(a) {
@@ -66,7 +81,7 @@
       note.addEventListener("input", () => { label(c.id).note = note.value; scheduleSave(); });
       li.append(note); list.append(li);
     });
-    $("empty").hidden = true; $("unit").hidden = false;
+    $("empty").hidden = true; $("keys").hidden = false; $("unit").hidden = false;
     status(gettext("Rate each criterion: does the response meet it?"));
     paint(); tick();
   }
