@@ -66,6 +66,12 @@ def _translate(exc: Exception) -> APIException:
     return Conflict(str(exc))
 
 
+BAD_BODY_DOC = (
+    "the body is not JSON, not a JSON object, or its labels are malformed or incomplete; "
+    "`detail` (or the field's list) says which, in the request's language"
+)
+
+
 class ExpertAPIView(APIView):
     # Token first, so an anonymous request gets 401 with a WWW-Authenticate challenge.
     authentication_classes = [TokenAuthentication, SessionAuthentication]
@@ -191,7 +197,10 @@ class AssignmentDetailView(ExpertAPIView):
 
 
 class DraftView(ExpertAPIView):
-    @extend_schema(request=LabelsInSerializer, responses=LeaseSerializer)
+    @extend_schema(
+        request=LabelsInSerializer,
+        responses={200: LeaseSerializer, 400: OpenApiResponse(description=BAD_BODY_DOC)},
+    )
     def put(self, request, assignment_id):
         assignment = self.assignment(assignment_id)
         services.draft_save(assignment=assignment, labels=self.body_field("labels"))
@@ -209,7 +218,11 @@ class RenewView(ExpertAPIView):
 class SubmitView(ExpertAPIView):
     @extend_schema(
         request=LabelsInSerializer,
-        responses={201: SubmissionOutSerializer, 200: SubmissionOutSerializer},
+        responses={
+            201: SubmissionOutSerializer,
+            200: SubmissionOutSerializer,
+            400: OpenApiResponse(description=BAD_BODY_DOC),
+        },
     )
     def post(self, request, assignment_id):
         assignment = self.assignment(assignment_id)

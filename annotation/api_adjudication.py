@@ -13,7 +13,7 @@ from rest_framework.response import Response
 
 from annotation import selectors_adjudication as queue
 from annotation import services
-from annotation.api import ExpertAPIView
+from annotation.api import BAD_BODY_DOC, ExpertAPIView
 from annotation.models import Assignment
 from annotation.serializers import SubmissionOutSerializer, TurnSerializer
 
@@ -103,7 +103,11 @@ class AdjudicationDetailView(SeniorAPIView):
 class AdjudicationSubmitView(SeniorAPIView):
     @extend_schema(
         request=DecisionsInSerializer,
-        responses={201: SubmissionOutSerializer, 200: SubmissionOutSerializer},
+        responses={
+            201: SubmissionOutSerializer,
+            200: SubmissionOutSerializer,
+            400: OpenApiResponse(description=BAD_BODY_DOC),
+        },
     )
     def post(self, request, assignment_id):
         assignment = self.adjudication(assignment_id)
