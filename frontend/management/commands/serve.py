@@ -9,7 +9,9 @@ the workers finish what they are answering, then exits 0.
 import os
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
+
+from benchmark.cli_types import port_number, positive_int
 
 
 def _gunicorn_application(options: dict):
@@ -37,19 +39,19 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--host", default="127.0.0.1", help="address (default 127.0.0.1)")
-        parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+        parser.add_argument("--port", type=port_number, default=8000, help="port (default 8000)")
         parser.add_argument(
             "--workers",
-            type=int,
+            type=positive_int,
             default=2,
             help="worker processes (default 2: one per core of a small machine)",
         )
         parser.add_argument(
-            "--threads", type=int, default=8, help="threads per worker process (default 8)"
+            "--threads", type=positive_int, default=8, help="threads per worker process (default 8)"
         )
         parser.add_argument(
             "--timeout",
-            type=int,
+            type=positive_int,
             default=60,
             help="seconds a request may take before its worker is restarted (default 60)",
         )
@@ -58,16 +60,6 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, host, port, workers, threads, timeout, access_log, **options):
-        for name, value, low in (
-            ("--port", port, 1),
-            ("--workers", workers, 1),
-            ("--threads", threads, 1),
-            ("--timeout", timeout, 1),
-        ):
-            if value < low:
-                raise CommandError(f"{name} must be at least {low} (got {value})", returncode=2)
-        if port > 65535:
-            raise CommandError(f"--port must be at most 65535 (got {port})", returncode=2)
         database = settings.DATABASES["default"]
         where = "SQLite" if database["ENGINE"].endswith("sqlite3") else "PostgreSQL"
         tasks = "tasks on the broker" if settings.CELERY_BROKER_URL else "tasks in process"
