@@ -8,6 +8,7 @@ the deployment guide runs it. Nothing here shares the pytest process's database 
 
 import contextlib
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -164,3 +165,7 @@ def product() -> Iterator[Product]:
                     proc.wait(30)
                 except subprocess.TimeoutExpired:
                     proc.kill()
+        # Ctrl-C is how a user stops `heartbench serve`: a clean exit, no traceback.
+        assert server.returncode == 0, log.read_text()[-3000:]
+        assert "Traceback" not in log.read_text(), log.read_text()[-3000:]
+        shutil.rmtree(folder, ignore_errors=True)
