@@ -9,19 +9,21 @@ from django.shortcuts import render
 
 from benchmark.cli_types import fraction_0_1
 from benchmark.leaderboard_rules import CHOSEN_BY_REQUEST, DEFAULT_MIN_COVERAGE
-from benchmark.scoring import SCORING_MODES
 from benchmark.selectors.datasets import DatasetNotFound, dataset_resolve
-from benchmark.selectors.leaderboard import SPLITS, LeaderboardError
 from benchmark.selectors.leaderboard_options import (
     leaderboard_datasets,
     leaderboard_default_dataset,
     leaderboard_judges,
 )
-from frontend import leaderboard as page
 
 
 @login_required
 def leaderboard(request: HttpRequest) -> HttpResponse:
+    # Deferred: scoring loads numpy and scipy, which only this page needs, not every page served.
+    from benchmark.scoring import SCORING_MODES
+    from benchmark.selectors.leaderboard import SPLITS, LeaderboardError
+    from frontend import leaderboard as page
+
     split = request.GET.get("split", "all")
     scoring = request.GET.get("scoring", "paper")
     if split not in SPLITS or scoring not in SCORING_MODES:

@@ -9,11 +9,9 @@ from django.utils.text import slugify
 from django.utils.translation import gettext as _
 
 from validation import export
-from validation.report import FORMATS, report_compute, report_render
+from validation.report import FORMATS, report_render
 from validation.report.html import report_context
-from validation.report.selectors import study_report_data
 from validation.selectors import study_export_rows, study_get
-from validation.statistics import BootstrapSettings
 
 CONTENT_TYPES = {
     "json": "application/json; charset=utf-8",
@@ -32,6 +30,11 @@ def study_report(request, name: str):
     fmt = request.GET.get("format")
     if fmt is not None and fmt not in FORMATS:
         raise Http404("unknown format")
+    # Deferred: these load numpy and scipy, which only a report needs, not every page served.
+    from validation.report.compute import report_compute
+    from validation.report.selectors import study_report_data
+    from validation.statistics import BootstrapSettings
+
     report = report_compute(data=study_report_data(study=study), bootstrap=BootstrapSettings())
     if fmt is None:
         title = _("Study report: %(name)s") % {"name": study.name}
