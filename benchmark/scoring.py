@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-from scipy import stats
 
 from benchmark.taxonomy import CATEGORIES, CATEGORY_OF, SCORED_CODES
 
@@ -195,6 +194,8 @@ def overall_ci95(
         # A resample holding no scored case of a model keeps that model's interval finite.
         overall = np.where(np.isnan(overall), 0.0, overall)
         return overall.reshape(len(chosen), *np.shape(idx)[:-1])
+
+    from scipy import stats  # deferred: a second to import, and only the interval needs it
 
     result = stats.bootstrap(
         (np.arange(n),),

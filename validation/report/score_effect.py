@@ -8,7 +8,6 @@ the golden standard, once from the judge — with the same scoring engine as the
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from benchmark.scoring import RubricLayout, model_aggregate
 from validation.report.data import HIT, StudyData
@@ -126,6 +125,8 @@ def _rank_agreement(rows: list[dict[str, Any]]) -> dict[str, Any]:
         return result | {"reason": f"{len(scored)} model(s) scored: a ranking needs two"}
     gold = [r["gold"] for r in scored]
     judge = [r["judge"] for r in scored]
+    from scipy import stats  # deferred: a second to import, and only τ needs it
+
     tau = stats.kendalltau(gold, judge)
     if np.isnan(tau.statistic):
         return result | {"reason": "every model has the same score on one side"}

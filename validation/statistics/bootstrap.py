@@ -13,7 +13,6 @@ from collections.abc import Callable
 from types import SimpleNamespace
 
 import numpy as np
-from scipy import stats
 
 from validation.statistics.results import BootstrapSettings, Interval
 
@@ -79,6 +78,8 @@ def cluster_bootstrap(
             )
         )
     )
+    from scipy import stats  # deferred: a second to import, and only the interval needs it
+
     with warnings.catch_warnings():
         # Degenerate or partly undefined distributions are detected below from the values.
         warnings.simplefilter("ignore")
