@@ -14,6 +14,8 @@ from celery import shared_task
 from celery.signals import worker_ready
 from django.conf import settings
 
+# The project's Celery app, the default in every thread, before any task here is used.
+import config.celery  # noqa: F401
 from benchmark.models import JudgeRun
 from benchmark.selectors.runs import generation_run_get, judge_run_get
 from benchmark.services.generation import (

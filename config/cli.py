@@ -2,6 +2,9 @@
 
 Sub-commands are written with hyphens (`import-dataset`); Django's command modules use
 underscores, so the first argument is translated before Django parses it.
+
+`heartbench --version` and `heartbench --help` answer before `django.setup()`, which imports
+every app's models and admin (about half a second); the text is Django's own.
 """
 
 import os
@@ -14,7 +17,6 @@ def main(argv: list[str] | None = None) -> None:
     if len(args) > 1 and not args[1].startswith("-"):
         args[1] = args[1].replace("-", "_")
     from django.conf import settings
-    from django.core.management import execute_from_command_line
 
     from config.env import ConfigurationError
 
@@ -24,14 +26,63 @@ def main(argv: list[str] | None = None) -> None:
     except ConfigurationError as exc:
         print(f"heartbench: configuration error: {exc}", file=sys.stderr)
         sys.exit(2)
+    if _answer_without_setup(args):
+        return
     # The command line speaks English whatever the interface default (zh-hans) is; requests
     # served by runserver pick their own language in LocaleMiddleware, per thread.
     import django
+    from django.core.management import execute_from_command_line
     from django.utils import translation
 
     django.setup()
     translation.activate("en")
     execute_from_command_line(args)
+
+
+def _answer_without_setup(args: list[str]) -> bool:
+    """Print what Django prints for the bare version and help requests; False for the rest."""
+    if "DJANGO_AUTO_COMPLETE" in os.environ:  # shell completion needs the full registry
+        return False
+    import django
+
+    if args[1:] in (["--version"], ["version"]):
+        sys.stdout.write(django.get_version() + "\n")
+        return True
+    if args[1:] in ([], ["help"], ["--help"], ["-h"]):
+        sys.stdout.write(main_help_text(prog_name=os.path.basename(args[0])) + "\n")
+        return True
+    return False
+
+
+def main_help_text(*, prog_name: str) -> str:
+    """Django's `ManagementUtility.main_help_text()`, with the commands found from each
+    installed app's configuration instead of the populated app registry (no models, no admin).
+    """
+    from django.apps import AppConfig
+    from django.conf import settings
+    from django.core import management
+    from django.core.management.color import color_style
+
+    commands = {name: "django" for name in management.find_commands(management.__path__[0])}
+    # Reversed: where two apps define one command the first installed wins, as in Django.
+    for entry in reversed(settings.INSTALLED_APPS):
+        app_config = AppConfig.create(entry)
+        path = os.path.join(app_config.path, "management")
+        label = app_config.name.rpartition(".")[-1]
+        commands.update({name: label for name in management.find_commands(path)})
+    by_app: dict[str, list[str]] = {}
+    for name, app in commands.items():
+        by_app.setdefault(app, []).append(name)
+    style = color_style()
+    usage = [
+        "",
+        f"Type '{prog_name} help <subcommand>' for help on a specific subcommand.",
+        "",
+        "Available subcommands:",
+    ]
+    for app in sorted(by_app):
+        usage += ["", style.NOTICE(f"[{app}]"), *(f"    {name}" for name in sorted(by_app[app]))]
+    return "\n".join(usage)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,7 @@
 from celery import shared_task
 
+# The project's Celery app, the default in every thread, before any task here is used.
+import config.celery  # noqa: F401
 from validation import selectors, services
 
 

@@ -17,11 +17,11 @@ ROOT = Path(__file__).resolve().parents[2]
 PROBE = """
 import json, threading
 import config.wsgi
-from validation.tasks import unit_gold_compute
+from {module} import {task} as task
 
-seen = {}
+seen = {{}}
 def probe():
-    app = unit_gold_compute.app
+    app = task.app
     seen.update(app=app.main, eager=app.conf.task_always_eager, broker=app.conf.broker_url)
 thread = threading.Thread(target=probe)
 thread.start()
@@ -30,10 +30,11 @@ print(json.dumps(seen))
 """
 
 
-def _probe(**env: str) -> dict:
+def _probe(task: str = "validation.tasks.unit_gold_compute", **env: str) -> dict:
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "CELERY_"))}
+    module, _, name = task.rpartition(".")
     out = subprocess.run(
-        [sys.executable, "-c", PROBE],
+        [sys.executable, "-c", PROBE.format(module=module, task=name)],
         cwd=ROOT,
         env={**clean, **env},
         capture_output=True,
@@ -53,3 +54,11 @@ def test_a_new_thread_runs_tasks_in_process_when_no_broker_is_configured():
 def test_a_new_thread_sends_tasks_to_the_configured_broker():
     seen = _probe(CELERY_BROKER_URL="redis://127.0.0.1:1/0")
     assert seen == {"app": "heartbench", "eager": False, "broker": "redis://127.0.0.1:1/0"}
+
+
+def test_benchmark_tasks_resolve_to_the_project_app_too():
+    # `import config` does not load the app (so `heartbench --version` starts without Celery);
+    # every module that defines tasks does.
+    seen = _probe("benchmark.tasks.judge_run_task")
+    assert seen["app"] == "heartbench"
+    assert seen["eager"] is True
