@@ -2,6 +2,7 @@
 
 import argparse
 
+from django.core.checks import Tags
 from django.core.management.base import CommandError
 
 from benchmark.cli_types import non_negative_float, positive_float, positive_int
@@ -13,6 +14,10 @@ from benchmark.services.judging import EngineOptions, RunOutcome
 EXIT_CONFIG = 2  # bad command line or configuration: nothing was sent
 EXIT_ERRORS = 1  # finished, but some criteria/cases could not be judged/generated
 EXIT_STOPPED = 3  # stopped before the end (budget); run again to continue
+# The model checks only: the template and URL checks (every view, the API schema, DRF's
+# template tags) take half a second and concern serving pages, which these commands never do;
+# `heartbench check` and the server commands still run every check.
+SYSTEM_CHECKS = [Tags.models]
 
 
 def add_endpoint_arguments(parser: argparse.ArgumentParser) -> None:

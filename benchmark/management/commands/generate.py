@@ -2,6 +2,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from benchmark.management.commands._llm_args import (
     EXIT_CONFIG,
+    SYSTEM_CHECKS,
     add_endpoint_arguments,
     engine_options,
     finish,
@@ -23,6 +24,7 @@ class Command(BaseCommand):
         "Generate a model's answers to a dataset's dialogues through an OpenAI-compatible "
         "endpoint. Answered cases are skipped; a re-run continues where the last one stopped."
     )
+    requires_system_checks = SYSTEM_CHECKS
 
     def add_arguments(self, parser):
         parser.add_argument("--model", required=True, help="model under test (created if new)")

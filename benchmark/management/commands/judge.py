@@ -5,6 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 from benchmark.llm.prompts import DEFAULT_JUDGE_TEMPLATE, TemplateError, template_load
 from benchmark.management.commands._llm_args import (
     EXIT_CONFIG,
+    SYSTEM_CHECKS,
     add_endpoint_arguments,
     engine_options,
     finish,
@@ -28,6 +29,7 @@ class Command(BaseCommand):
         "Judge a model's responses with an LLM judge. Resumes an unfinished run, serves "
         "repeated requests from the cache, and stores failures as verdicts in state error."
     )
+    requires_system_checks = SYSTEM_CHECKS
 
     def add_arguments(self, parser):
         parser.add_argument("--model", required=True, help="model under test (by name)")

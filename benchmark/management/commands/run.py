@@ -20,6 +20,7 @@ from benchmark.llm.progress import ProgressWriter
 from benchmark.llm.prompts import DEFAULT_JUDGE_TEMPLATE, template_load
 from benchmark.management.commands._llm_args import (
     EXIT_CONFIG,
+    SYSTEM_CHECKS,
     finish,
     summary_lines,
 )
@@ -56,6 +57,7 @@ class Command(BaseCommand):
         "Generate answers and judge them with the upstream run_evaluation.py flags "
         "(see docs/upstream.md), with our concurrency, cache, resume and error handling."
     )
+    requires_system_checks = SYSTEM_CHECKS
 
     def add_arguments(self, parser):
         parser.add_argument("--input_file", type=Path, default=Path("./data/question_all.jsonl"))
