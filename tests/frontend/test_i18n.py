@@ -261,7 +261,8 @@ def test_a_translated_string_reaches_a_page():
 
 # ASCII words that may stand in Chinese text: names, formats and the keys on the keyboard.
 ALLOWED_WORDS = {
-    "HeartBench", "Django", "LLM", "CSV", "JSON", "HTML", "API", "URL", "token", "Enter", "Esc",
+    "HeartBench", "Django", "LLM", "CSV", "JSON", "JSONL", "HTML", "API", "URL", "token",
+    "Enter", "Esc",
     "Cohen", "Fleiss", "Krippendorff", "Gwet", "Kendall", "Scott", "PABAK", "BCa", "MAD",
 }  # fmt: skip
 # Elements whose text is never interface chrome.

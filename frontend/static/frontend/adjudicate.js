@@ -5,7 +5,7 @@
   "use strict";
   const root = document.getElementById("adjudicate");
   if (!root || !window.HeartBenchExpert) return;
-  const { request, renderDialogue, leaseLeft } = window.HeartBenchExpert;
+  const { request, busyStatus, renderDialogue, leaseLeft } = window.HeartBenchExpert;
   const api = root.dataset.api;
   const study = root.dataset.study;
   const $ = (id) => document.getElementById(id);
@@ -22,7 +22,7 @@
   }
 
   async function call(method, path, body) {
-    const res = await request(api + path, method, body);
+    const res = await request(api + path, method, body, (wait) => status(busyStatus(wait)));
     const detail = res.data && (res.data.detail || JSON.stringify(res.data));
     if (res.status === 409) { lost(detail); throw new Error("conflict"); }
     if (!res.ok) { status(interpolate(gettext("Error %s: %s"), [res.status, detail || ""])); throw new Error(String(res.status)); }

@@ -14,15 +14,11 @@
   const state = { assignment: null, labels: {}, current: 0, expires: null, saveTimer: null, lost: false };
 
   // Shared with the senior queue's page (expert-common.js, loaded before this script).
-  const { csrf, renderDialogue, leaseLeft } = window.HeartBenchExpert;
+  const { request, busyStatus, renderDialogue, leaseLeft } = window.HeartBenchExpert;
 
   async function call(method, path, body) {
-    const res = await fetch(api + path, {
-      method, credentials: "same-origin",
-      headers: { "Content-Type": "application/json", "X-CSRFToken": csrf() },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const data = res.status === 204 ? null : await res.json().catch(() => null);
+    const res = await request(api + path, method, body, (wait) => status(busyStatus(wait)));
+    const data = res.data;
     // The claim names why it handed out nothing (204, or 404 for a study that is not yours).
     const workState = res.headers.get("HeartBench-Work-State");
     if (workState) return { status: res.status, data, workState };
