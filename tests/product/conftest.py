@@ -41,29 +41,17 @@ class Product:
 
     def cli(self, *args: str, stdin: str | None = None) -> str:
         """Run `heartbench ARGS` against the served database, as an admin would."""
-        done = subprocess.run(
-            [str(BIN / "heartbench"), *args],
-            env=self.env,
-            cwd=ROOT,
-            input=stdin,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-        assert done.returncode == 0, f"heartbench {' '.join(args)}: {done.stderr[-2000:]}"
-        return done.stdout
+        return self._run([str(BIN / "heartbench"), *args], stdin)
 
     def tool(self, *args: str, stdin: str | None = None) -> str:
+        """Run the suite's own tool (tests.product.tool) against the served database."""
+        return self._run([sys.executable, "-m", "tests.product.tool", *args], stdin)
+
+    def _run(self, argv: list[str], stdin: str | None) -> str:
         done = subprocess.run(
-            [sys.executable, "-m", "tests.product.tool", *args],
-            env=self.env,
-            cwd=ROOT,
-            input=stdin,
-            capture_output=True,
-            text=True,
-            timeout=300,
+            argv, env=self.env, cwd=ROOT, input=stdin, capture_output=True, text=True, timeout=300
         )
-        assert done.returncode == 0, done.stderr[-2000:]
+        assert done.returncode == 0, f"{' '.join(argv)}: {done.stderr[-2000:]}"
         return done.stdout
 
     def log(self) -> str:
