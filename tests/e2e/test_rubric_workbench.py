@@ -35,7 +35,7 @@ def test_label_keeps_the_version_on_screen_when_the_criterion_is_edited_meanwhil
     count = page.locator("#criteria li").count()
     for _ in range(count):
         page.keyboard.press("1")
-    assert page.inner_text("#progress") == f"{count} / {count}"
+    assert page.inner_text("#progress") == f"已标注 {count} / {count} 项"
     page.keyboard.press("Enter")
     # The page says when the submit is in (polling the database instead can meet SQLite's
     # table lock while the server's submit transaction is open).

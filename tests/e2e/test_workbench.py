@@ -30,7 +30,7 @@ def test_expert_rates_a_unit_with_the_keyboard_and_gets_the_next(
     first_token = page.inner_text("#unit-token")
     assert "用户" in page.inner_text("#dialogue")
     assert "最近工作压力很大" in page.inner_text("#dialogue")
-    assert "Enter" in page.inner_text(".keys")
+    assert "Enter" in page.text_content("#help")  # the keyboard help, opened with ?
     lease_shown = r"/^\d\d:\d\d$/.test(document.getElementById('lease-timer').textContent)"
     page.wait_for_function(lease_shown)
     page.screenshot(path=str(artifacts / "workbench-unit.png"), full_page=True)
@@ -43,7 +43,7 @@ def test_expert_rates_a_unit_with_the_keyboard_and_gets_the_next(
         page.keyboard.press("1" if index % 2 == 0 else "0")
     page.keyboard.press("k")
     page.keyboard.press("j")
-    assert page.inner_text("#progress") == f"{count} / {count}"
+    assert page.inner_text("#progress") == f"已标注 {count} / {count} 项"
     page.wait_for_selector("#saved:not(:empty)")  # "Draft saved …" in either language
     page.screenshot(path=str(artifacts / "workbench-complete.png"), full_page=True)
     page.keyboard.press("Enter")

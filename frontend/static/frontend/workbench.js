@@ -1,4 +1,5 @@
-/* HeartBench workbench: claim a unit, label criteria from the keyboard, autosave, submit.
+/* HeartBench workbench: claim a unit, label criteria with the keyboard, mouse or a finger,
+   autosave, submit.
    Vendored, dependency-free; everything it shows comes from the blind expert API. */
 (function () {
   "use strict";
@@ -11,7 +12,8 @@
   // without it the English source strings are shown.
   const gettext = window.gettext || ((text) => text);
   const interpolate = window.interpolate || ((fmt, args) => fmt.replace(/%s/g, () => args.shift()));
-  const state = { assignment: null, labels: {}, current: 0, expires: null, saveTimer: null, lost: false };
+  const ngettext = window.ngettext || ((one, many, n) => (n === 1 ? one : many));
+  const state = { assignment: null, labels: {}, current: 0, expires: null, saveTimer: null, lost: false, submitting: false };
 
   // Shared with the senior queue's page (expert-common.js, loaded before this script).
   const { request, busyStatus, renderDialogue, leaseLeft } = window.HeartBenchExpert;
@@ -67,24 +69,41 @@
     const list = $("criteria"); list.replaceChildren();
     a.unit.criteria.forEach((c, i) => {
       const li = document.createElement("li"); li.dataset.id = c.id;
-      li.addEventListener("click", () => { state.current = i; paint(); });
-      const mark = document.createElement("span"); mark.className = "mark";
+      // Clicking anywhere on a criterion selects it; the buttons also mark it.
+      li.addEventListener("click", () => { if (state.current !== i) { state.current = i; paint(); } });
+      const body = document.createElement("div"); body.className = "criterion";
       const text = document.createElement("span"); text.className = "text"; text.textContent = c.text;
-      li.append(mark, text);
-      if (c.ability) { const ab = document.createElement("span"); ab.className = "ability"; ab.textContent = window.HeartBenchExpert.abilityName(c.ability); li.append(ab); }
+      body.append(text);
+      if (c.ability) { const ab = document.createElement("span"); ab.className = "ability"; ab.textContent = window.HeartBenchExpert.abilityName(c.ability); body.append(ab); }
+      const choices = document.createElement("div"); choices.className = "choices";
+      const number = String(i + 1);
+      const button = (cls, caption, name, action) => {
+        const b = document.createElement("button"); b.type = "button"; b.className = cls;
+        b.textContent = caption; b.setAttribute("aria-label", interpolate(name, [number]));
+        b.addEventListener("click", (e) => { e.stopPropagation(); action(); });
+        return b;
+      };
+      const hit = button("hit-button", gettext("✓ Hit"), gettext("Hit: criterion %s"), () => mark(true, i, false));
+      const miss = button("miss-button", gettext("✗ Miss"), gettext("Miss: criterion %s"), () => mark(false, i, false));
+      const noteButton = button("note-button", gettext("Note"), gettext("Note on criterion %s"), () => { state.current = i; paint(); openNote(); });
+      hit.setAttribute("aria-pressed", "false"); miss.setAttribute("aria-pressed", "false");
+      choices.append(hit, miss, noteButton);
       const note = document.createElement("textarea"); note.rows = 2; note.placeholder = gettext("Note (Esc to leave)");
+      note.setAttribute("aria-label", interpolate(gettext("Note on criterion %s"), [number]));
       note.value = (state.labels[c.id] || {}).note || ""; note.hidden = !note.value;
       note.addEventListener("input", () => { label(c.id).note = note.value; scheduleSave(); });
-      li.append(note); list.append(li);
+      li.append(body, choices, note); list.append(li);
     });
     $("empty").hidden = true; $("keys").hidden = false; $("unit").hidden = false;
+    state.submitting = false; $("submit").disabled = false;
     status(gettext("Rate each criterion: does the response meet it?"));
     paint(); tick();
   }
 
   function label(id) { return (state.labels[id] = state.labels[id] || { hit: null, note: "" }); }
+  const marked = (c) => typeof (state.labels[c.id] || {}).hit === "boolean";
   function complete() {
-    return state.assignment && state.assignment.unit.criteria.every((c) => typeof (state.labels[c.id] || {}).hit === "boolean");
+    return state.assignment && state.assignment.unit.criteria.every(marked);
   }
 
   function paint() {
@@ -94,11 +113,17 @@
       const v = state.labels[li.dataset.id] || {};
       li.classList.toggle("current", i === state.current);
       li.classList.toggle("hit", v.hit === true); li.classList.toggle("miss", v.hit === false);
-      li.querySelector(".mark").textContent = v.hit === true ? gettext("✓ hit") : v.hit === false ? gettext("✗ miss") : "·";
+      li.querySelector(".hit-button").setAttribute("aria-pressed", String(v.hit === true));
+      li.querySelector(".miss-button").setAttribute("aria-pressed", String(v.hit === false));
+      if (i === state.current) li.setAttribute("aria-current", "true"); else li.removeAttribute("aria-current");
       if (typeof v.hit === "boolean") done += 1;
     });
-    $("progress").textContent = done + " / " + items.length;
-    $("submit").disabled = !complete();
+    $("progress").textContent = interpolate(gettext("%(done)s of %(total)s marked"), { done, total: items.length }, true);
+    Object.assign($("progress").dataset, { done, total: items.length });
+    if (state.unmarkedSaid && done === items.length) {
+      state.unmarkedSaid = false;
+      status(gettext("Every criterion is marked: Enter or the Submit button sends them."));
+    }
     const cur = items[state.current]; if (cur) cur.scrollIntoView({ block: "nearest" });
   }
 
@@ -122,11 +147,28 @@
   }
 
   async function submit() {
-    if (!complete() || state.lost) return;
+    if (!state.assignment || state.lost || state.submitting) return;
+    const criteria = state.assignment.unit.criteria;
+    const first = criteria.findIndex((c) => !marked(c));
+    if (first >= 0) {
+      // Not yet: say how many are left and go to the first of them.
+      const left = criteria.filter((c) => !marked(c)).length;
+      state.current = first; state.unmarkedSaid = true; paint();
+      status(interpolate(ngettext(
+        "%s criterion is not marked yet; the first unmarked one is selected.",
+        "%s criteria are not marked yet; the first unmarked one is selected.", left), [left]));
+      return;
+    }
     clearTimeout(state.saveTimer);
-    $("submit").disabled = true;
+    state.submitting = true; $("submit").disabled = true;
     $("calibration-result").hidden = true;
-    const { data } = await call("POST", "assignments/" + state.assignment.id + "/submit/", { labels: payload() });
+    let data;
+    try {
+      ({ data } = await call("POST", "assignments/" + state.assignment.id + "/submit/", { labels: payload() }));
+    } catch (err) {
+      state.submitting = false; $("submit").disabled = false;
+      throw err;
+    }
     if (data && data.calibration) calibrationResult(data.calibration);
     status(gettext("Submitted ✓ — loading the next unit…"));
     await next();
@@ -146,33 +188,48 @@
     $("calibration-result").hidden = false;
   }
 
-  function mark(hit) {
-    const c = state.assignment.unit.criteria[state.current];
+  // Mark a criterion; a mark can be changed until the unit is submitted. From the keyboard the
+  // selection then moves on; a click leaves it on the clicked criterion, so nothing scrolls
+  // under the pointer.
+  function mark(hit, index = state.current, advance = true) {
+    const c = state.assignment.unit.criteria[index];
     label(c.id).hit = hit;
-    if (state.current < state.assignment.unit.criteria.length - 1) state.current += 1;
+    state.current = advance ? Math.min(index + 1, state.assignment.unit.criteria.length - 1) : index;
     paint(); scheduleSave();
   }
+
+  function openNote() {
+    const note = $("criteria").children[state.current].querySelector("textarea");
+    note.hidden = false; note.focus();
+  }
+
+  function openHelp() { if (!$("help").open) $("help").showModal(); }
 
   function move(delta) {
     const n = state.assignment.unit.criteria.length;
     state.current = Math.max(0, Math.min(n - 1, state.current + delta)); paint();
   }
 
+  // Elements whose own Enter must not be taken for "submit" (a header link, a button, a field).
+  const OWN_ENTER = "a[href], button, input, select, textarea, summary, [contenteditable]";
+
   document.addEventListener("keydown", (e) => {
     if (!state.assignment || state.lost || $("unit").hidden) return;
+    if ($("help").open) return;  // the dialog closes itself on Esc
     if (e.target.tagName === "TEXTAREA") {
       if (e.key === "Escape") { e.preventDefault(); e.target.blur(); }
       return;
     }
     if (e.ctrlKey || e.metaKey || e.altKey) return;
+    if (e.key === "Enter" && e.target.closest && e.target.closest(OWN_ENTER)) return;
     const keys = {
       j: () => move(1), ArrowDown: () => move(1), k: () => move(-1), ArrowUp: () => move(-1),
-      1: () => mark(true), 0: () => mark(false), Enter: () => submit(),
-      n: () => { const note = $("criteria").children[state.current].querySelector("textarea"); note.hidden = false; note.focus(); },
+      1: () => mark(true), 0: () => mark(false), Enter: () => submit(), n: openNote, "?": openHelp,
     };
     if (keys[e.key]) { e.preventDefault(); keys[e.key](); }
   });
   $("submit").addEventListener("click", submit);
+  $("help-open").addEventListener("click", openHelp);
   $("lost-next").addEventListener("click", next);
 
   // The lease timer ticks every second; the lease is renewed every minute while the page is open.
