@@ -158,6 +158,10 @@ CELERY_TASK_ROUTES = {
 }
 CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND") or None
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
+# Eager tasks still get a producer; for an empty broker URL Celery makes an AMQP connection
+# object that logs "No hostname was supplied" on every task. In process nothing is ever sent,
+# so the producer's connection is an in-memory one.
+CELERY_BROKER_WRITE_URL = None if CELERY_BROKER_URL else "memory://localhost/"
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True

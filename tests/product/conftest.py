@@ -156,4 +156,6 @@ def product() -> Iterator[Product]:
         # Ctrl-C is how a user stops `heartbench serve`: a clean exit, no traceback.
         assert server.returncode == 0, log.read_text()[-3000:]
         assert "Traceback" not in log.read_text(), log.read_text()[-3000:]
+        # In-process tasks build no AMQP connection (which would log "No hostname was supplied").
+        assert "No hostname" not in log.read_text(), log.read_text()[-3000:]
         shutil.rmtree(folder, ignore_errors=True)
