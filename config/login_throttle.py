@@ -15,9 +15,11 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.core.cache import cache
 from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.http.multipartparser import MultiPartParserError
+from django.template.loader import render_to_string
 from django.urls import NoReverseMatch, reverse
+from django.utils.translation import gettext as _
 
 # URL name -> how a success looks: page logins log the user in; the API answers 200 + a token.
 LOGIN_DOORS = {"frontend:login": "session", "admin:login": "session", "annotation:token": "token"}
@@ -100,11 +102,7 @@ class LoginThrottleMiddleware:
             cache.get(user_key, 0) >= limits.per_user
             or cache.get(address_key, 0) >= limits.per_address
         ):
-            response = HttpResponse(
-                "Too many failed logins; try again later.", status=429, content_type="text/plain"
-            )
-            response["Retry-After"] = str(limits.window)
-            return response
+            return _refusal(kind, limits.window)
         response = self.get_response(request)
         if _succeeded(request, response, kind):
             cache.delete(user_key)
@@ -118,6 +116,21 @@ class LoginThrottleMiddleware:
                 except ValueError:  # expired between add and incr
                     cache.set(key, 1, timeout=limits.window)
         return response
+
+
+def _refusal(kind: str, window: int) -> HttpResponse:
+    # LocaleMiddleware runs first, so the words are in the request's language: the API's in
+    # DRF's error shape, the pages' as a page of their own (rendered without a request, like
+    # the busy page: nothing here may query).
+    message = _("Too many failed logins; try again later.")
+    if kind == "token":
+        response = JsonResponse({"detail": message}, status=429)
+    else:
+        minutes = max(1, -(-window // 60))
+        page = render_to_string("429.html", {"message": message, "minutes": minutes})
+        response = HttpResponse(page, status=429)
+    response["Retry-After"] = str(window)
+    return response
 
 
 def _succeeded(request: HttpRequest, response: HttpResponse, kind: str) -> bool:

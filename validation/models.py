@@ -88,6 +88,24 @@ class Study(models.Model):
         return self.pool.status
 
 
+def _study_model_str(self) -> str:
+    return str(self.modelundertest)
+
+
+def _study_judge_run_str(self) -> str:
+    return str(self.judgerun)
+
+
+# Django's own tables for the two lists (no migration): named so that the admin's delete
+# summary reads "Model in study: <model>", not "Study_models_under_test object (1)".
+Study.models_under_test.through.__str__ = _study_model_str
+Study.models_under_test.through._meta.verbose_name = _("model in study")
+Study.models_under_test.through._meta.verbose_name_plural = _("models in study")
+Study.judge_runs.through.__str__ = _study_judge_run_str
+Study.judge_runs.through._meta.verbose_name = _("judge run in study")
+Study.judge_runs.through._meta.verbose_name_plural = _("judge runs in study")
+
+
 class StudyUnit(models.Model):
     class State(models.TextChoices):
         PENDING = "pending", _("pending")

@@ -2,6 +2,7 @@
 
 import io
 
+from django.contrib import admin
 from django.contrib.admin.views.decorators import staff_member_required
 from django.http import Http404, HttpResponse
 from django.shortcuts import render
@@ -38,7 +39,9 @@ def study_report(request, name: str):
     report = report_compute(data=study_report_data(study=study), bootstrap=BootstrapSettings())
     if fmt is None:
         title = _("Study report: %(name)s") % {"name": study.name}
-        context = report_context(report) | {"title": title, "study": study}
+        # The admin's own context: its header says the platform's name, not Django's.
+        context = admin.site.each_context(request) | report_context(report)
+        context |= {"title": title, "study": study}
         return render(request, "validation/study_report_page.html", context)
     response = HttpResponse(report_render(report, fmt=fmt), content_type=CONTENT_TYPES[fmt])
     filename = f"study-report-{slugify(study.name) or study.pk}.{fmt}"

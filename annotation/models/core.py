@@ -112,6 +112,17 @@ class Pool(models.Model):
         return self.name
 
 
+def _pool_member_str(self) -> str:
+    return str(self.expert)
+
+
+# The pool-expert table is Django's own (no migration): named here so that the admin's delete
+# summary reads "Pool member: <expert>", not "Pool_experts object (49)", in either language.
+Pool.experts.through.__str__ = _pool_member_str
+Pool.experts.through._meta.verbose_name = _("pool member")
+Pool.experts.through._meta.verbose_name_plural = _("pool members")
+
+
 class Unit(models.Model):
     """One model response to one case, shown to experts only under its opaque token."""
 

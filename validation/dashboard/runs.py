@@ -2,6 +2,7 @@
 
 from django.db.models import Case, Count, IntegerField, Q, Value, When
 from django.utils import timezone
+from django.utils.formats import date_format
 
 from benchmark.models import GenerationRun, JudgeRun, Response, Verdict
 from validation.dashboard import rules
@@ -116,4 +117,11 @@ def runs_live(*, limit: int = RECENT_RUNS) -> dict:
                 "finished_at": run.finished_at.isoformat() if run.finished_at else None,
             }
         )
-    return {"judge_runs": judge, "generation_runs": generation, "at": timezone.now().isoformat()}
+    now = timezone.now()
+    return {
+        "judge_runs": judge,
+        "generation_runs": generation,
+        "at": now.isoformat(),
+        # What the page shows: the platform's time zone, to the minute, like every other page.
+        "at_label": date_format(timezone.localtime(now), "Y-m-d H:i"),
+    }

@@ -7,6 +7,7 @@ Tables come from a Django template (autoescaped); charts are inline SVG built by
 from typing import Any
 
 from django.template.loader import render_to_string
+from django.utils.dateparse import parse_datetime
 from django.utils.safestring import mark_safe
 from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
@@ -150,6 +151,8 @@ def report_context(report: dict[str, Any]) -> dict[str, Any]:
     status = report["study"]["status"]
     return {
         "report": report,
+        # The report keeps ISO time for machines; people read it in the platform's time zone.
+        "closed_at": parse_datetime(report["study"].get("closed_at") or ""),
         "status_label": str(STUDY_STATUS.get(status, status)),
         "units_by_state": [
             (str(UNIT_STATES.get(state, state)), n) for state, n in counts["units_by_state"].items()
