@@ -54,8 +54,10 @@ def broker(tmp_path) -> Iterator[str]:
     """The Celery app pointed at a broker of this test's own (down until the test starts it)."""
     require(shutil.which("redis-server") is not None, "redis-server is not installed")
     url = f"redis://127.0.0.1:{free_port()}/0"
-    saved = {k: app.conf[k] for k in ("broker_url", "task_always_eager")}
-    app.conf.update(broker_url=url, task_always_eager=False)
+    saved = {k: app.conf[k] for k in ("broker_url", "broker_write_url", "task_always_eager")}
+    # Without a broker the settings give producers an in-memory connection; a broker of its own
+    # replaces both, as CELERY_BROKER_URL does in the environment.
+    app.conf.update(broker_url=url, broker_write_url=None, task_always_eager=False)
     reset_pool()
     try:
         yield url
