@@ -169,9 +169,10 @@ def admin_watches(client: httpx.Client, tally: Tally, experts_done: threading.Ev
         time.sleep(0.5)
 
 
-def browser_expert(chromium, base_url: str, artifacts) -> int:
+def browser_expert(chromium, base_url: str, artifacts, on_first_unit) -> int:
     """One expert rates in Chromium, from the keyboard, while the others use the API, until
-    the workbench has nothing left for them."""
+    the workbench has nothing left for them. ``on_first_unit`` is called once the first unit
+    is on screen (the others start then, so that they cannot take every slot first)."""
     context = chromium.new_context(
         viewport={"width": 1366, "height": 768}, locale=LOCALES["zh-hans"]
     )
@@ -185,6 +186,8 @@ def browser_expert(chromium, base_url: str, artifacts) -> int:
     rated = 0
     while True:
         page.wait_for_function(unit_or_nothing, timeout=60_000)
+        if not rated:
+            on_first_unit()
         if page.evaluate(nothing_left):
             break
         token = page.inner_text("#unit-token")
@@ -238,9 +241,14 @@ def test_a_team_works_a_whole_study_at_once_on_the_served_product(product, chrom
         threading.Thread(target=senior, args=(product.base_url, tally, experts_done)),
         threading.Thread(target=admin_watches, args=(admin, tally, experts_done)),
     ]
-    for thread in experts + others:
+    for thread in others:
         thread.start()
-    rated_in_browser = browser_expert(chromium, product.base_url, artifacts)
+
+    def start_the_team() -> None:
+        for thread in experts:
+            thread.start()
+
+    rated_in_browser = browser_expert(chromium, product.base_url, artifacts, start_the_team)
     for thread in experts:
         thread.join(600)
     experts_done.set()
