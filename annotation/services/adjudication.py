@@ -17,7 +17,7 @@ from annotation import selectors_adjudication as queue
 from annotation.assignment import Candidate, rank_candidates
 from annotation.decisions import decisions_parse
 from annotation.models import Assignment, Draft, Label, Pool, Submission, Unit
-from annotation.services.claims import _try_claim
+from annotation.services.claims import claim_first_free
 from annotation.services.core import (
     _hold_lease,
     _on_unit_complete,
@@ -85,18 +85,17 @@ def adjudication_claim_next(*, user, pool: Pool, now: datetime | None = None) ->
         ranked = rank_candidates(
             candidates=candidates, specialties=senior.specialties, expert_key=senior.pseudonym
         )
-        for unit_id in ranked[:CLAIM_TRIES]:
-            assignment = _try_claim(
-                pool=pool, expert=senior, unit_id=unit_id, adjudication=True, now=now
+        assignment = claim_first_free(
+            pool=pool, expert=senior, unit_ids=ranked[:CLAIM_TRIES], adjudication=True, now=now
+        )
+        if assignment is not None:
+            audit_record(
+                actor=user,
+                action="adjudication.claim",
+                obj=assignment,
+                data={"unit": assignment.unit_id},
             )
-            if assignment is not None:
-                audit_record(
-                    actor=user,
-                    action="adjudication.claim",
-                    obj=assignment,
-                    data={"unit": unit_id},
-                )
-                return assignment
+            return assignment
     raise PoolBusy(gettext("every unit in the senior queue is busy; try again in a moment"))
 
 
@@ -118,7 +117,7 @@ def adjudication_submit(
     versions = dict(RubricItem.objects.filter(pk__in=wanted).values_list("pk", "version"))
     with transaction.atomic():
         assignment = (
-            Assignment.objects.select_for_update()
+            Assignment.objects.select_for_update(of=("self",))
             .select_related("pool", "expert__user")
             .get(pk=assignment.pk)
         )

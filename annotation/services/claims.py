@@ -1,14 +1,19 @@
 """The next-unit claim: which unit an expert gets, under which lock, in which rater slot.
 
-Concurrency: units are handed out under ``select_for_update(skip_locked=True)`` on
-PostgreSQL. SQLite has no row locks, so there the partial unique constraints on
-``Assignment`` (one active rating per expert and unit, one active holder per rater slot) are
-what stops a race; a losing insert raises IntegrityError inside a savepoint and the claim
-moves on to the next unit.
+Concurrency: on PostgreSQL a claim first tries its ranked units under
+``select_for_update(skip_locked=True)``, so claimers asking at once spread over the pool. A
+unit locked by another transaction is not full: when every unit tried was either full or
+locked, the claim waits for the locked ones in turn instead of giving up (a team on a small
+pool near its end used to get "all remaining units are busy" by the hundred). Each unit is
+locked inside a savepoint that is rolled back unless it is claimed, so a waiting claim holds
+no unit lock another claim could wait for. SQLite has no row locks and serialises writers
+(IMMEDIATE transactions); there the partial unique constraints on ``Assignment`` (one active
+rating per expert and unit, one active holder per rater slot) are the last word, and a
+losing insert raises IntegrityError inside the savepoint.
 """
 
 import secrets
-import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -31,31 +36,44 @@ from annotation.services.core import leases_expire
 from annotation.services.errors import AnnotationError, PoolBusy
 from annotation.services.leases import lease_held_renew
 
-# How many ranked units a claim tries to lock before it looks at the pool again.
+# How many ranked units a claim tries before it looks at the pool again, and how often.
 CLAIM_TRIES_PER_ROUND = 32
 CLAIM_ROUNDS = 5
 
 
+class _Locked(Exception):
+    """Another transaction holds the unit's row lock (PostgreSQL, when not waiting)."""
+
+
 def _try_claim(
-    *, pool: Pool, expert: Expert, unit_id: int, adjudication: bool, now: datetime
+    *, pool: Pool, expert: Expert, unit_id: int, adjudication: bool, now: datetime, wait: bool
 ) -> Assignment | None:
-    # Another claimer holds this unit's row lock: skip it rather than wait (PostgreSQL).
-    # NO KEY UPDATE, because inserting rows that reference the unit (assignments,
-    # submissions) takes KEY SHARE on it, which a plain FOR UPDATE would wrongly skip.
-    unit = Unit.objects.select_for_update(skip_locked=True, no_key=True).filter(pk=unit_id).first()
-    if unit is None:
-        return None
-    if adjudication:
-        slot = None
-    else:
-        taken = unit.assignments.filter(status__in=ACTIVE, kind=Assignment.Kind.RATING).values_list(
-            "slot", flat=True
-        )
-        slot = free_slot(taken_slots=taken, raters=pool.raters_per_unit)
-        if slot is None:
-            return None
+    """Claim this unit, or None when it has no place for the expert; raise ``_Locked`` when
+    another transaction holds it and ``wait`` is False."""
     try:
         with transaction.atomic():
+            # NO KEY UPDATE, because inserting rows that reference the unit (assignments,
+            # submissions) takes KEY SHARE on it, which a plain FOR UPDATE would wrongly skip.
+            # The unit's row alone: its default ordering joins the pool, whose row would be
+            # locked too and make every claim in the pool wait for (or skip) every other.
+            unit = (
+                Unit.objects.select_for_update(skip_locked=not wait, no_key=True, of=("self",))
+                .filter(pk=unit_id)
+                .order_by()
+                .first()
+            )
+            if unit is None:
+                raise _Locked
+            if adjudication:
+                slot = None
+            else:
+                taken = unit.assignments.filter(
+                    status__in=ACTIVE, kind=Assignment.Kind.RATING
+                ).values_list("slot", flat=True)
+                slot = free_slot(taken_slots=taken, raters=pool.raters_per_unit)
+                if slot is None:
+                    transaction.set_rollback(True)  # give the lock back with the savepoint
+                    return None
             return Assignment.objects.create(
                 pool=pool,
                 unit=unit,
@@ -68,6 +86,31 @@ def _try_claim(
     except IntegrityError:
         # Lost a race on SQLite (or the unit filled meanwhile): the constraint said no.
         return None
+
+
+def claim_first_free(
+    *, pool: Pool, expert: Expert, unit_ids: Sequence[int], adjudication: bool, now: datetime
+) -> Assignment | None:
+    """The first of these units (best first) the expert can claim, or None when none has a
+    place. Units other claimers hold are passed over at first and waited for at the end."""
+    locked = []
+    for wait, ids in ((False, unit_ids), (True, locked)):
+        for unit_id in ids:
+            try:
+                assignment = _try_claim(
+                    pool=pool,
+                    expert=expert,
+                    unit_id=unit_id,
+                    adjudication=adjudication,
+                    now=now,
+                    wait=wait,
+                )
+            except _Locked:
+                locked.append(unit_id)
+                continue
+            if assignment is not None:
+                return assignment
+    return None
 
 
 @dataclass(frozen=True)
@@ -118,10 +161,7 @@ def assignment_claim_next_with_state(*, user, pool: Pool, now: datetime | None =
         if gate is not None:
             return Claim(None, gate)
         hard = hard_cases_for(pool=pool, expert=expert)
-        for round_ in range(CLAIM_ROUNDS):
-            if round_:
-                # Everything we tried was locked by other claimers; let them commit.
-                time.sleep(0.02 * round_)
+        for _ in range(CLAIM_ROUNDS):
             candidates = rating_candidates(pool=pool, expert=expert)
             if not candidates:
                 return Claim(None, WorkState.NOTHING_LEFT)
@@ -134,13 +174,16 @@ def assignment_claim_next_with_state(*, user, pool: Pool, now: datetime | None =
             if not ranked:
                 # What is left is kept for experts of proven quality.
                 return Claim(None, WorkState.NOTHING_LEFT)
-            for unit_id in ranked[:CLAIM_TRIES_PER_ROUND]:
-                assignment = _try_claim(
-                    pool=pool, expert=expert, unit_id=unit_id, adjudication=False, now=now
-                )
-                if assignment is not None:
-                    return Claim(assignment, WorkState.READY)
-        # Every candidate was locked or lost to a race in every round; the caller may retry.
+            assignment = claim_first_free(
+                pool=pool,
+                expert=expert,
+                unit_ids=ranked[:CLAIM_TRIES_PER_ROUND],
+                adjudication=False,
+                now=now,
+            )
+            if assignment is not None:
+                return Claim(assignment, WorkState.READY)
+        # Every unit tried filled up under us in every round; the caller may retry.
         raise PoolBusy(gettext("all remaining units are busy; try again in a moment"))
 
 

@@ -256,7 +256,9 @@ def assignment_renew(*, assignment: Assignment, now: datetime | None = None) -> 
     now = now or timezone.now()
     with transaction.atomic():
         assignment = (
-            Assignment.objects.select_for_update().select_related("pool").get(pk=assignment.pk)
+            Assignment.objects.select_for_update(of=("self",))
+            .select_related("pool")
+            .get(pk=assignment.pk)
         )
         if assignment.status == Assignment.Status.SUBMITTED:
             raise AnnotationError(gettext("this assignment is already submitted"))
@@ -271,7 +273,9 @@ def draft_save(*, assignment: Assignment, labels: object, now: datetime | None =
     parsed = labels_parse(labels, criteria=tokens, complete=False)
     with transaction.atomic():
         assignment = (
-            Assignment.objects.select_for_update().select_related("pool").get(pk=assignment.pk)
+            Assignment.objects.select_for_update(of=("self",))
+            .select_related("pool")
+            .get(pk=assignment.pk)
         )
         if assignment.status == Assignment.Status.SUBMITTED:
             raise AnnotationError(gettext("this assignment is already submitted"))
@@ -325,7 +329,9 @@ def assignment_submit(
     wanted = {tokens[token]: value for token, value in parsed.items()}
     with transaction.atomic():
         assignment = (
-            Assignment.objects.select_for_update().select_related("pool").get(pk=assignment.pk)
+            Assignment.objects.select_for_update(of=("self",))
+            .select_related("pool")
+            .get(pk=assignment.pk)
         )
         if assignment.status == Assignment.Status.SUBMITTED:
             submission = assignment.submission
@@ -390,7 +396,9 @@ def assignment_reassign(
     now = now or timezone.now()
     with transaction.atomic():
         assignment = (
-            Assignment.objects.select_for_update().select_related("pool").get(pk=assignment.pk)
+            Assignment.objects.select_for_update(of=("self",))
+            .select_related("pool")
+            .get(pk=assignment.pk)
         )
         if assignment.status == Assignment.Status.SUBMITTED:
             raise AnnotationError(gettext("a submitted assignment cannot be reassigned"))

@@ -32,7 +32,11 @@ def unit_route_to_expert(
     now = now or timezone.now()
     with transaction.atomic():
         # Lock the unit as claims do, so no claim takes the last slot between check and insert.
-        unit = Unit.objects.select_for_update(no_key=True).select_related("pool").get(pk=unit.pk)
+        unit = (
+            Unit.objects.select_for_update(no_key=True, of=("self",))
+            .select_related("pool")
+            .get(pk=unit.pk)
+        )
         pool = unit.pool
         if pool.status != Pool.Status.OPEN:
             raise AnnotationError(_("the study is not open"))

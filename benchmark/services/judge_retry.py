@@ -22,7 +22,9 @@ def judge_run_retry_errors(*, run: JudgeRun, actor) -> JudgeRun:
     judge without an endpoint, and a run that a newer one already replaced.
     """
     with transaction.atomic():
-        run = JudgeRun.objects.select_for_update().select_related("judge").get(pk=run.pk)
+        run = (
+            JudgeRun.objects.select_for_update(of=("self",)).select_related("judge").get(pk=run.pk)
+        )
         if run.source != "engine":
             raise JudgeConfigError(
                 gettext("Run %(run)s holds imported verdicts: import them again instead.")

@@ -99,7 +99,9 @@ def rubric_item_edit(
         raise RubricEditError(_("The text of a criterion must not be empty."))
     with transaction.atomic():
         locked = (
-            RubricItem.objects.select_for_update().select_related("case__dataset").get(pk=item.pk)
+            RubricItem.objects.select_for_update(of=("self",))
+            .select_related("case__dataset")
+            .get(pk=item.pk)
         )
         new_text = locked.text if text is None else text
         new_points = (

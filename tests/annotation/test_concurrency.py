@@ -71,3 +71,72 @@ def test_thirty_experts_in_parallel_rate_every_unit_exactly_three_times(on_postg
         f"load per expert min/max {min(Counter(e for _, e in pairs).values())}/"
         f"{max(Counter(e for _, e in pairs).values())}"
     )
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_claim_waits_for_a_unit_another_transaction_holds_instead_of_giving_up(on_postgres):
+    """A unit row locked by another request (a claim or a submit still committing) is not a
+    full unit: the claim passes it over first, then waits for it, and gets its slot."""
+    first, second = ExpertFactory.create_batch(2)
+    study = open_study(cases=1, experts=[first, second], lease_minutes=60)
+    unit = study.pool.units.get()
+    locked, release = threading.Event(), threading.Event()
+
+    def hold_the_unit() -> None:
+        from django.db import transaction
+
+        from annotation.models import Unit
+
+        try:
+            with transaction.atomic():
+                Unit.objects.select_for_update(no_key=True).get(pk=unit.pk)
+                locked.set()
+                release.wait(10)
+        finally:
+            connections.close_all()
+
+    holder = threading.Thread(target=hold_the_unit)
+    holder.start()
+    assert locked.wait(10)
+    threading.Timer(1.0, release.set).start()  # longer than the old claim's retries together
+    began = time.perf_counter()
+    assignment = services.assignment_claim_next(user=first.user, pool=study.pool)
+    waited = time.perf_counter() - began
+    holder.join(10)
+    assert assignment is not None and assignment.unit_id == unit.pk
+    assert waited >= 0.9, "the claim did not wait for the lock"
+    assert services.assignment_claim_next(user=second.user, pool=study.pool).slot == 2
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_claims_of_different_units_do_not_wait_for_each_other(on_postgres):
+    """A claim locks its unit's row and nothing else: another expert's claim in the same pool
+    goes to another unit at once, while the first claim's transaction is still open."""
+    from django.db import transaction
+
+    first, second = ExpertFactory.create_batch(2)
+    study = open_study(cases=2, experts=[first, second], lease_minutes=60)
+    held: list[Assignment] = []
+    claimed, finish = threading.Event(), threading.Event()
+
+    def claim_and_hold() -> None:
+        try:
+            with transaction.atomic():
+                held.append(services.assignment_claim_next(user=first.user, pool=study.pool))
+                claimed.set()
+                finish.wait(10)
+        finally:
+            connections.close_all()
+
+    holder = threading.Thread(target=claim_and_hold)
+    holder.start()
+    assert claimed.wait(10)
+    began = time.perf_counter()
+    mine = services.assignment_claim_next(user=second.user, pool=study.pool)
+    took = time.perf_counter() - began
+    finish.set()
+    holder.join(10)
+    assert mine.unit_id != held[0].unit_id
+    assert took < 5, f"the claim waited {took:.1f} s for another unit's claim"
