@@ -221,7 +221,10 @@
       return;
     }
     if (e.ctrlKey || e.metaKey || e.altKey) return;
-    if (e.key === "Enter" && e.target.closest && e.target.closest(OWN_ENTER)) return;
+    // A closed dialog's Close button may keep the focus until the browser's next frame; an
+    // Enter pressed at once is the expert's, not that hidden button's.
+    const own = e.target.closest && e.target.closest(OWN_ENTER) && !e.target.closest("dialog:not([open])");
+    if (e.key === "Enter" && own) return;
     const keys = {
       j: () => move(1), ArrowDown: () => move(1), k: () => move(-1), ArrowUp: () => move(-1),
       1: () => mark(true), 0: () => mark(false), Enter: () => submit(), n: openNote, "?": openHelp,
