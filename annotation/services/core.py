@@ -378,6 +378,10 @@ def assignment_submit(
         if assignment.kind == Assignment.Kind.CALIBRATION:
             calibration_finish_if_complete(attempt=assignment.attempt, now=now)
         else:
+            # Submits on one unit count its ratings one after another (the unit's row lock;
+            # on SQLite every write is serialised anyway), so exactly one of them sees the
+            # unit complete, however close together they commit.
+            Unit.objects.select_for_update(no_key=True).only("pk").get(pk=assignment.unit_id)
             done = Submission.objects.filter(unit_id=assignment.unit_id, kind="rating").count()
             if done >= assignment.pool.raters_per_unit:
                 if done >= 2:  # agreement needs another rater

@@ -140,3 +140,47 @@ def test_claims_of_different_units_do_not_wait_for_each_other(on_postgres):
     holder.join(10)
     assert mine.unit_id != held[0].unit_id
     assert took < 5, f"the claim waited {took:.1f} s for another unit's claim"
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_two_last_ratings_committing_together_still_complete_the_unit(on_postgres):
+    """The second rating's transaction is still open when the third is submitted: the third
+    waits for it, counts three, and the unit gets its gold (neither saw the unit complete
+    when each counted only its own uncommitted rating)."""
+    from django.db import transaction
+
+    experts = ExpertFactory.create_batch(3)
+    study = open_study(cases=1, experts=experts, lease_minutes=60)
+    first, second, third = (
+        services.assignment_claim_next(user=e.user, pool=study.pool) for e in experts
+    )
+    services.assignment_submit(assignment=first, labels=all_labels(first))
+    submitted, commit = threading.Event(), threading.Event()
+
+    def submit_and_hold() -> None:
+        try:
+            with transaction.atomic():
+                services.assignment_submit(assignment=second, labels=all_labels(second))
+                submitted.set()
+                commit.wait(10)
+        finally:
+            connections.close_all()
+
+    def submit_third() -> None:
+        try:
+            services.assignment_submit(assignment=third, labels=all_labels(third))
+        finally:
+            connections.close_all()
+
+    holder = threading.Thread(target=submit_and_hold)
+    holder.start()
+    assert submitted.wait(10)
+    last = threading.Thread(target=submit_third)
+    last.start()
+    time.sleep(0.5)  # the third submit is in, waiting or (on the old code) already counted
+    commit.set()
+    holder.join(10)
+    last.join(10)
+    assert Submission.objects.filter(kind="rating").count() == 3
+    assert StudyUnit.objects.get(study=study).state == "gold"
