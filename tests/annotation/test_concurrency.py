@@ -184,3 +184,25 @@ def test_two_last_ratings_committing_together_still_complete_the_unit(on_postgre
     last.join(10)
     assert Submission.objects.filter(kind="rating").count() == 3
     assert StudyUnit.objects.get(study=study).state == "gold"
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_row_locks_of_an_experts_work_lock_their_own_table_only(on_postgres):
+    """FOR UPDATE on a query that joins locks every joined row unless it names its own table
+    (OF). Claims, autosaves, renewals and submits locking the pool's row that way made every
+    expert of a study wait for every other; each lock they take now says OF, or joins nothing."""
+    from django.test.utils import CaptureQueriesContext
+
+    experts = ExpertFactory.create_batch(3)
+    study = open_study(cases=2, experts=experts, lease_minutes=60)
+    with CaptureQueriesContext(connection) as queries:
+        for expert in experts:
+            assignment = services.assignment_claim_next(user=expert.user, pool=study.pool)
+            services.draft_save(assignment=assignment, labels=all_labels(assignment)[:1])
+            services.assignment_renew(assignment=assignment)
+            services.assignment_submit(assignment=assignment, labels=all_labels(assignment))
+    locks = [q["sql"] for q in queries.captured_queries if " FOR " in q["sql"]]
+    assert len(locks) >= 4 * len(experts)
+    joined = [sql for sql in locks if " JOIN " in sql and " OF " not in sql]
+    assert not joined, joined[:2]
