@@ -5,10 +5,10 @@ import time
 from collections import Counter
 
 import pytest
-from django.db import connection, connections
+from django.db import connection, connections, transaction
 
 from annotation import services
-from annotation.models import Assignment, Submission
+from annotation.models import Assignment, Submission, Unit
 from tests.annotation.factories import ExpertFactory
 from tests.annotation.helpers import all_labels
 from tests.validation.factories import open_study
@@ -16,6 +16,24 @@ from validation.models import StudyUnit
 
 EXPERTS = 30
 UNITS = 100
+
+
+def hold_open(work, done: threading.Event, release: threading.Event) -> threading.Thread:
+    """Run ``work`` in a transaction of its own in another thread, set ``done``, and keep the
+    transaction open until ``release`` (at most 10 s)."""
+
+    def run() -> None:
+        try:
+            with transaction.atomic():
+                work()
+                done.set()
+                release.wait(10)
+        finally:
+            connections.close_all()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread
 
 
 @pytest.mark.postgres
@@ -83,21 +101,9 @@ def test_a_claim_waits_for_a_unit_another_transaction_holds_instead_of_giving_up
     unit = study.pool.units.get()
     locked, release = threading.Event(), threading.Event()
 
-    def hold_the_unit() -> None:
-        from django.db import transaction
-
-        from annotation.models import Unit
-
-        try:
-            with transaction.atomic():
-                Unit.objects.select_for_update(no_key=True).get(pk=unit.pk)
-                locked.set()
-                release.wait(10)
-        finally:
-            connections.close_all()
-
-    holder = threading.Thread(target=hold_the_unit)
-    holder.start()
+    holder = hold_open(
+        lambda: Unit.objects.select_for_update(no_key=True).get(pk=unit.pk), locked, release
+    )
     assert locked.wait(10)
     threading.Timer(1.0, release.set).start()  # longer than the old claim's retries together
     began = time.perf_counter()
@@ -114,24 +120,15 @@ def test_a_claim_waits_for_a_unit_another_transaction_holds_instead_of_giving_up
 def test_claims_of_different_units_do_not_wait_for_each_other(on_postgres):
     """A claim locks its unit's row and nothing else: another expert's claim in the same pool
     goes to another unit at once, while the first claim's transaction is still open."""
-    from django.db import transaction
-
     first, second = ExpertFactory.create_batch(2)
     study = open_study(cases=2, experts=[first, second], lease_minutes=60)
     held: list[Assignment] = []
     claimed, finish = threading.Event(), threading.Event()
-
-    def claim_and_hold() -> None:
-        try:
-            with transaction.atomic():
-                held.append(services.assignment_claim_next(user=first.user, pool=study.pool))
-                claimed.set()
-                finish.wait(10)
-        finally:
-            connections.close_all()
-
-    holder = threading.Thread(target=claim_and_hold)
-    holder.start()
+    holder = hold_open(
+        lambda: held.append(services.assignment_claim_next(user=first.user, pool=study.pool)),
+        claimed,
+        finish,
+    )
     assert claimed.wait(10)
     began = time.perf_counter()
     mine = services.assignment_claim_next(user=second.user, pool=study.pool)
@@ -148,36 +145,24 @@ def test_two_last_ratings_committing_together_still_complete_the_unit(on_postgre
     """The second rating's transaction is still open when the third is submitted: the third
     waits for it, counts three, and the unit gets its gold (neither saw the unit complete
     when each counted only its own uncommitted rating)."""
-    from django.db import transaction
-
     experts = ExpertFactory.create_batch(3)
     study = open_study(cases=1, experts=experts, lease_minutes=60)
     first, second, third = (
         services.assignment_claim_next(user=e.user, pool=study.pool) for e in experts
     )
     services.assignment_submit(assignment=first, labels=all_labels(first))
-    submitted, commit = threading.Event(), threading.Event()
-
-    def submit_and_hold() -> None:
-        try:
-            with transaction.atomic():
-                services.assignment_submit(assignment=second, labels=all_labels(second))
-                submitted.set()
-                commit.wait(10)
-        finally:
-            connections.close_all()
-
-    def submit_third() -> None:
-        try:
-            services.assignment_submit(assignment=third, labels=all_labels(third))
-        finally:
-            connections.close_all()
-
-    holder = threading.Thread(target=submit_and_hold)
-    holder.start()
+    submitted, commit, third_in = threading.Event(), threading.Event(), threading.Event()
+    holder = hold_open(
+        lambda: services.assignment_submit(assignment=second, labels=all_labels(second)),
+        submitted,
+        commit,
+    )
     assert submitted.wait(10)
-    last = threading.Thread(target=submit_third)
-    last.start()
+    last = hold_open(
+        lambda: services.assignment_submit(assignment=third, labels=all_labels(third)),
+        third_in,
+        third_in,  # nothing to hold: commit as soon as it is in
+    )
     time.sleep(0.5)  # the third submit is in, waiting or (on the old code) already counted
     commit.set()
     holder.join(10)
