@@ -94,6 +94,8 @@ def claim_first_free(
     """The first of these units (best first) the expert can claim, or None when none has a
     place. Units other claimers hold are passed over at first and waited for at the end."""
     locked = []
+    # The second pass walks the units the first found held; waiting never raises _Locked, so
+    # nothing is added to that list while it is walked.
     for wait, ids in ((False, unit_ids), (True, locked)):
         for unit_id in ids:
             try:
