@@ -22,6 +22,7 @@ from annotation.services.core import (
     _hold_lease,
     _on_unit_complete,
     _same_labels,
+    assignment_lock,
     leases_expire,
 )
 from annotation.services.errors import AnnotationError, PoolBusy, SubmissionConflict
@@ -116,11 +117,7 @@ def adjudication_submit(
     wanted = {tokens[token]: value for token, value in parsed.items()}
     versions = dict(RubricItem.objects.filter(pk__in=wanted).values_list("pk", "version"))
     with transaction.atomic():
-        assignment = (
-            Assignment.objects.select_for_update(of=("self",))
-            .select_related("pool", "expert__user")
-            .get(pk=assignment.pk)
-        )
+        assignment = assignment_lock(assignment_id=assignment.pk, related=("pool", "expert__user"))
         if assignment.status == Assignment.Status.SUBMITTED:
             submission = assignment.submission
             if _same_labels(submission, wanted):

@@ -251,15 +251,24 @@ def _hold_lease(*, assignment: Assignment, now: datetime) -> None:
     assignment.save(update_fields=["lease_expires_at"])
 
 
+def assignment_lock(*, assignment_id: int, related: tuple[str, ...] = ("pool",)) -> Assignment:
+    """The assignment, re-read under its row lock (inside the caller's transaction).
+
+    Only the assignment's own row is locked (``of=self``): the joined pool's row is read, not
+    locked, or every expert of a study would wait for every other's autosave and submit.
+    """
+    return (
+        Assignment.objects.select_for_update(of=("self",))
+        .select_related(*related)
+        .get(pk=assignment_id)
+    )
+
+
 def assignment_renew(*, assignment: Assignment, now: datetime | None = None) -> Assignment:
     """Extend the lease while the expert still has the page open."""
     now = now or timezone.now()
     with transaction.atomic():
-        assignment = (
-            Assignment.objects.select_for_update(of=("self",))
-            .select_related("pool")
-            .get(pk=assignment.pk)
-        )
+        assignment = assignment_lock(assignment_id=assignment.pk)
         if assignment.status == Assignment.Status.SUBMITTED:
             raise AnnotationError(gettext("this assignment is already submitted"))
         _hold_lease(assignment=assignment, now=now)
@@ -272,11 +281,7 @@ def draft_save(*, assignment: Assignment, labels: object, now: datetime | None =
     tokens = selectors.criterion_tokens(assignment=assignment)
     parsed = labels_parse(labels, criteria=tokens, complete=False)
     with transaction.atomic():
-        assignment = (
-            Assignment.objects.select_for_update(of=("self",))
-            .select_related("pool")
-            .get(pk=assignment.pk)
-        )
+        assignment = assignment_lock(assignment_id=assignment.pk)
         if assignment.status == Assignment.Status.SUBMITTED:
             raise AnnotationError(gettext("this assignment is already submitted"))
         _hold_lease(assignment=assignment, now=now)
@@ -328,11 +333,7 @@ def assignment_submit(
     parsed = labels_parse(labels, criteria=tokens, complete=True)
     wanted = {tokens[token]: value for token, value in parsed.items()}
     with transaction.atomic():
-        assignment = (
-            Assignment.objects.select_for_update(of=("self",))
-            .select_related("pool")
-            .get(pk=assignment.pk)
-        )
+        assignment = assignment_lock(assignment_id=assignment.pk)
         if assignment.status == Assignment.Status.SUBMITTED:
             submission = assignment.submission
             if _same_labels(submission, wanted):
@@ -399,11 +400,7 @@ def assignment_reassign(
     """An admin moves an unsubmitted unit to another expert, who gets the same slot."""
     now = now or timezone.now()
     with transaction.atomic():
-        assignment = (
-            Assignment.objects.select_for_update(of=("self",))
-            .select_related("pool")
-            .get(pk=assignment.pk)
-        )
+        assignment = assignment_lock(assignment_id=assignment.pk)
         if assignment.status == Assignment.Status.SUBMITTED:
             raise AnnotationError(gettext("a submitted assignment cannot be reassigned"))
         if to_expert.pk == assignment.expert_id:
