@@ -24,6 +24,7 @@ from annotation.models.core import (
 )
 from annotation.models.knowledge import Comment, CommentVote, FaqEntry, LibraryEntry
 from annotation.models.pay import PayEntry, PayRate
+from annotation.models.review import ReviewFlag, SubmissionVersion
 
 __all__ = [
     "ACTIVE",
@@ -45,7 +46,9 @@ __all__ = [
     "PeerAgreement",
     "Pool",
     "ReferenceLabel",
+    "ReviewFlag",
     "Submission",
+    "SubmissionVersion",
     "Unit",
     "certificate_serial",
     "rater_pseudonym",

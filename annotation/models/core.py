@@ -252,6 +252,9 @@ class Draft(models.Model):
         Assignment, on_delete=models.CASCADE, related_name="draft", verbose_name=_("assignment")
     )
     labels = models.JSONField(_("labels"), default=dict)
+    # Active time on the unit so far (idle and hidden-tab time excluded), carried by autosave
+    # so a reload does not start the count again.
+    active_seconds = models.PositiveIntegerField(_("active seconds"), default=0)
     updated_at = models.DateTimeField(_("updated at"), auto_now=True)
 
     class Meta:
@@ -263,7 +266,11 @@ class Draft(models.Model):
 
 
 class Submission(models.Model):
-    """A complete set of labels for a unit; written once, never edited."""
+    """A complete set of labels for a unit.
+
+    Its rater may revise it while the unit is not complete: the labels are replaced, the
+    version goes up and the earlier version is kept as a ``SubmissionVersion``.
+    """
 
     assignment = models.OneToOneField(
         Assignment,
@@ -280,6 +287,10 @@ class Submission(models.Model):
     kind = models.CharField(_("kind"), max_length=15, choices=Assignment.Kind.choices)
     slot = models.PositiveSmallIntegerField(_("rater slot"), null=True, blank=True)
     submitted_at = models.DateTimeField(_("submitted at"), auto_now_add=True)
+    version = models.PositiveSmallIntegerField(_("version"), default=1)
+    # Active time on the unit (idle and hidden-tab time excluded); None when not measured
+    # (an API client that does not send it).
+    active_seconds = models.PositiveIntegerField(_("active seconds"), null=True, blank=True)
 
     class Meta:
         ordering = ["unit", "slot", "id"]
