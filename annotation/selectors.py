@@ -146,16 +146,20 @@ def unit_get_for_expert(*, user, assignment: Assignment) -> BlindUnit:
         )
         for i in _criteria(assignment)
     ]
-    dialogue = [
-        {"role": SPEAKERS.get(turn.get("role"), "user"), "content": str(turn.get("content", ""))}
-        for turn in response.case.dialogue
-    ]
     return BlindUnit(
         token=assignment.unit.token,
-        dialogue=dialogue,
+        dialogue=blind_dialogue(case=response.case),
         response=response.text,
         criteria=shuffled(criteria, seed=assignment.shuffle_seed),
     )
+
+
+def blind_dialogue(*, case) -> list[dict[str, str]]:
+    """A case's turns as experts see them: "user" or "counsellor", and the text."""
+    return [
+        {"role": SPEAKERS.get(turn.get("role"), "user"), "content": str(turn.get("content", ""))}
+        for turn in case.dialogue
+    ]
 
 
 def _shows_ability(assignment: Assignment) -> bool:
@@ -175,3 +179,9 @@ def _shows_ability(assignment: Assignment) -> bool:
 def draft_for_assignment(*, assignment: Assignment) -> dict:
     draft = getattr(assignment, "draft", None)
     return draft.labels if draft else {}
+
+
+def draft_active_seconds(*, assignment: Assignment) -> int:
+    """Active time the assignment's draft carries (0 without one), so a reload counts on."""
+    draft = getattr(assignment, "draft", None)
+    return draft.active_seconds if draft else 0

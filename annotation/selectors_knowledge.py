@@ -32,7 +32,7 @@ from annotation.models import (
     Submission,
     Unit,
 )
-from annotation.selectors import SPEAKERS, NotAnExpert, expert_for_user
+from annotation.selectors import NotAnExpert, blind_dialogue, expert_for_user
 from benchmark.models import Case, RubricItem
 
 ADMIN_AUTHOR = _("admin")
@@ -290,14 +290,10 @@ def discussion_get(*, user, unit: Unit, assignment: Assignment | None) -> Discus
     items = list(RubricItem.objects.filter(case=case).order_by("position", "pk"))
     if assignment is not None:
         items = shuffled(items, seed=assignment.shuffle_seed)
-    dialogue = [
-        {"role": SPEAKERS.get(turn.get("role"), "user"), "content": str(turn.get("content", ""))}
-        for turn in case.dialogue
-    ]
     return Discussion(
         token=unit.token,
         case_id=case.pk,
-        dialogue=dialogue,
+        dialogue=blind_dialogue(case=case),
         response=unit.response.text,
         case_thread=Thread(id="", text="", comments=by_item.get(None, [])),
         criteria=[
@@ -386,7 +382,4 @@ def library_entry_get_for_user(*, user, entry_id: int | str) -> LibraryEntry:
 
 
 def library_dialogue(*, entry: LibraryEntry) -> list[dict[str, str]]:
-    return [
-        {"role": SPEAKERS.get(turn.get("role"), "user"), "content": str(turn.get("content", ""))}
-        for turn in entry.response.case.dialogue
-    ]
+    return blind_dialogue(case=entry.response.case)

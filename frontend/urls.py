@@ -2,7 +2,7 @@ from django.contrib.auth.views import LogoutView
 from django.urls import path
 
 import config.converters  # noqa: F401  (registers the <study:...> converter)
-from frontend import views, views_adjudication, views_knowledge, views_leaderboard
+from frontend import views, views_adjudication, views_knowledge, views_leaderboard, views_review
 
 app_name = "frontend"
 
@@ -11,10 +11,12 @@ urlpatterns = [
     path("login/", views.LoginView.as_view(), name="login"),
     path("logout/", LogoutView.as_view(), name="logout"),
     path("rate/<study:study>/", views.workbench, name="workbench"),
-    path("done/", views.completed, name="completed"),
+    path("done/", views_review.completed, name="completed"),
+    path("done/<str:assignment_id>/", views_review.submitted_unit, name="submitted-unit"),
     path("profile/", views.profile, name="profile"),
     path("certificate/", views.certificate, name="certificate"),
     path("adjudicate/", views_adjudication.adjudication_home, name="adjudication-home"),
+    path("adjudicate/flags/<int:flag_id>/", views_review.flag_answer, name="flag-answer"),
     path("adjudicate/<study:study>/", views_adjudication.adjudicate, name="adjudicate"),
     path("leaderboard/", views_leaderboard.leaderboard, name="leaderboard"),
     path("discuss/<str:token>/", views_knowledge.discussion, name="discussion"),

@@ -1,15 +1,17 @@
-"""Server-rendered pages: the expert's home, the workbench shell and the completed-work list.
+"""Server-rendered pages: the expert's home, the workbench shell, profile and certificate.
 
 The workbench itself talks to the REST API from a small vendored script; these views only
 check who is asking and render what the annotation selectors allow them to see.
 """
+
+from functools import wraps
 
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
-from annotation import selectors, selectors_knowledge, selectors_quality, selectors_work, services
+from annotation import selectors, selectors_quality, selectors_work, services
 from annotation.models import CertificationBar
 from annotation.selectors_work import WorkState
 
@@ -27,6 +29,18 @@ def _is_expert(user) -> bool:
     return True
 
 
+def expert_required(view):
+    """An expert's page: anyone else (signed in) gets the page saying it is for experts."""
+
+    @wraps(view)
+    def wrapper(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        if not _is_expert(request.user):
+            return render(request, "frontend/not_expert.html", status=403)
+        return view(request, *args, **kwargs)
+
+    return wrapper
+
+
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
     if not _is_expert(request.user):
@@ -42,9 +56,8 @@ def home(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
+@expert_required
 def workbench(request: HttpRequest, study: str) -> HttpResponse:
-    if not _is_expert(request.user):
-        return render(request, "frontend/not_expert.html", status=403)
     _, state = selectors_work.study_work_state(user=request.user, name=study)
     context = {
         "study": study,
@@ -57,24 +70,9 @@ def workbench(request: HttpRequest, study: str) -> HttpResponse:
 
 
 @login_required
-def completed(request: HttpRequest) -> HttpResponse:
-    if not _is_expert(request.user):
-        return render(request, "frontend/not_expert.html", status=403)
-    page = selectors.assignments_completed_page(user=request.user, number=request.GET.get("page"))
-    done = list(page.object_list)
-    # A discussion link only where the thread is open (no rating work left on the case).
-    discuss = selectors_knowledge.unit_tokens_open_for_discussion(
-        user=request.user, unit_ids={a.unit_id for a in done}
-    )
-    context = {"done": done, "page": page, "discuss": discuss}
-    return render(request, "frontend/completed.html", context)
-
-
-@login_required
+@expert_required
 def profile(request: HttpRequest) -> HttpResponse:
     """The expert's own standing and calibration history; never a reference label."""
-    if not _is_expert(request.user):
-        return render(request, "frontend/not_expert.html", status=403)
     expert = selectors.expert_for_user(user=request.user)
     context = {
         "expert": expert,
@@ -85,9 +83,8 @@ def profile(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
+@expert_required
 def certificate(request: HttpRequest) -> HttpResponse:
-    if not _is_expert(request.user):
-        return render(request, "frontend/not_expert.html", status=403)
     expert = selectors.expert_for_user(user=request.user)
     held = selectors_quality.certificates_for_expert(expert=expert)
     pending = [

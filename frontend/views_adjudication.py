@@ -1,4 +1,5 @@
-"""The senior queue's pages: the studies with units waiting, and the adjudication shell.
+"""The senior queue's pages: the studies with units waiting, flags to answer, and the
+adjudication shell.
 
 The adjudication page itself talks to ``/api/v1/adjudications/`` from a small script; these
 views only check that a senior expert is asking.
@@ -8,7 +9,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from annotation import selectors
+from annotation import selectors, selectors_review
 from annotation import selectors_adjudication as queue
 
 
@@ -24,7 +25,8 @@ def adjudication_home(request: HttpRequest) -> HttpResponse:
     except selectors.NotAnExpert:
         return _denied(request)
     queues = [(pool, queue.adjudication_queue(pool=pool, expert=senior).count()) for pool in pools]
-    return render(request, "frontend/adjudication_home.html", {"queues": queues})
+    flags = list(selectors_review.flags_open_for_senior(user=request.user))
+    return render(request, "frontend/adjudication_home.html", {"queues": queues, "flags": flags})
 
 
 @login_required

@@ -1,7 +1,8 @@
 """Writes of the annotation app. Import services from here; the modules split them by concern:
 ``core`` (experts, pools, leases, submissions), ``claims`` (the next-unit claim),
 ``calibration``, ``certificates``, ``pay``, ``adjudication`` (the senior queue), ``knowledge``
-(discussion threads, votes, moderation) and ``routing`` (an admin's manual routing,
+(discussion threads, votes, moderation), ``review`` (revising and flagging submitted work) and
+``routing`` (an admin's manual routing,
 recalibration and deactivation)."""
 
 from annotation.labels import InvalidLabels
@@ -48,6 +49,7 @@ from annotation.services.knowledge import (
     knowledge_demo_load,
 )
 from annotation.services.pay import pay_correct, pay_rate_set, pay_record_earning
+from annotation.services.review import flag_answer, submission_flag, submission_revise
 from annotation.services.routing import (
     expert_require_recalibration,
     expert_set_active,
@@ -82,6 +84,7 @@ __all__ = [
     "expert_create",
     "expert_require_recalibration",
     "expert_set_active",
+    "flag_answer",
     "knowledge_demo_load",
     "leases_expire",
     "pay_correct",
@@ -92,6 +95,8 @@ __all__ = [
     "pool_enrol_experts",
     "pool_set_quality_policy",
     "pool_set_status",
+    "submission_flag",
+    "submission_revise",
     "unit_queue_adjudication",
     "unit_route_to_expert",
     "units_mark_for_adjudication",

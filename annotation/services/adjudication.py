@@ -21,9 +21,9 @@ from annotation.services.claims import claim_first_free
 from annotation.services.core import (
     _hold_lease,
     _on_unit_complete,
-    _same_labels,
     assignment_lock,
     leases_expire,
+    submission_labels_equal,
 )
 from annotation.services.errors import AnnotationError, PoolBusy, SubmissionConflict
 from annotation.services.leases import lease_held_renew
@@ -120,7 +120,7 @@ def adjudication_submit(
         assignment = assignment_lock(assignment_id=assignment.pk, related=("pool", "expert__user"))
         if assignment.status == Assignment.Status.SUBMITTED:
             submission = assignment.submission
-            if _same_labels(submission, wanted):
+            if submission_labels_equal(submission, wanted):
                 return submission, False
             raise SubmissionConflict(
                 gettext("this unit was already adjudicated with other decisions")

@@ -292,12 +292,28 @@ def draft_save(*, assignment: Assignment, labels: object, now: datetime | None =
     return draft
 
 
-def _same_labels(submission: Submission, wanted: dict[int, LabelValue]) -> bool:
+def submission_labels_equal(submission: Submission, wanted: dict[int, LabelValue]) -> bool:
+    """Whether the submission holds exactly these labels (a repeated request sends them again)."""
     stored = {
         label.rubric_item_id: LabelValue(hit=label.hit, note=label.note)
         for label in submission.labels.all()
     }
     return stored == wanted
+
+
+def submission_labels_write(*, submission: Submission, wanted: dict[int, LabelValue]) -> None:
+    """Store a rater's labels, each with the criterion version the expert was shown."""
+    shown = label_versions(wanted, current=rubric_item_versions(item_ids=wanted))
+    Label.objects.bulk_create(
+        Label(
+            submission=submission,
+            rubric_item_id=pk,
+            hit=bool(v.hit),
+            note=v.note,
+            rubric_version=shown[pk],
+        )
+        for pk, v in wanted.items()
+    )
 
 
 def _on_unit_rated(unit_id: int) -> None:
@@ -315,6 +331,17 @@ def _on_unit_complete(unit_id: int) -> None:
     for path in getattr(settings, "HEARTBENCH_UNIT_COMPLETE_TASKS", ()):
         task = import_string(path)
         transaction.on_commit(lambda task=task: task.delay(unit_id=unit_id), robust=True)
+
+
+def unit_lock_count_ratings(*, unit_id: int) -> int:
+    """The unit's rating submissions, counted under the unit's row lock.
+
+    Submits and revisions on one unit count its ratings one after another (on SQLite every
+    write is serialised anyway), so exactly one submit sees the unit complete however close
+    together they commit, and no revision slips in after the last rating.
+    """
+    Unit.objects.select_for_update(no_key=True).only("pk").get(pk=unit_id)
+    return Submission.objects.filter(unit_id=unit_id, kind=Assignment.Kind.RATING).count()
 
 
 def assignment_submit(
@@ -336,7 +363,7 @@ def assignment_submit(
         assignment = assignment_lock(assignment_id=assignment.pk)
         if assignment.status == Assignment.Status.SUBMITTED:
             submission = assignment.submission
-            if _same_labels(submission, wanted):
+            if submission_labels_equal(submission, wanted):
                 return submission, False
             raise SubmissionConflict(
                 gettext("this assignment was already submitted with other labels")
@@ -349,17 +376,7 @@ def assignment_submit(
             kind=assignment.kind,
             slot=assignment.slot,
         )
-        shown = label_versions(wanted, current=rubric_item_versions(item_ids=wanted))
-        Label.objects.bulk_create(
-            Label(
-                submission=submission,
-                rubric_item_id=pk,
-                hit=bool(v.hit),
-                note=v.note,
-                rubric_version=shown[pk],
-            )
-            for pk, v in wanted.items()
-        )
+        submission_labels_write(submission=submission, wanted=wanted)
         assignment.status = Assignment.Status.SUBMITTED
         assignment.submitted_at = now
         assignment.save(update_fields=["status", "submitted_at"])
@@ -379,11 +396,7 @@ def assignment_submit(
         if assignment.kind == Assignment.Kind.CALIBRATION:
             calibration_finish_if_complete(attempt=assignment.attempt, now=now)
         else:
-            # Submits on one unit count its ratings one after another (the unit's row lock;
-            # on SQLite every write is serialised anyway), so exactly one of them sees the
-            # unit complete, however close together they commit.
-            Unit.objects.select_for_update(no_key=True).only("pk").get(pk=assignment.unit_id)
-            done = Submission.objects.filter(unit_id=assignment.unit_id, kind="rating").count()
+            done = unit_lock_count_ratings(unit_id=assignment.unit_id)
             if done >= assignment.pool.raters_per_unit:
                 if done >= 2:  # agreement needs another rater
                     unit_record_peer_agreement(
