@@ -9,7 +9,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 PYTEST_ARGS ?=
 
-.PHONY: run test setup system-deps lint migrate messages
+.PHONY: run test setup system-deps js-deps lint migrate messages
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -42,11 +42,18 @@ system-deps:
 	  else echo "missing system packages:$$missing (tests that need them will skip)"; fi; \
 	fi
 
+# axe-core, for the accessibility test (tests/e2e/test_accessibility.py), at the version
+# package-lock.json pins; again only when the lock file changed. Without npm that test skips.
+js-deps:
+	@if ! command -v npm >/dev/null; then echo "no npm: the accessibility tests will skip"; \
+	elif [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then \
+	  npm ci --no-audit --no-fund; fi
+
 # The translation catalogues (config/locale/zh_Hans): extract every marked string of the
 # code, templates (django) and scripts (djangojs), then compile. The .mo files are committed,
 # so `make run` needs no gettext; tests/frontend/test_i18n.py fails when they fall behind.
 I18N_IGNORE := --ignore=tests --ignore=benchmarks --ignore=docs --ignore=fixtures \
-	--ignore=data --ignore=var --ignore=staticfiles --ignore=test-artifacts --ignore=build --ignore='*.egg-info'
+	--ignore=data --ignore=var --ignore=staticfiles --ignore=test-artifacts --ignore=build --ignore=node_modules --ignore='*.egg-info'
 CATALOGUE := config/locale/zh_Hans/LC_MESSAGES
 messages: setup
 	$(PY) manage.py makemessages --locale zh_Hans --add-location file --no-obsolete $(I18N_IGNORE)
@@ -58,6 +65,6 @@ lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
-test: setup system-deps lint
+test: setup system-deps js-deps lint
 	$(PY) -m tests.services --redis -- $(PY) -m pytest -m "not postgres" $(PYTEST_ARGS)
 	$(PY) -m tests.services --postgres --redis -- $(PY) -m pytest $(PYTEST_ARGS)
