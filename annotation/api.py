@@ -20,6 +20,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation import selectors, selectors_quality, selectors_work, services
+from annotation.active_time import MAX_ACTIVE_SECONDS, InvalidActiveSeconds
 from annotation.labels import InvalidLabels
 from annotation.models import Assignment
 from annotation.selectors_work import NOTHING_TO_HAND_OUT, WorkState
@@ -57,6 +58,8 @@ class Busy(APIException):
 def _translate(exc: Exception) -> APIException:
     if isinstance(exc, InvalidLabels):
         return ValidationError({"labels": [str(exc)]})
+    if isinstance(exc, InvalidActiveSeconds):
+        return ValidationError({"active_seconds": [str(exc)]})
     if isinstance(exc, selectors.NotAnExpert):
         return PermissionDenied(gettext("only experts can do this"))
     if isinstance(exc, services.LeaseLost):
@@ -67,7 +70,8 @@ def _translate(exc: Exception) -> APIException:
 
 
 BAD_BODY_DOC = (
-    "the body is not JSON, not a JSON object, or its labels are malformed or incomplete; "
+    "the body is not JSON, not a JSON object, its labels are malformed or incomplete, or its "
+    f"`active_seconds` is not a whole number from 0 to {MAX_ACTIVE_SECONDS}; "
     "`detail` (or the field's list) says which, in the request's language"
 )
 
@@ -83,7 +87,10 @@ class ExpertAPIView(APIView):
         elif isinstance(exc, ParseError):
             # DRF's own text quotes the parser's English error; say what to send instead.
             exc = ParseError(gettext("the request body could not be parsed; send a JSON object"))
-        elif isinstance(exc, (services.AnnotationError, InvalidLabels, selectors.NotAnExpert)):
+        elif isinstance(
+            exc,
+            (services.AnnotationError, InvalidLabels, InvalidActiveSeconds, selectors.NotAnExpert),
+        ):
             exc = _translate(exc)
         return super().handle_exception(exc)
 
@@ -112,6 +119,7 @@ class ExpertAPIView(APIView):
                     user=self.request.user, assignment=assignment
                 ),
                 "draft": selectors.draft_for_assignment(assignment=assignment),
+                "active_seconds": selectors.draft_active_seconds(assignment=assignment),
             }
         ).data
 
@@ -203,7 +211,11 @@ class DraftView(ExpertAPIView):
     )
     def put(self, request, assignment_id):
         assignment = self.assignment(assignment_id)
-        services.draft_save(assignment=assignment, labels=self.body_field("labels"))
+        services.draft_save(
+            assignment=assignment,
+            labels=self.body_field("labels"),
+            active_seconds=self.body_field("active_seconds"),
+        )
         assignment.refresh_from_db()
         return Response(LeaseSerializer(assignment).data)
 
@@ -227,7 +239,9 @@ class SubmitView(ExpertAPIView):
     def post(self, request, assignment_id):
         assignment = self.assignment(assignment_id)
         submission, created = services.assignment_submit(
-            assignment=assignment, labels=self.body_field("labels")
+            assignment=assignment,
+            labels=self.body_field("labels"),
+            active_seconds=self.body_field("active_seconds"),
         )
         data = SubmissionOutSerializer(submission).data
         # The submission that finished a calibration sitting tells the expert how it went.

@@ -23,6 +23,10 @@ class Earnings:
     units: int
     earned: Decimal
     corrections: Decimal
+    # Active time on task of the paid units: how many carry a figure (an API client that does
+    # not measure leaves it out) and their seconds in all.
+    timed_units: int = 0
+    active_seconds: int = 0
 
     @property
     def total(self) -> Decimal:
@@ -44,6 +48,7 @@ def pay_earnings(*, start: date, end: date) -> list[Earnings]:
     A correction counts in the period it was written, so a closed period's export never
     changes afterwards.
     """
+    earning = Q(kind=PayEntry.Kind.EARNING)
     rows = (
         PayEntry.objects.filter(
             created_at__gte=_start_of(start), created_at__lt=_start_of(end + timedelta(days=1))
@@ -60,6 +65,8 @@ def pay_earnings(*, start: date, end: date) -> list[Earnings]:
             units=Count("pk", filter=Q(kind=PayEntry.Kind.EARNING)),
             earned=Sum("amount", filter=Q(kind=PayEntry.Kind.EARNING), default=Decimal(0)),
             corrections=Sum("amount", filter=Q(kind=PayEntry.Kind.CORRECTION), default=Decimal(0)),
+            timed_units=Count("pk", filter=earning & Q(submission__active_seconds__isnull=False)),
+            active_seconds=Sum("submission__active_seconds", filter=earning, default=0),
         )
         .order_by("expert__user__username", "pool__name", "currency")
     )
@@ -74,6 +81,8 @@ def pay_earnings(*, start: date, end: date) -> list[Earnings]:
             units=r["units"],
             earned=_cents(r["earned"]),
             corrections=_cents(r["corrections"]),
+            timed_units=r["timed_units"],
+            active_seconds=r["active_seconds"],
         )
         for r in rows
     ]

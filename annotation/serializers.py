@@ -3,7 +3,13 @@ serializer only ever sees the ``BlindUnit`` the selector built."""
 
 from rest_framework import serializers
 
+from annotation.active_time import MAX_ACTIVE_SECONDS
 from annotation.selectors_work import WorkState
+
+ACTIVE_SECONDS_DOC = (
+    "seconds the unit was on a visible tab while the expert was active (input within the last "
+    "minute); idle and hidden time excluded. Optional: without it the time is not measured"
+)
 
 
 class TurnSerializer(serializers.Serializer):
@@ -38,6 +44,10 @@ class AssignmentSerializer(serializers.Serializer):
     lease_expires_at = serializers.DateTimeField(source="assignment.lease_expires_at")
     unit = UnitSerializer()
     draft = serializers.DictField(required=False)
+    active_seconds = serializers.IntegerField(
+        help_text="active time on the unit so far, from the draft (0 without one); a client "
+        "that measures counts on from it"
+    )
 
     def get_kind(self, data) -> str:
         # Calibration work must look exactly like rating work to the expert doing it.
@@ -58,6 +68,13 @@ class LabelsInSerializer(serializers.Serializer):
     """Only documents the body; ``annotation.labels.labels_parse`` does the checking."""
 
     labels = LabelInSerializer(many=True)
+    active_seconds = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        min_value=0,
+        max_value=MAX_ACTIVE_SECONDS,
+        help_text=ACTIVE_SECONDS_DOC,
+    )
 
 
 class LeaseSerializer(serializers.Serializer):

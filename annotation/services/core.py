@@ -17,6 +17,7 @@ from django.utils.module_loading import import_string
 from django.utils.translation import gettext
 
 from annotation import selectors
+from annotation.active_time import active_seconds_parse
 from annotation.labels import LabelValue, label_versions, labels_parse
 from annotation.models import Assignment, Draft, Expert, Label, Pool, Submission, Unit
 from annotation.services.agreement import unit_record_peer_agreement
@@ -275,20 +276,33 @@ def assignment_renew(*, assignment: Assignment, now: datetime | None = None) -> 
     return assignment
 
 
-def draft_save(*, assignment: Assignment, labels: object, now: datetime | None = None) -> Draft:
-    """Autosave partial labels (and renew the lease, since the expert is clearly working)."""
+def draft_save(
+    *,
+    assignment: Assignment,
+    labels: object,
+    active_seconds: int | None = None,
+    now: datetime | None = None,
+) -> Draft:
+    """Autosave partial labels (and renew the lease, since the expert is clearly working).
+
+    ``active_seconds`` is the active time on the unit so far (see ``annotation.active_time``);
+    None keeps the draft's figure, so a client that does not measure never resets it.
+    """
     now = now or timezone.now()
     tokens = selectors.criterion_tokens(assignment=assignment)
     parsed = labels_parse(labels, criteria=tokens, complete=False)
+    active_seconds = active_seconds_parse(active_seconds)
     with transaction.atomic():
         assignment = assignment_lock(assignment_id=assignment.pk)
         if assignment.status == Assignment.Status.SUBMITTED:
             raise AnnotationError(gettext("this assignment is already submitted"))
         _hold_lease(assignment=assignment, now=now)
-        draft, _ = Draft.objects.update_or_create(
-            assignment=assignment,
-            defaults={"labels": {k: {"hit": v.hit, "note": v.note} for k, v in parsed.items()}},
-        )
+        defaults: dict[str, object] = {
+            "labels": {k: {"hit": v.hit, "note": v.note} for k, v in parsed.items()}
+        }
+        if active_seconds is not None:
+            defaults["active_seconds"] = active_seconds
+        draft, _ = Draft.objects.update_or_create(assignment=assignment, defaults=defaults)
     return draft
 
 
@@ -345,12 +359,18 @@ def unit_lock_count_ratings(*, unit_id: int) -> int:
 
 
 def assignment_submit(
-    *, assignment: Assignment, labels: object, now: datetime | None = None
+    *,
+    assignment: Assignment,
+    labels: object,
+    active_seconds: int | None = None,
+    now: datetime | None = None,
 ) -> tuple[Submission, bool]:
     """Record the expert's complete labels once; returns (submission, created).
 
     Repeating the identical submission returns the stored one (created=False); a different
     one is refused with SubmissionConflict. Labels are never edited afterwards.
+    ``active_seconds`` is the active time on the unit (``annotation.active_time``; None: not
+    measured), stored with the submission; a repeat keeps the first figure.
     """
     now = now or timezone.now()
     if assignment.kind == Assignment.Kind.ADJUDICATION:
@@ -359,6 +379,7 @@ def assignment_submit(
     tokens = selectors.criterion_tokens(assignment=assignment)
     parsed = labels_parse(labels, criteria=tokens, complete=True)
     wanted = {tokens[token]: value for token, value in parsed.items()}
+    active_seconds = active_seconds_parse(active_seconds)
     with transaction.atomic():
         assignment = assignment_lock(assignment_id=assignment.pk)
         if assignment.status == Assignment.Status.SUBMITTED:
@@ -375,6 +396,7 @@ def assignment_submit(
             expert_id=assignment.expert_id,
             kind=assignment.kind,
             slot=assignment.slot,
+            active_seconds=active_seconds,
         )
         submission_labels_write(submission=submission, wanted=wanted)
         assignment.status = Assignment.Status.SUBMITTED

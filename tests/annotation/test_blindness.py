@@ -29,6 +29,8 @@ ALLOWED_KEYS = {
     # What the next-unit claim would find (ready, capacity_reached, study_closed, ...): one
     # word from a fixed list about the expert's own situation, never a count.
     "work_state",
+    # The expert's own active time on the unit so far (from their draft), never anyone else's.
+    "active_seconds",
 }  # fmt: skip
 
 

@@ -27,6 +27,10 @@ RUN_ERROR_SHARE = 0.05
 RUN_ERROR_MIN_DONE = 20
 # Pace is measured over this many recent days.
 PACE_DAYS = 7
+# A rating is "too fast" under this share of the study's median active time per unit ...
+TOO_FAST_SHARE = 0.25
+# ... once the study has this many measured ratings for its median to mean something.
+TOO_FAST_MIN_MEASURED = 10
 
 
 @dataclass(frozen=True)
@@ -138,3 +142,48 @@ def run_error_share(
 def week_start(day: date) -> date:
     """The Monday of ``day``'s week: the dashboard's rolling agreement is bucketed by week."""
     return day - timedelta(days=day.weekday())
+
+
+def too_fast_threshold(
+    seconds: list[int],
+    *,
+    share: float = TOO_FAST_SHARE,
+    min_measured: int = TOO_FAST_MIN_MEASURED,
+) -> float | None:
+    """Active seconds under which a rating was too fast to be careful; None with too few.
+
+    The threshold is a share of the study's median active time per unit, not a fixed number
+    of seconds: a study's units come from one dataset and are alike in length (dialogue,
+    response, 4-23 criteria), so the median tells what careful reading of this study takes
+    without per-study tuning, and it is robust to the fast outliers it is meant to catch.
+    A rating at a quarter of it was done four times faster than usual, which reading the
+    dialogue, the response and every criterion does not allow. With fewer than
+    ``min_measured`` measured ratings the median is noise and nothing is flagged.
+    """
+    if len(seconds) < min_measured:
+        return None
+    return statistics.median(seconds) * share
+
+
+@dataclass(frozen=True)
+class TimeFigures:
+    measured: int
+    median: float
+    p10: float
+    too_fast: int
+
+
+def time_figures(seconds: list[int], *, threshold: float | None) -> TimeFigures:
+    """One expert's measured ratings: count, median, 10th percentile (linear interpolation
+    between closest ranks), and how many fall under the too-fast ``threshold``."""
+    if not seconds:
+        raise ValueError("no measured ratings")
+    ordered = sorted(seconds)
+    if len(ordered) == 1:
+        p10 = float(ordered[0])
+    else:
+        p10 = statistics.quantiles(ordered, n=10, method="inclusive")[0]
+    fast = 0 if threshold is None else sum(1 for s in ordered if s < threshold)
+    return TimeFigures(
+        measured=len(ordered), median=statistics.median(ordered), p10=p10, too_fast=fast
+    )

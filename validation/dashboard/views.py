@@ -28,6 +28,7 @@ from validation.dashboard import alerts as dashboard_alerts
 from validation.dashboard import charts, rules, selectors
 from validation.dashboard import runs as dashboard_runs
 from validation.dashboard.services import study_set_due_date
+from validation.dashboard.time_on_task import study_time_on_task
 
 BUCKET_LABELS = [
     (selectors.PENDING, gettext_lazy("pending")),
@@ -136,6 +137,7 @@ def study_page(request, name: str):
             (row, [row.weeks.get(week) for week in detail.weeks]) for row in detail.experts
         ],
         min_units=QUALITY_MIN_UNITS,
+        time_on_task=study_time_on_task(study=study),
     )
     return render(request, "validation/dashboard/study.html", context)
 

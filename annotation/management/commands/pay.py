@@ -15,7 +15,9 @@ from benchmark.csv_safe import csv_cell
 from benchmark.files import FileWriteError, file_write_atomically
 
 HEADER = ["period_from", "period_to", "rater", "username", "display_name", "tier", "study",
-          "currency", "units", "earned", "corrections", "total"]  # fmt: skip
+          "currency", "units", "earned", "corrections", "total",
+          # Active time on task of the paid units (idle and hidden-tab time excluded).
+          "timed_units", "active_seconds"]  # fmt: skip
 
 
 class Command(BaseCommand):
@@ -74,5 +76,6 @@ def _write(out, rows, start: date, end: date) -> None:
     writer.writerow(HEADER)
     for r in rows:
         values = [start.isoformat(), end.isoformat(), r.rater, r.username, r.display_name, r.tier,
-                  r.study, r.currency, r.units, r.earned, r.corrections, r.total]  # fmt: skip
+                  r.study, r.currency, r.units, r.earned, r.corrections, r.total,
+                  r.timed_units, r.active_seconds]  # fmt: skip
         writer.writerow([csv_cell(v) for v in values])

@@ -18,6 +18,18 @@
   // Shared with the senior queue's page (expert-common.js, loaded before this script).
   const { request, busyStatus, renderDialogue, leaseLeft } = window.HeartBenchExpert;
 
+  // Active time on the shown unit: a second counts only while the tab is visible and the expert
+  // used the page (key, pointer, scroll, typing) within the idle cap. Reading counts, walking
+  // away does not; a minute covers reading a long dialogue or response without touching
+  // anything. The count travels with every autosave and the submit, and a reload carries on
+  // from the draft's figure.
+  const IDLE_CAP_MS = 60 * 1000;
+  const timing = { ms: 0, lastInput: Date.now() };
+  const activeSeconds = () => Math.floor(timing.ms / 1000);
+  for (const type of ["keydown", "pointerdown", "pointermove", "scroll", "input"]) {
+    document.addEventListener(type, () => { timing.lastInput = Date.now(); }, { capture: true, passive: true });
+  }
+
   async function call(method, path, body) {
     const res = await request(api + path, method, body, (wait) => status(busyStatus(wait)));
     const data = res.data;
@@ -61,6 +73,7 @@
 
   function show(a) {
     state.assignment = a; state.current = 0; state.labels = {};
+    timing.ms = (a.active_seconds || 0) * 1000; timing.lastInput = Date.now();
     for (const [id, v] of Object.entries(a.draft || {})) state.labels[id] = { hit: v.hit, note: v.note || "" };
     state.expires = new Date(a.lease_expires_at);
     $("unit-token").textContent = a.unit.token;
@@ -141,7 +154,7 @@
 
   async function save() {
     if (!state.assignment || state.lost) return;
-    const { data } = await call("PUT", "assignments/" + state.assignment.id + "/draft/", { labels: payload() });
+    const { data } = await call("PUT", "assignments/" + state.assignment.id + "/draft/", { labels: payload(), active_seconds: activeSeconds() });
     state.expires = new Date(data.lease_expires_at);
     $("saved").textContent = interpolate(gettext("Draft saved %s"), [new Date().toLocaleTimeString()]);
   }
@@ -164,7 +177,7 @@
     $("calibration-result").hidden = true;
     let data;
     try {
-      ({ data } = await call("POST", "assignments/" + state.assignment.id + "/submit/", { labels: payload() }));
+      ({ data } = await call("POST", "assignments/" + state.assignment.id + "/submit/", { labels: payload(), active_seconds: activeSeconds() }));
     } catch (err) {
       state.submitting = false; $("submit").disabled = false;
       throw err;
@@ -241,6 +254,16 @@
     $("lease-timer").textContent = leaseLeft(state.expires);
   }
   setInterval(tick, 1000);
+  setInterval(() => {
+    if (!state.assignment || state.lost || $("unit").hidden || document.visibilityState !== "visible") return;
+    if (Date.now() - timing.lastInput <= IDLE_CAP_MS) timing.ms += 1000;
+  }, 1000);
+  // Leaving the tab saves the count so far (a reload or a closed tab carries on from it);
+  // coming back counts as activity.
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "visible") { timing.lastInput = Date.now(); return; }
+    if (state.assignment && !state.lost && !state.submitting) save().catch(() => {});
+  });
   setInterval(async () => {
     if (!state.assignment || state.lost || $("unit").hidden) return;
     const { data } = await call("POST", "assignments/" + state.assignment.id + "/renew/");
