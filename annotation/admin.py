@@ -19,7 +19,9 @@ from annotation.models import (
     PayRate,
     PeerAgreement,
     Pool,
+    ReviewFlag,
     Submission,
+    SubmissionVersion,
 )
 
 
@@ -104,11 +106,32 @@ class LabelInline(admin.TabularInline):
         return False
 
 
+class SubmissionVersionInline(admin.TabularInline):
+    model = SubmissionVersion
+    fields = ["version", "submitted_at", "active_seconds", "labels"]
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
 @admin.register(Submission)
 class SubmissionAdmin(ReadOnlyAdmin):
-    list_display = ["unit", "expert", "kind", "slot", "submitted_at"]
+    list_display = ["unit", "expert", "kind", "slot", "version", "submitted_at", "active_seconds"]
     list_filter = ["kind", "unit__pool"]
-    inlines = [LabelInline]
+    inlines = [LabelInline, SubmissionVersionInline]
+
+
+@admin.register(ReviewFlag)
+class ReviewFlagAdmin(ReadOnlyAdmin):
+    """Raters' flags on settled units and the seniors' answers (answered in the senior queue)."""
+
+    list_display = ["submission", "status", "created_at", "resolved_by", "resolved_at"]
+    list_filter = ["status", "submission__unit__pool"]
+    list_select_related = ["submission__unit", "submission__expert__user", "resolved_by__user"]
+    search_fields = ["reason", "answer", "submission__unit__token"]
 
 
 @admin.register(PeerAgreement)

@@ -27,10 +27,15 @@ from annotation.selectors_work import NOTHING_TO_HAND_OUT, WorkState
 from annotation.serializers import (
     AssignmentSerializer,
     CompletedSerializer,
+    FlagInSerializer,
+    FlagOutSerializer,
     LabelsInSerializer,
     LeaseSerializer,
     NotEnrolledSerializer,
+    RevisedLabelsInSerializer,
+    RevisionOutSerializer,
     StudyForExpertSerializer,
+    StudyProgressSerializer,
     SubmissionOutSerializer,
     TokenInSerializer,
     TokenOutSerializer,
@@ -138,6 +143,18 @@ class StudyListView(ExpertAPIView):
             for pool, state in selectors_work.studies_with_work_state(user=request.user)
         ]
         return Response(StudyForExpertSerializer(rows, many=True).data)
+
+
+class StudyProgressView(ExpertAPIView):
+    @extend_schema(
+        responses={200: StudyProgressSerializer, 404: OpenApiResponse(description="not your study")}
+    )
+    def get(self, request, study: str):
+        pool = selectors.pool_get_for_expert(user=request.user, name=study)
+        progress = selectors_work.study_progress(
+            expert=selectors.expert_for_user(user=request.user), pool=pool
+        )
+        return Response(StudyProgressSerializer(progress).data)
 
 
 # Why a claim handed out nothing. A 204 has no body, so the state travels in a header; the
@@ -249,6 +266,52 @@ class SubmitView(ExpertAPIView):
         if outcome is not None:
             data["calibration"] = outcome
         return Response(data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+
+
+class ReviseView(ExpertAPIView):
+    @extend_schema(
+        request=RevisedLabelsInSerializer,
+        responses={
+            200: RevisionOutSerializer,
+            400: OpenApiResponse(description=BAD_BODY_DOC),
+            404: OpenApiResponse(description="not your assignment"),
+            409: OpenApiResponse(
+                description="not revisable: the unit has all its ratings, is with a senior, "
+                "or the study is closed (flag it for review instead); or not submitted yet"
+            ),
+        },
+    )
+    def post(self, request, assignment_id):
+        """Replace the labels of a submitted rating while its unit still waits for ratings;
+        the earlier version is kept. The same labels again change nothing."""
+        submission, changed = services.submission_revise(
+            user=request.user,
+            assignment=self.assignment(assignment_id),
+            labels=self.body_field("labels"),
+        )
+        return Response(RevisionOutSerializer({"submission": submission, "changed": changed}).data)
+
+
+class FlagView(ExpertAPIView):
+    @extend_schema(
+        request=FlagInSerializer,
+        responses={
+            201: FlagOutSerializer,
+            404: OpenApiResponse(description="not your assignment"),
+            409: OpenApiResponse(
+                description="no reason given, the unit still waits for ratings (revise it "
+                "instead), or a flag of yours on it is still open"
+            ),
+        },
+    )
+    def post(self, request, assignment_id):
+        """Ask a senior to look again at a rating whose unit has all its ratings."""
+        flag = services.submission_flag(
+            user=request.user,
+            assignment=self.assignment(assignment_id),
+            reason=self.body_field("reason"),
+        )
+        return Response(FlagOutSerializer(flag).data, status=status.HTTP_201_CREATED)
 
 
 class CompletedView(ExpertAPIView):

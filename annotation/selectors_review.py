@@ -242,6 +242,7 @@ class FlagForSenior:
     dialogue: list[dict[str, str]]
     response: str
     labels: list[LabelShown]  # the flagging rater's, in the rubric's order, under no name
+    items: list[int]  # the rubric item of each label, for the page to add the gold
 
 
 def flag_get_for_senior(*, user, flag_id: int) -> FlagForSenior:
@@ -263,4 +264,5 @@ def flag_get_for_senior(*, user, flag_id: int) -> FlagForSenior:
         dialogue=selectors.blind_dialogue(case=submission.unit.response.case),
         response=submission.unit.response.text,
         labels=labels,
+        items=[item.pk for item in items],
     )

@@ -198,13 +198,53 @@ def work_state_in_pool(*, expert: Expert, pool: Pool, now: datetime | None = Non
         return WorkState.READY
     if gate is not None:
         return gate
-    ranked = rank_candidates(
+    left = _units_left(pool=pool, expert=expert, now=now)
+    return WorkState.READY if left else WorkState.NOTHING_LEFT
+
+
+def _units_left(*, pool: Pool, expert: Expert, now: datetime) -> list[int]:
+    """The units the claim could still hand this expert, read without writing."""
+    return rank_candidates(
         candidates=rating_candidates(pool=pool, expert=expert, live_at=now),
         specialties=expert.specialties,
         expert_key=expert.pseudonym,
         hard=hard_cases_for(pool=pool, expert=expert),
     )
-    return WorkState.READY if ranked else WorkState.NOTHING_LEFT
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A study's progress as one expert may see it: their own work and the team's totals."""
+
+    mine: int  # units I rated in this study
+    left_for_me: int  # units I could still be handed (the one I hold not counted)
+    capacity_left: int  # units I may still submit today, over all studies
+    team_complete: int  # units with all their ratings
+    team_total: int
+
+
+def study_progress(*, expert: Expert, pool: Pool, now: datetime | None = None) -> Progress:
+    """Counts only: never a unit's labels, votes or who rated it."""
+    now = now or timezone.now()
+    ratings = Assignment.objects.filter(
+        pool=pool, kind=Assignment.Kind.RATING, status=Assignment.Status.SUBMITTED
+    )
+    complete = (
+        ratings.values("unit_id")
+        .annotate(n=Count("pk"))
+        .filter(n__gte=pool.raters_per_unit)
+        .count()
+    )
+    open_now = pool.status == Pool.Status.OPEN
+    return Progress(
+        mine=ratings.filter(expert=expert).count(),
+        left_for_me=len(_units_left(pool=pool, expert=expert, now=now)) if open_now else 0,
+        capacity_left=max(
+            0, expert.daily_capacity - selectors.submissions_today(expert=expert, now=now)
+        ),
+        team_complete=complete,
+        team_total=pool.units.count(),
+    )
 
 
 def pool_find_for_expert(*, user, name: str) -> Pool | None:

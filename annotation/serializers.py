@@ -4,6 +4,7 @@ serializer only ever sees the ``BlindUnit`` the selector built."""
 from rest_framework import serializers
 
 from annotation.active_time import MAX_ACTIVE_SECONDS
+from annotation.labels import MAX_NOTE_CHARS
 from annotation.selectors_work import WorkState
 
 ACTIVE_SECONDS_DOC = (
@@ -64,10 +65,13 @@ class LabelInSerializer(serializers.Serializer):
     )
 
 
-class LabelsInSerializer(serializers.Serializer):
+class RevisedLabelsInSerializer(serializers.Serializer):
     """Only documents the body; ``annotation.labels.labels_parse`` does the checking."""
 
     labels = LabelInSerializer(many=True)
+
+
+class LabelsInSerializer(RevisedLabelsInSerializer):
     active_seconds = serializers.IntegerField(
         required=False,
         allow_null=True,
@@ -89,6 +93,24 @@ class SubmissionOutSerializer(serializers.Serializer):
     submitted_at = serializers.DateTimeField(source="assignment.submitted_at")
 
 
+class RevisionOutSerializer(serializers.Serializer):
+    id = serializers.UUIDField(source="submission.assignment.public_id")
+    version = serializers.IntegerField(source="submission.version")
+    changed = serializers.BooleanField(help_text="false: the labels were already these")
+
+
+class FlagInSerializer(serializers.Serializer):
+    reason = serializers.CharField(
+        max_length=MAX_NOTE_CHARS, help_text="why a senior should look again"
+    )
+
+
+class FlagOutSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    status = serializers.CharField(help_text="`open` until a senior answers")
+    created_at = serializers.DateTimeField()
+
+
 class CompletedSerializer(serializers.Serializer):
     id = serializers.UUIDField(source="public_id")
     study = serializers.CharField(source="pool.name")
@@ -105,6 +127,18 @@ class StudyForExpertSerializer(serializers.Serializer):
         help_text="what POST assignments/next/ would find now (`ready`: a unit to rate; the "
         "others as its HeartBench-Work-State header)",
     )
+
+
+class StudyProgressSerializer(serializers.Serializer):
+    mine = serializers.IntegerField(help_text="units you rated in this study")
+    left_for_me = serializers.IntegerField(
+        help_text="units you could still be handed now (the one you hold not counted)"
+    )
+    capacity_left = serializers.IntegerField(
+        help_text="units you may still submit today, over all your studies"
+    )
+    team_complete = serializers.IntegerField(help_text="units with all their ratings")
+    team_total = serializers.IntegerField(help_text="units in the study")
 
 
 class NotEnrolledSerializer(serializers.Serializer):

@@ -14,6 +14,7 @@ from django.shortcuts import redirect, render
 from annotation import selectors, selectors_quality, selectors_work, services
 from annotation.models import CertificationBar
 from annotation.selectors_work import WorkState
+from validation import selectors as validation_selectors
 
 
 class LoginView(auth_views.LoginView):
@@ -58,12 +59,13 @@ def home(request: HttpRequest) -> HttpResponse:
 @login_required
 @expert_required
 def workbench(request: HttpRequest, study: str) -> HttpResponse:
-    _, state = selectors_work.study_work_state(user=request.user, name=study)
-    context = {
-        "study": study,
-        "state": state,
-        "capacity": selectors.expert_for_user(user=request.user).daily_capacity,
-    }
+    pool, state = selectors_work.study_work_state(user=request.user, name=study)
+    expert = selectors.expert_for_user(user=request.user)
+    context = {"study": study, "state": state, "capacity": expert.daily_capacity}
+    if pool is not None:
+        context["progress"] = selectors_work.study_progress(expert=expert, pool=pool)
+        found = validation_selectors.study_get(name=pool.name)
+        context["due_date"] = found.due_date if found else None
     # Not the expert's study: a plain page saying so (404, as before), never the technical one.
     status = 404 if state == WorkState.NOT_ENROLLED else 200
     return render(request, "frontend/workbench.html", context, status=status)

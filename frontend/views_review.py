@@ -15,6 +15,7 @@ from django.utils.translation import gettext
 from annotation import selectors, selectors_knowledge, selectors_review, services
 from annotation.labels import InvalidLabels
 from frontend.views import expert_required
+from validation import selectors as validation_selectors
 
 
 @login_required
@@ -127,8 +128,15 @@ def flag_answer(request: HttpRequest, flag_id: int) -> HttpResponse:
                 answer=request.POST.get("answer", ""),
             )
         except services.AnnotationError as exc:
-            context = {"shown": shown, "error": str(exc), "posted": request.POST}
+            context = _flag_context(shown) | {"error": str(exc), "posted": request.POST}
             return render(request, "frontend/flag.html", context, status=400)
         messages.success(request, gettext("Your answer is recorded."))
         return redirect("frontend:adjudication-home")
-    return render(request, "frontend/flag.html", {"shown": shown})
+    return render(request, "frontend/flag.html", _flag_context(shown))
+
+
+def _flag_context(shown: selectors_review.FlagForSenior) -> dict:
+    """The flag with the unit's gold beside each of the rater's labels."""
+    gold = validation_selectors.unit_gold(unit_id=shown.flag.submission.unit_id)
+    rows = [(label, gold.get(item)) for label, item in zip(shown.labels, shown.items, strict=True)]
+    return {"shown": shown, "rows": rows}

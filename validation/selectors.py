@@ -15,6 +15,11 @@ def study_get(*, name: str) -> Study | None:
     return Study.objects.select_related("pool", "dataset").filter(name=name).first()
 
 
+def unit_gold(*, unit_id: int) -> dict[int, GoldLabel]:
+    """The gold label of each criterion of a study's unit, by rubric item (empty: none yet)."""
+    return {g.rubric_item_id: g for g in GoldLabel.objects.filter(study_unit__unit_id=unit_id)}
+
+
 def study_for_unit(*, unit_id: int) -> Study | None:
     study_unit = StudyUnit.objects.select_related("study__pool").filter(unit_id=unit_id).first()
     return study_unit.study if study_unit else None

@@ -125,3 +125,26 @@ def test_flag_from_the_page_answered_in_the_senior_queue():
     assert desk.get(f"/adjudicate/flags/{flag.pk}/").status_code == 404
     # Raters are not seniors: the flag page is closed to them.
     assert rater.get(f"/adjudicate/flags/{flag.pk}/").status_code == 403
+
+
+def test_admins_see_flags_answers_and_earlier_versions():
+    from django.contrib.auth import get_user_model
+
+    experts = ExpertFactory.create_batch(3)
+    study = open_study(cases=1, experts=experts)
+    rated = [rate(e, study, hit=True) for e in experts]
+    services.submission_flag(user=experts[0].user, assignment=rated[0], reason="doubt: 共情不足")
+    admin = get_user_model().objects.create_superuser("boss", password="x-long-password-1")
+    client = logged_in(admin)
+    flags = client.get("/admin/annotation/reviewflag/").content.decode()
+    assert rated[0].unit.token in flags
+    assert (
+        "共情不足"
+        in client.get(
+            f"/admin/annotation/reviewflag/{ReviewFlag.objects.get().pk}/change/"
+        ).content.decode()
+    )
+    assert (
+        client.get(f"/admin/annotation/submission/{rated[0].submission.pk}/change/").status_code
+        == 200
+    )

@@ -69,6 +69,24 @@ def study_problems(
         .values_list("study_unit")
         .annotate(n=Count("id"))
     )
+    # Gold by majority is the majority of the labels stored now: a revision never lands after
+    # the unit's last rating (and so after its gold).
+    votes: dict[tuple[int, int], list[bool]] = {}
+    for unit_id, item, hit in Label.objects.filter(submission__in=submissions).values_list(
+        "submission__unit_id", "rubric_item_id", "hit"
+    ):
+        votes.setdefault((unit_id, item), []).append(hit)
+    majority = {key: sum(v) * 2 > len(v) for key, v in votes.items()}
+    stale = sum(
+        1
+        for unit_id, item, hit in GoldLabel.objects.filter(
+            study_unit__study__name=name, provenance__in=("3/3", "2/1")
+        ).values_list("study_unit__unit_id", "rubric_item_id", "hit")
+        if majority.get((unit_id, item)) != hit
+    )
+    if stale:
+        problems.append(f"{stale} gold labels that are not the majority of the stored labels")
+
     for unit in units.select_related("case"):
         has_gold = unit.pk in golden
         if unit.state in ("gold", "adjudicated") and golden.get(unit.pk) != criteria[unit.case_id]:

@@ -1,6 +1,7 @@
 """A whole study worked by a team at once on `heartbench serve`, as the README starts it.
 
-Twenty experts rate over the REST API (claim, autosave, submit) in threads of their own, a
+Twenty experts rate over the REST API (claim, autosave, submit, read the study's progress; a
+third of them revise each unit right after, racing its last rating) in threads of their own, a
 senior decides the 2/1 splits on catastrophic criteria as they arrive, one expert rates in
 Chromium alongside, and an admin watches the dashboard and the report while they work, then
 closes the study from the admin and downloads the report, the export and the leaderboard.
@@ -103,6 +104,37 @@ def api_expert(base_url: str, username: str, tally: Tally) -> None:
             assert reply.status_code in (200, 201), reply.text
             with tally.lock:
                 tally.submitted[body["id"]] = {label["criterion"]: label["hit"] for label in labels}
+            if _revises(username):
+                _revise(client, headers, tally, body["id"], labels)
+            while _retry_later(
+                reply := tally.seen(
+                    "progress", client.get(f"/api/v1/studies/{STUDY}/progress/", headers=headers)
+                )
+            ):
+                pass
+            assert reply.status_code == 200, reply.text
+
+
+def _revises(username: str) -> bool:
+    """A third of the experts look again right after each submit and change one mark."""
+    return hashlib.sha256(username.encode()).digest()[0] % 3 == 0
+
+
+def _revise(client: httpx.Client, headers, tally: Tally, assignment: str, labels: list) -> None:
+    """Flip the first mark. The server takes it while the unit waits for ratings (200) and
+    refuses it once the unit has them all (409); either way it must say which, and what it
+    acknowledged is what must be stored."""
+    revised = [{**labels[0], "hit": not labels[0]["hit"]}, *labels[1:]]
+    path = f"/api/v1/assignments/{assignment}/revise/"
+    while _retry_later(
+        reply := tally.seen("revise", client.post(path, json={"labels": revised}, headers=headers))
+    ):
+        pass
+    assert reply.status_code in (200, 409), reply.text
+    if reply.status_code == 200:
+        assert reply.json()["version"] == 2, reply.text
+        with tally.lock:
+            tally.submitted[assignment] = {label["criterion"]: label["hit"] for label in revised}
 
 
 def senior(base_url: str, tally: Tally, experts_done: threading.Event) -> None:
@@ -293,6 +325,7 @@ def test_a_team_works_a_whole_study_at_once_on_the_served_product(product, chrom
     assert "demo-judge" in downloads["html"].text
     assert "demo-warm-counsellor" in leaderboard.text
     assert tally.decided >= 1, "no 2/1 split reached the senior"
+    assert tally.status["revise 200"] >= 1, "no revision was taken"
     assert rated_in_browser >= 1
 
     # The browser expert's submissions were acknowledged on the page; add them by id.

@@ -55,8 +55,20 @@
     $("lost").hidden = true; state.lost = false;
     status(gettext("Loading the next unit…"));
     const { data, workState } = await call("POST", "assignments/next/?study=" + encodeURIComponent(study));
+    refreshProgress();
     if (workState) { showState(workState); return; }
     show(data);
+  }
+
+  // The study's progress line: counts from the API after every claim, quietly skipped when
+  // the request fails (the numbers on screen stay as they were).
+  async function refreshProgress() {
+    const panel = $("study-progress");
+    if (!panel) return;
+    const res = await request(panel.dataset.url, "GET").catch(() => null);
+    if (!res || !res.ok || !res.data) return;
+    for (const el of panel.querySelectorAll("[data-key]")) el.textContent = res.data[el.dataset.key];
+    Object.assign(panel.querySelector("progress"), { max: res.data.team_total, value: res.data.team_complete });
   }
 
   // The server rendered one message per state, hidden; show the one the API named (an

@@ -1,0 +1,65 @@
+"""A study's progress as an expert sees it: their own work, today's capacity and the team's."""
+
+import datetime
+
+import pytest
+from django.test import Client
+
+from annotation import selectors_work, services
+from tests.annotation.factories import ExpertFactory
+from tests.annotation.helpers import all_labels
+from tests.validation.factories import open_study
+
+pytestmark = pytest.mark.django_db
+
+
+def rate(expert, study):
+    assignment = services.assignment_claim_next(user=expert.user, pool=study.pool)
+    services.assignment_submit(assignment=assignment, labels=all_labels(assignment))
+    return assignment
+
+
+def test_progress_counts_my_work_what_is_left_today_and_the_team():
+    experts = ExpertFactory.create_batch(3, daily_capacity=5)
+    study = open_study(cases=2, experts=experts)
+    me = experts[0]
+    start = selectors_work.study_progress(expert=me, pool=study.pool)
+    assert (start.mine, start.left_for_me, start.capacity_left) == (0, 2, 5)
+    assert (start.team_complete, start.team_total) == (0, 2)
+
+    rate(me, study)
+    progress = selectors_work.study_progress(expert=me, pool=study.pool)
+    assert (progress.mine, progress.left_for_me, progress.capacity_left) == (1, 1, 4)
+    assert progress.team_complete == 0
+
+    for expert in experts:
+        while services.assignment_claim_next(user=expert.user, pool=study.pool) is not None:
+            held = expert.assignments.get(status="leased")
+            services.assignment_submit(assignment=held, labels=all_labels(held))
+    done = selectors_work.study_progress(expert=me, pool=study.pool)
+    assert (done.mine, done.left_for_me, done.capacity_left) == (2, 0, 3)
+    assert (done.team_complete, done.team_total) == (2, 2)
+    # The others see the same team, their own work.
+    theirs = selectors_work.study_progress(expert=experts[1], pool=study.pool)
+    assert (theirs.mine, theirs.team_complete) == (2, 2)
+
+
+def test_progress_over_the_api_and_on_the_workbench_page():
+    expert = ExpertFactory()
+    study = open_study(cases=3, experts=[expert])
+    study.due_date = datetime.date(2026, 12, 31)
+    study.save()
+    rate(expert, study)
+    client = Client()
+    client.force_login(expert.user)
+    data = client.get("/api/v1/studies/study-a/progress/").json()
+    assert data == {
+        "mine": 1,
+        "left_for_me": 2,
+        "capacity_left": expert.daily_capacity - 1,
+        "team_complete": 0,
+        "team_total": 3,
+    }
+    page = client.get("/rate/study-a/").content.decode()
+    assert 'data-key="mine">1<' in page and "2026-12-31" in page
+    assert client.get("/api/v1/studies/other/progress/").status_code == 404
