@@ -72,6 +72,10 @@ def routes(assignment_id: str) -> dict[str, Route]:
                                     "other": (404,)}),
         "frontend:completed": Route("GET", "/done/", {"anonymous": LOGIN, "expert": (200,),
                                     "senior": (200,), "admin": (403,), "other": (200,)}),
+        # The claimed assignment is not submitted: nothing to look back at, even for its owner.
+        "frontend:submitted-unit": Route("GET", f"/done/{assignment_id}/", {"anonymous": LOGIN,
+                                         "expert": (404,), "senior": (404,), "admin": (403,),
+                                         "other": (404,)}),
         "frontend:profile": Route("GET", "/profile/", {"anonymous": LOGIN, "expert": (200,),
                                   "senior": (200,), "admin": (403,), "other": (200,)}),
         "frontend:certificate": Route("GET", "/certificate/", {"anonymous": LOGIN,
@@ -110,6 +114,13 @@ def routes(assignment_id: str) -> dict[str, Route]:
                                  {**api_expert, "expert": (200, 201), "senior": (201,),
                                   "other": (403, 404)}),
         "annotation:completed": Route("GET", "/api/v1/assignments/completed/", api_expert),
+        "annotation:progress": Route("GET", "/api/v1/studies/study-a/progress/",
+                                     {**api_expert, "other": (404,)}),
+        # Revising checks the labels first (400), flagging finds the unit not submitted (409).
+        "annotation:revise": Route("POST", detail + "revise/", {**owner_only, "expert": (400,)},
+                                   {"labels": []}),
+        "annotation:flag": Route("POST", detail + "flag/", {**owner_only, "expert": (409,)},
+                                 {"reason": "x"}),
         "annotation:detail": Route("GET", detail, owner_only),
         "annotation:draft": Route("PUT", detail + "draft/", owner_only, {"labels": []}),
         "annotation:renew": Route("POST", detail + "renew/", owner_only),
@@ -120,6 +131,8 @@ def routes(assignment_id: str) -> dict[str, Route]:
         # Another expert's assignment is no adjudication of the senior's (404).
         "frontend:adjudication-home": Route("GET", "/adjudicate/", senior_only),
         "frontend:adjudicate": Route("GET", "/adjudicate/study-a/", senior_only),
+        "frontend:flag-answer": Route("GET", "/adjudicate/flags/999999/",
+                                      {**senior_only, "senior": (404,)}),
         "annotation:adj-next": Route("POST", "/api/v1/adjudications/next/?study=study-a",
                                      {**api_senior, "senior": (204, 409)}),
         "annotation:adj-detail": Route("GET", f"/api/v1/adjudications/{assignment_id}/",
