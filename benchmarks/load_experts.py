@@ -11,10 +11,11 @@ gets a database of its own on that server, Redis as the broker and one ``heartbe
 on the reports queue, as the deployment guide sets it up. The released cases are imported
 (read in place, never copied) with synthetic answers of ``--models`` models. For each N it
 opens a fresh study over every answer, and N asyncio experts, each with its own API token,
-loop: claim the next unit, think, autosave half of the labels, think, submit all of them,
-think, for ``--seconds``. Think times are uniform in [0.5, 1.5] × ``--think``: a real expert
-spends minutes on a unit, so the default of one second offers about a hundred times the load
-of the same number of people. A 503 (busy, with Retry-After) is counted and retried.
+loop: claim the next unit, read the study's progress (as the workbench does), think, autosave
+half of the labels, think, submit all of them, think, for ``--seconds``. Think times are
+uniform in [0.5, 1.5] × ``--think``: a real expert spends minutes on a unit, so the default of
+one second offers about a hundred times the load of the same number of people. A 503 (busy,
+with Retry-After) is counted and retried.
 
 Afterwards the database is checked (tests.product.invariants): every acknowledged submission
 is stored exactly once with exactly the labels sent, nothing unacknowledged was stored, every
@@ -42,7 +43,7 @@ import httpx
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
-ENDPOINTS = ("next", "draft", "submit")
+ENDPOINTS = ("next", "progress", "draft", "submit")
 OK = ("200", "201", "204")
 
 
@@ -187,6 +188,13 @@ async def expert(
             return
         body = reply.json()
         ident = body["id"]
+        # The workbench reads the study's progress line after every claim.
+        reply = await until_not_busy(
+            client, tally, "progress", "GET", f"/api/v1/studies/{study}/progress/", headers=headers
+        )
+        if reply.status_code != 200:
+            tally.unexpected.append(f"progress {reply.status_code}: {reply.text[:200]}")
+            return
         labels = [
             {"criterion": c["id"], "hit": fake_verdict(c["text"])} for c in body["unit"]["criteria"]
         ]

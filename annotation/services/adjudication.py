@@ -16,7 +16,7 @@ from django.utils.translation import gettext
 from annotation import selectors_adjudication as queue
 from annotation.assignment import Candidate, rank_candidates
 from annotation.decisions import decisions_parse
-from annotation.models import Assignment, Draft, Label, Pool, Submission, Unit
+from annotation.models import Assignment, Draft, Pool, Submission, Unit
 from annotation.services.claims import claim_first_free
 from annotation.services.core import (
     _hold_lease,
@@ -24,11 +24,11 @@ from annotation.services.core import (
     assignment_lock,
     leases_expire,
     submission_labels_equal,
+    submission_labels_write,
 )
 from annotation.services.errors import AnnotationError, PoolBusy, SubmissionConflict
 from annotation.services.leases import lease_held_renew
 from annotation.services.pay import pay_record_earning
-from benchmark.models import RubricItem
 from benchmark.services.audit import audit_record
 
 CLAIM_TRIES = 32
@@ -115,7 +115,6 @@ def adjudication_submit(
     tokens = queue.adjudication_tokens(assignment=assignment)
     parsed = decisions_parse(decisions, criteria=tokens)
     wanted = {tokens[token]: value for token, value in parsed.items()}
-    versions = dict(RubricItem.objects.filter(pk__in=wanted).values_list("pk", "version"))
     with transaction.atomic():
         assignment = assignment_lock(assignment_id=assignment.pk, related=("pool", "expert__user"))
         if assignment.status == Assignment.Status.SUBMITTED:
@@ -133,16 +132,7 @@ def adjudication_submit(
             kind=Assignment.Kind.ADJUDICATION,
             slot=None,
         )
-        Label.objects.bulk_create(
-            Label(
-                submission=submission,
-                rubric_item_id=pk,
-                hit=bool(value.hit),
-                note=value.note,
-                rubric_version=versions.get(pk, 1),
-            )
-            for pk, value in wanted.items()
-        )
+        submission_labels_write(submission=submission, wanted=wanted)
         assignment.status = Assignment.Status.SUBMITTED
         assignment.submitted_at = now
         assignment.save(update_fields=["status", "submitted_at"])

@@ -93,6 +93,7 @@ def test_revise_with_the_mouse_then_flag_and_a_senior_answers(
     senior_page.language = lang
     login(senior_page, live_server, senior.user.username, PASSWORD, next_path="/adjudicate/")
     flag = ReviewFlag.objects.get()
+    problems += readable_at_every_width(senior_page, artifacts, "senior-queue")
     senior_page.click(f"a[href='/adjudicate/flags/{flag.pk}/']")
     senior_page.wait_for_selector("#flag-answer")
     # Beside each of the rater's labels, the unit's gold and how it was reached (2 met, 1 not).
