@@ -229,12 +229,8 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env_str("HEARTBENCH_LOG_LEVEL", "WARNING")},
 }
 
-# Annotation: experts log in on the workbench's own page; units finished by their last
-# rater get their golden standard from validation's task (annotation never imports validation).
+# Annotation: experts log in on the workbench's own page. (What validation does when a unit
+# gets its last rating is subscribed in validation/apps.py, through annotation.events.)
 LOGIN_URL = "/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/login/"
-HEARTBENCH_UNIT_COMPLETE_TASKS = ["validation.tasks.unit_gold_compute"]
-# Called inside the transaction of a unit's last rating: a 2/1 split on a criterion the study
-# chose sends the unit to the senior queue before gold can be written.
-HEARTBENCH_UNIT_RATED_HOOKS = ["validation.services.study_route_splits"]

@@ -13,21 +13,20 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext
 
+from annotation import events
 from annotation import selectors_adjudication as queue
 from annotation.assignment import Candidate, rank_candidates
 from annotation.decisions import decisions_parse
 from annotation.models import Assignment, Draft, Pool, Submission, Unit
 from annotation.services.claims import claim_first_free
 from annotation.services.core import (
-    _hold_lease,
-    _on_unit_complete,
     assignment_lock,
     leases_expire,
     submission_labels_equal,
     submission_labels_write,
 )
 from annotation.services.errors import AnnotationError, PoolBusy, SubmissionConflict
-from annotation.services.leases import lease_held_renew
+from annotation.services.leases import lease_held_renew, lease_hold
 from annotation.services.pay import pay_record_earning
 from benchmark.services.audit import audit_record
 
@@ -124,7 +123,7 @@ def adjudication_submit(
             raise SubmissionConflict(
                 gettext("this unit was already adjudicated with other decisions")
             )
-        _hold_lease(assignment=assignment, now=now)
+        lease_hold(assignment=assignment, now=now)
         submission = Submission.objects.create(
             assignment=assignment,
             unit_id=assignment.unit_id,
@@ -148,5 +147,5 @@ def adjudication_submit(
                 "decisions": {str(pk): value.hit for pk, value in wanted.items()},
             },
         )
-        _on_unit_complete(assignment.unit_id)
+        events.unit_complete(assignment.unit_id)
     return submission, True

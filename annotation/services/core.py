@@ -7,16 +7,14 @@ import secrets
 from collections.abc import Iterable
 from datetime import datetime, timedelta
 
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
-from django.utils.module_loading import import_string
 from django.utils.translation import gettext
 
-from annotation import selectors
+from annotation import events, selectors
 from annotation.active_time import active_seconds_parse
 from annotation.labels import LabelValue, label_versions, labels_parse
 from annotation.models import Assignment, Draft, Expert, Label, Pool, Submission, Unit
@@ -24,7 +22,8 @@ from annotation.services.agreement import unit_record_peer_agreement
 from annotation.services.calibration import (
     calibration_finish_if_complete,
 )
-from annotation.services.errors import AnnotationError, LeaseLost, SubmissionConflict
+from annotation.services.errors import AnnotationError, SubmissionConflict
+from annotation.services.leases import lease_hold
 from annotation.services.pay import pay_record_earning
 from benchmark.models import AuditEvent, Response
 from benchmark.selectors.rubric import rubric_item_versions
@@ -232,26 +231,6 @@ def leases_expire(*, now: datetime | None = None, pool: Pool | None = None) -> i
     return len(expired)
 
 
-def _hold_lease(*, assignment: Assignment, now: datetime) -> None:
-    """Keep or win back the lease; raise LeaseLost when the unit's slot is gone."""
-    if assignment.status == Assignment.Status.RELEASED:
-        raise LeaseLost(gettext("this unit was taken away from you (study closed or reassigned)"))
-    if assignment.status == Assignment.Status.EXPIRED:
-        if assignment.pool.status != Pool.Status.OPEN and assignment.kind == "rating":
-            raise LeaseLost(gettext("the study is closed"))
-        try:
-            with transaction.atomic():
-                assignment.status = Assignment.Status.LEASED
-                assignment.save(update_fields=["status"])
-        except IntegrityError as exc:
-            assignment.status = Assignment.Status.EXPIRED
-            raise LeaseLost(
-                gettext("your lease expired and the unit went to another expert")
-            ) from exc
-    assignment.lease_expires_at = now + timedelta(seconds=assignment.pool.lease_seconds)
-    assignment.save(update_fields=["lease_expires_at"])
-
-
 def assignment_lock(*, assignment_id: int, related: tuple[str, ...] = ("pool",)) -> Assignment:
     """The assignment, re-read under its row lock (inside the caller's transaction).
 
@@ -272,7 +251,7 @@ def assignment_renew(*, assignment: Assignment, now: datetime | None = None) -> 
         assignment = assignment_lock(assignment_id=assignment.pk)
         if assignment.status == Assignment.Status.SUBMITTED:
             raise AnnotationError(gettext("this assignment is already submitted"))
-        _hold_lease(assignment=assignment, now=now)
+        lease_hold(assignment=assignment, now=now)
     return assignment
 
 
@@ -296,7 +275,7 @@ def draft_save(
         assignment = assignment_lock(assignment_id=assignment.pk)
         if assignment.status == Assignment.Status.SUBMITTED:
             raise AnnotationError(gettext("this assignment is already submitted"))
-        _hold_lease(assignment=assignment, now=now)
+        lease_hold(assignment=assignment, now=now)
         defaults: dict[str, object] = {
             "labels": {k: {"hit": v.hit, "note": v.note} for k, v in parsed.items()}
         }
@@ -328,23 +307,6 @@ def submission_labels_write(*, submission: Submission, wanted: dict[int, LabelVa
         )
         for pk, v in wanted.items()
     )
-
-
-def _on_unit_rated(unit_id: int) -> None:
-    # Validation decides, inside this transaction, whether a 2/1 split on a criterion the
-    # study chose sends the unit to a senior (annotation must not import validation).
-    for path in getattr(settings, "HEARTBENCH_UNIT_RATED_HOOKS", ()):
-        import_string(path)(unit_id=unit_id)
-
-
-def _on_unit_complete(unit_id: int) -> None:
-    # Validation subscribes by setting (annotation must not import validation). Robust: the
-    # submission is committed by then, so a task that fails in process (eager) or cannot be
-    # published is logged, not answered to the expert as a 500; closing or exporting the
-    # study writes any gold still missing.
-    for path in getattr(settings, "HEARTBENCH_UNIT_COMPLETE_TASKS", ()):
-        task = import_string(path)
-        transaction.on_commit(lambda task=task: task.delay(unit_id=unit_id), robust=True)
 
 
 def unit_lock_count_ratings(*, unit_id: int) -> int:
@@ -389,7 +351,7 @@ def assignment_submit(
             raise SubmissionConflict(
                 gettext("this assignment was already submitted with other labels")
             )
-        _hold_lease(assignment=assignment, now=now)
+        lease_hold(assignment=assignment, now=now)
         submission = Submission.objects.create(
             assignment=assignment,
             unit_id=assignment.unit_id,
@@ -424,8 +386,8 @@ def assignment_submit(
                     unit_record_peer_agreement(
                         unit_id=assignment.unit_id, pool_id=assignment.pool_id
                     )
-                _on_unit_rated(assignment.unit_id)
-                _on_unit_complete(assignment.unit_id)
+                events.unit_rated(assignment.unit_id)
+                events.unit_complete(assignment.unit_id)
     return submission, True
 
 

@@ -8,10 +8,11 @@ from decimal import Decimal
 import pytest
 from django.contrib import admin
 from django.core.management import CommandError, call_command
-from django.test import RequestFactory, override_settings
+from django.test import RequestFactory
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from annotation import events
 from annotation import services as annotation_services
 from annotation.models import Expert, Label, PayEntry, Submission, Unit
 from benchmark.models import AuditEvent, RubricItem, Verdict
@@ -110,15 +111,13 @@ def _refuse(**kwargs):
     raise RuntimeError("routing failed")
 
 
-def test_routing_runs_in_the_transaction_of_the_third_rating():
+def test_routing_runs_in_the_transaction_of_the_third_rating(monkeypatch):
     raters = ExpertFactory.create_batch(3)
     study = open_study(cases=1, experts=raters, name="tx", adjudicate_splits=["*"])
     rate_positions(raters[0], study, {WARMTH: True})
     rate_positions(raters[1], study, {})
-    with (
-        override_settings(HEARTBENCH_UNIT_RATED_HOOKS=[f"{__name__}._refuse"]),
-        pytest.raises(RuntimeError),
-    ):
+    monkeypatch.setattr(events, "RATED", [_refuse])
+    with pytest.raises(RuntimeError):
         rate_positions(raters[2], study, {})
     # The third submission rolled back with the failed routing: nothing half-written.
     assert Submission.objects.count() == 2

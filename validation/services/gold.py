@@ -31,9 +31,10 @@ def _rating_votes(unit_id: int) -> tuple[dict[int, list[bool]], int]:
 def study_route_splits(*, unit_id: int) -> list[int]:
     """Send a fully rated unit to the senior queue when a criterion the study chose split 2/1.
 
-    Runs inside the transaction of the unit's last rating (annotation calls it through
-    ``HEARTBENCH_UNIT_RATED_HOOKS``), so gold can never be written from the bare majority of
-    a split that a senior must decide. Returns the split rubric item ids (empty: none).
+    Runs inside the transaction of the unit's last rating (subscribed to
+    ``annotation.events.unit_rated`` in validation/apps.py), so gold can never be written from
+    the bare majority of a split that a senior must decide. Returns the split rubric item ids
+    (empty: none).
     """
     with transaction.atomic():
         # Lock only the study unit (NO KEY: gold rows reference it), never the study or pool

@@ -1,0 +1,44 @@
+"""What annotation tells the apps above it about a unit's life: an explicit registry.
+
+Annotation must not import validation, yet validation must act when a unit gets its last
+rating. Validation subscribes in its ``AppConfig.ready()``; annotation's services announce.
+Reading ``validation/apps.py`` shows who listens, and a test can swap the lists.
+
+- ``unit_rated``: in the transaction of a unit's last rating, before it commits; a handler
+  that raises rolls the rating back (the study's split routing lives there).
+- ``unit_complete``: after the commit of a unit's last rating or a senior's decision; each
+  subscriber is a Celery task, queued with the unit's id (gold is computed there).
+"""
+
+from collections.abc import Callable
+
+from django.db import transaction
+
+RATED: list[Callable[..., object]] = []
+COMPLETE: list = []  # Celery tasks: ``task.delay(unit_id=...)``
+
+
+def subscribe(*, rated: Callable[..., object] | None = None, complete=None) -> None:
+    """Add a handler (``rated(unit_id=...)``) or a task (``complete.delay(unit_id=...)``);
+    subscribing the same one twice is a no-op, so a repeated ``ready()`` is harmless."""
+    if rated is not None and rated not in RATED:
+        RATED.append(rated)
+    if complete is not None and complete not in COMPLETE:
+        COMPLETE.append(complete)
+
+
+def unit_rated(unit_id: int) -> None:
+    """Announce, inside the caller's transaction, that a unit has all its ratings."""
+    for handler in RATED:
+        handler(unit_id=unit_id)
+
+
+def unit_complete(unit_id: int) -> None:
+    """Queue every subscribed task for the unit once the caller's transaction commits.
+
+    Robust: the submission is committed by then, so a task that fails in process (eager) or
+    cannot be published is logged, not answered to the expert as a 500; closing or exporting
+    the study writes any gold still missing.
+    """
+    for task in COMPLETE:
+        transaction.on_commit(lambda task=task: task.delay(unit_id=unit_id), robust=True)
