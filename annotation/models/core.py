@@ -288,6 +288,9 @@ class Submission(models.Model):
     slot = models.PositiveSmallIntegerField(_("rater slot"), null=True, blank=True)
     submitted_at = models.DateTimeField(_("submitted at"), auto_now_add=True)
     version = models.PositiveSmallIntegerField(_("version"), default=1)
+    # When the current version was made by a revision; ``submitted_at`` stays the first
+    # submission's time (today's capacity, the pay day and the charts count that one).
+    revised_at = models.DateTimeField(_("revised at"), null=True, blank=True)
     # Active time on the unit (idle and hidden-tab time excluded); None when not measured
     # (an API client that does not send it).
     active_seconds = models.PositiveIntegerField(_("active seconds"), null=True, blank=True)

@@ -16,6 +16,7 @@ class SubmissionVersion(models.Model):
     # [{"item": rubric item id, "hit": bool, "note": str, "rubric_version": int}, ...]
     labels = models.JSONField(_("labels"))
     active_seconds = models.PositiveIntegerField(_("active seconds"), null=True, blank=True)
+    # When this version was made: the first submission, or the revision that made it.
     submitted_at = models.DateTimeField(_("submitted at"))
 
     class Meta:

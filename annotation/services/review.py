@@ -85,7 +85,7 @@ def submission_revise(
                 for label in before
             ],
             active_seconds=submission.active_seconds,
-            submitted_at=submission.submitted_at,
+            submitted_at=submission.revised_at or submission.submitted_at,
         )
         changed = sorted(
             label.rubric_item_id
@@ -96,8 +96,8 @@ def submission_revise(
         submission.labels.all().delete()
         submission_labels_write(submission=submission, wanted=wanted)
         submission.version += 1
-        submission.submitted_at = now
-        submission.save(update_fields=["version", "submitted_at"])
+        submission.revised_at = now
+        submission.save(update_fields=["version", "revised_at"])
         audit_record(
             actor=user,
             action="rating.revise",

@@ -69,6 +69,10 @@ def test_a_revision_replaces_the_labels_keeps_the_earlier_version_and_writes_an_
     )
 
     assert changed and submission.version == 2
+    # The first submission's time stays (today's capacity and the pay day count it); the
+    # revision has its own.
+    assert submission.submitted_at == assignment.submission.submitted_at
+    assert submission.revised_at is not None and submission.revised_at >= submission.submitted_at
     assert set(hits(assignment)) == {False}
     kept = SubmissionVersion.objects.get(submission=submission)
     assert kept.version == 1

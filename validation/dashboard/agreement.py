@@ -74,8 +74,9 @@ CACHE_SECONDS = 3600
 
 
 def _submissions_state(pool_ids: list[int]) -> dict[int, tuple[int, int]]:
-    """Pool id → (newest rating submission id, how many): submissions and their labels are
-    append-only, so the pair changes whenever (and only when) a pool's agreement can."""
+    """Pool id → (newest rating submission id, how many): submissions are append-only and
+    their labels change only while their unit is incomplete (a revision), which no agreement
+    counts, so the pair changes whenever (and only when) a pool's agreement can."""
     rows = (
         Submission.objects.filter(unit__pool_id__in=pool_ids, kind="rating")
         .values_list("unit__pool_id")
