@@ -18,7 +18,7 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 from annotation.blinding import criterion_token, shuffled
-from annotation.models import Assignment, Expert, Pool, Submission
+from annotation.models import Assignment, Expert, Label, Pool, Submission
 from benchmark.models import RubricItem
 
 SPEAKERS = {"A": "user", "B": "counsellor"}
@@ -44,6 +44,22 @@ def pools_for_expert(*, user) -> QuerySet[Pool]:
 def pool_submissions_count(*, pool: Pool) -> int:
     """Submitted expert work on the pool's units (ratings and adjudications); staff side."""
     return Submission.objects.filter(unit__pool=pool).count()
+
+
+def rating_submissions() -> QuerySet[Submission]:
+    """Every rating submission: what gold, agreement and the dashboards count (never a
+    senior's decision or a calibration sitting)."""
+    return Submission.objects.filter(kind=Assignment.Kind.RATING)
+
+
+def rating_labels() -> QuerySet[Label]:
+    """The labels of every rating submission (see ``rating_submissions``)."""
+    return Label.objects.filter(submission__kind=Assignment.Kind.RATING)
+
+
+def decision_labels() -> QuerySet[Label]:
+    """A senior's decisions: the labels of every adjudication (the note holds the reason)."""
+    return Label.objects.filter(submission__kind=Assignment.Kind.ADJUDICATION)
 
 
 def pool_get_for_expert(*, user, name: str) -> Pool:

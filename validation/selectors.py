@@ -5,7 +5,7 @@ from collections.abc import Iterator
 
 from django.db.models import Count, Q, QuerySet
 
-from annotation.models import Submission
+from annotation.models import Assignment, Submission
 from benchmark.models import Dataset, JudgeRun, ModelUnderTest, RubricItem, Verdict
 from validation.closing import COMPLETE, NEVER_RATED, PARTLY_RATED, Completion, completion_of
 from validation.models import GoldLabel, Study, StudyUnit
@@ -50,7 +50,7 @@ _RATED = (StudyUnit.State.GOLD, StudyUnit.State.AWAITING, StudyUnit.State.ADJUDI
 def study_units_with_ratings(*, study: Study) -> QuerySet[StudyUnit]:
     """The study's units, each with ``ratings``: its number of rating submissions."""
     return study.units.annotate(
-        ratings=Count("unit__submissions", filter=Q(unit__submissions__kind="rating"))
+        ratings=Count("unit__submissions", filter=Q(unit__submissions__kind=Assignment.Kind.RATING))
     )
 
 

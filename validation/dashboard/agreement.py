@@ -28,6 +28,7 @@ from django.db.models import Count, Max, Sum
 
 from annotation.models import Label, PeerAgreement, Submission
 from annotation.quality import Agreement, combine
+from annotation.selectors import rating_submissions
 from benchmark.models import RubricItem
 
 # Weeks start on Monday: epoch day 0 (1970-01-01) was a Thursday, three days after one.
@@ -78,7 +79,8 @@ def _submissions_state(pool_ids: list[int]) -> dict[int, tuple[int, int]]:
     their labels change only while their unit is incomplete (a revision), which no agreement
     counts, so the pair changes whenever (and only when) a pool's agreement can."""
     rows = (
-        Submission.objects.filter(unit__pool_id__in=pool_ids, kind="rating")
+        rating_submissions()
+        .filter(unit__pool_id__in=pool_ids)
         .values_list("unit__pool_id")
         .annotate(last=Max("id"), n=Count("id"))
         .order_by()

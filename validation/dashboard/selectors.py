@@ -15,8 +15,9 @@ from django.db.models.functions import TruncDate
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from annotation.models import ACTIVE, Assignment, Expert, Pool, Submission
+from annotation.models import ACTIVE, Assignment, Expert, Pool
 from annotation.quality import QUALITY_MIN_UNITS, Agreement, combine
+from annotation.selectors import rating_submissions
 from validation.dashboard import rules
 from validation.dashboard.agreement import peer_agreement_table
 from validation.models import Study, StudyUnit
@@ -91,7 +92,8 @@ def _unit_buckets(studies: list[Study]) -> dict[int, dict[str, int]]:
 def _rating_counts(studies: list[Study], *, since: datetime) -> dict[int, tuple[int, int]]:
     """Pool id → (rating submissions in all, rating submissions since ``since``)."""
     rows = (
-        Submission.objects.filter(unit__pool__in=[s.pool_id for s in studies], kind="rating")
+        rating_submissions()
+        .filter(unit__pool__in=[s.pool_id for s in studies])
         .values("unit__pool_id")
         .annotate(total=Count("id"), recent=Count("id", filter=Q(submitted_at__gte=since)))
         .order_by()
@@ -192,13 +194,16 @@ def study_detail(*, study: Study, now: datetime | None = None) -> StudyDetail:
     pool = study.pool
     members = list(pool.experts.select_related("user").order_by("user__username"))
     subs = dict(
-        Submission.objects.filter(unit__pool=pool, kind="rating")
+        rating_submissions()
+        .filter(unit__pool=pool)
         .values_list("expert_id")
         .annotate(n=Count("id"))
         .order_by()
     )
     leased = dict(
-        Assignment.objects.filter(pool=pool, kind="rating", status=Assignment.Status.LEASED)
+        Assignment.objects.filter(
+            pool=pool, kind=Assignment.Kind.RATING, status=Assignment.Status.LEASED
+        )
         .values_list("expert_id")
         .annotate(n=Count("id"))
         .order_by()
@@ -227,9 +232,8 @@ def study_detail(*, study: Study, now: datetime | None = None) -> StudyDetail:
         for e in members
     ]
     per_day_rows = dict(
-        Submission.objects.filter(
-            unit__pool=pool, kind="rating", submitted_at__gte=now - timedelta(days=DAYS_CHARTED)
-        )
+        rating_submissions()
+        .filter(unit__pool=pool, submitted_at__gte=now - timedelta(days=DAYS_CHARTED))
         .annotate(day=TruncDate("submitted_at"))
         .values_list("day")
         .annotate(n=Count("id"))

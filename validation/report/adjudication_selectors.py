@@ -1,6 +1,6 @@
 """Gathering the decisions of a study's senior experts for the report's adjudication section."""
 
-from annotation.models import Label
+from annotation.selectors import decision_labels, rating_labels
 from benchmark.models import RubricItemVersion
 from validation.models import Study, StudyUnit
 from validation.report.adjudication import INCOMPLETE, SPLIT, AdjudicationRecord
@@ -13,12 +13,15 @@ def adjudication_decisions(*, study: Study) -> tuple[AdjudicationRecord, ...]:
         for su in StudyUnit.objects.filter(study=study).select_related("case", "model", "unit")
     }
     votes: dict[tuple[int, int], list[bool]] = {}
-    for unit_id, item_id, hit in Label.objects.filter(
-        submission__unit_id__in=units, submission__kind="rating"
-    ).values_list("submission__unit_id", "rubric_item_id", "hit"):
+    for unit_id, item_id, hit in (
+        rating_labels()
+        .filter(submission__unit_id__in=units)
+        .values_list("submission__unit_id", "rubric_item_id", "hit")
+    ):
         votes.setdefault((unit_id, item_id), []).append(hit)
     decided = list(
-        Label.objects.filter(submission__unit_id__in=units, submission__kind="adjudication")
+        decision_labels()
+        .filter(submission__unit_id__in=units)
         .select_related("rubric_item", "submission__expert")
         .order_by("submission__unit_id", "rubric_item__position")
     )

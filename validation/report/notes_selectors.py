@@ -1,6 +1,6 @@
 """Gathering a study's rater notes for the report (validation.report.notes)."""
 
-from annotation.models import Label
+from annotation.selectors import rating_labels
 from validation.models import GoldLabel, Study, StudyUnit
 from validation.report.notes import NoteRecord
 
@@ -21,7 +21,8 @@ def rater_notes_gather(*, study: Study) -> tuple[NoteRecord, ...]:
         )
     }
     labels = (
-        Label.objects.filter(submission__unit_id__in=list(units), submission__kind="rating")
+        rating_labels()
+        .filter(submission__unit_id__in=list(units))
         .exclude(note="")
         .select_related("rubric_item", "submission__expert")
     )

@@ -4,7 +4,7 @@ from collections import Counter, defaultdict
 
 import numpy as np
 
-from annotation.models import Label
+from annotation.selectors import rating_labels
 from benchmark.models import Case, JudgeRun, ModelUnderTest, RubricItem, Verdict
 from validation.models import GoldLabel, Study, StudyUnit
 from validation.report.adjudication_selectors import adjudication_decisions
@@ -98,9 +98,13 @@ def study_report_data(*, study: Study) -> StudyData:
 
     experts: dict[str, int] = {}
     labelled: list[tuple[int, int, int]] = []
-    for unit_id, item_id, pseudonym, hit in Label.objects.filter(
-        submission__unit_id__in=[u[1] for u in units], submission__kind="rating"
-    ).values_list("submission__unit_id", "rubric_item_id", "submission__expert__pseudonym", "hit"):
+    for unit_id, item_id, pseudonym, hit in (
+        rating_labels()
+        .filter(submission__unit_id__in=[u[1] for u in units])
+        .values_list(
+            "submission__unit_id", "rubric_item_id", "submission__expert__pseudonym", "hit"
+        )
+    ):
         row = row_of.get((unit_id, item_id))
         if row is not None:
             column = experts.setdefault(pseudonym, len(experts))

@@ -5,6 +5,7 @@ from collections.abc import Iterable
 
 from django.db import transaction
 
+from annotation import selectors as annotation_selectors
 from annotation import services as annotation_services
 from annotation.models import Submission
 from benchmark.models import RubricItem
@@ -17,9 +18,8 @@ from validation.models import GoldLabel, Study, StudyUnit
 def _rating_votes(unit_id: int) -> tuple[dict[int, list[bool]], int]:
     """Each criterion's rating votes on a unit, and how many rating submissions it has."""
     votes: dict[int, list[bool]] = defaultdict(list)
-    submissions = Submission.objects.filter(unit_id=unit_id, kind="rating").prefetch_related(
-        "labels"
-    )
+    submissions = annotation_selectors.rating_submissions().filter(unit_id=unit_id)
+    submissions = submissions.prefetch_related("labels")
     count = 0
     for submission in submissions:
         count += 1
