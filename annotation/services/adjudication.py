@@ -28,6 +28,7 @@ from annotation.services.core import (
 from annotation.services.errors import AnnotationError, PoolBusy, SubmissionConflict
 from annotation.services.leases import lease_held_renew, lease_hold
 from annotation.services.pay import pay_record_earning
+from benchmark.audit_actions import AuditAction
 from benchmark.services.audit import audit_record
 
 CLAIM_TRIES = 32
@@ -46,7 +47,7 @@ def unit_queue_adjudication(*, unit_id: int, items: Iterable[int], actor=None) -
         unit.save(update_fields=["needs_adjudication", "adjudicate_items"])
         audit_record(
             actor=actor,
-            action="unit.adjudication_queued",
+            action=AuditAction.UNIT_ADJUDICATION_QUEUED,
             obj=unit,
             data={"items": items, "whole_unit": not items},
         )
@@ -91,7 +92,7 @@ def adjudication_claim_next(*, user, pool: Pool, now: datetime | None = None) ->
         if assignment is not None:
             audit_record(
                 actor=user,
-                action="adjudication.claim",
+                action=AuditAction.ADJUDICATION_CLAIM,
                 obj=assignment,
                 data={"unit": assignment.unit_id},
             )
@@ -139,7 +140,7 @@ def adjudication_submit(
         pay_record_earning(submission=submission, pool=assignment.pool, expert=assignment.expert)
         audit_record(
             actor=assignment.expert.user,
-            action="adjudication.submit",
+            action=AuditAction.ADJUDICATION_SUBMIT,
             obj=submission,
             data={
                 "assignment": str(assignment.public_id),

@@ -22,6 +22,7 @@ from annotation.models import (
 from annotation.references import ReferenceRow
 from annotation.services.errors import AnnotationError
 from annotation.services.leases import lease_held_renew
+from benchmark.audit_actions import AuditAction
 from benchmark.models import Dataset, Response, RubricItem
 from benchmark.services.audit import audit_record
 
@@ -94,7 +95,7 @@ def calibration_create(
             )
         audit_record(
             actor=actor,
-            action="calibration.create",
+            action=AuditAction.CALIBRATION_CREATE,
             obj=calibration_set,
             data={"units": len(planned), "senior": senior.pk, "pass_threshold": pass_threshold},
         )
@@ -128,7 +129,7 @@ def pool_set_quality_policy(
         pool.save(update_fields=["calibration", "min_quality", "hard_min_quality"])
         audit_record(
             actor=actor,
-            action="pool.quality_policy",
+            action=AuditAction.POOL_QUALITY_POLICY,
             obj=pool,
             data={
                 "from": before,
@@ -158,7 +159,10 @@ def calibration_claim_next(
             calibration_set=calibration_set, expert=expert, reason=reason, started_at=now
         )
         audit_record(
-            actor=expert.user, action="calibration.start", obj=attempt, data={"reason": reason}
+            actor=expert.user,
+            action=AuditAction.CALIBRATION_START,
+            obj=attempt,
+            data={"reason": reason},
         )
     done = Assignment.objects.filter(attempt=attempt, status__in=ACTIVE).values("unit_id")
     left = Unit.objects.filter(pool=pool).exclude(pk__in=done).values_list("pk", flat=True)
@@ -223,7 +227,7 @@ def calibration_finish_if_complete(*, attempt: CalibrationAttempt, now: datetime
     attempt.save()
     audit_record(
         actor=attempt.expert.user,
-        action="calibration.finish",
+        action=AuditAction.CALIBRATION_FINISH,
         obj=attempt,
         data={"agreement": attempt.agreement, "passed": attempt.passed},
     )

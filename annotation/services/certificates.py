@@ -5,6 +5,7 @@ from django.db import IntegrityError, transaction
 from annotation import quality, selectors_quality
 from annotation.models import CalibrationAttempt, Certificate, CertificationBar, Expert
 from annotation.services.errors import AnnotationError
+from benchmark.audit_actions import AuditAction
 from benchmark.services.audit import audit_record
 
 
@@ -41,7 +42,7 @@ def certificate_issue(*, expert: Expert, bar: CertificationBar, actor=None) -> C
             )
             audit_record(
                 actor=actor,
-                action="certificate.issue",
+                action=AuditAction.CERTIFICATE_ISSUE,
                 obj=certificate,
                 data={"expert": expert.pk, "bar": bar.pk, "quality": certificate.quality},
             )

@@ -25,6 +25,7 @@ from annotation.services.calibration import (
 from annotation.services.errors import AnnotationError, SubmissionConflict
 from annotation.services.leases import lease_hold
 from annotation.services.pay import pay_record_earning
+from benchmark.audit_actions import AuditAction
 from benchmark.models import AuditEvent, Response
 from benchmark.selectors.rubric import rubric_item_versions
 from benchmark.services.audit import audit_entry, audit_record
@@ -81,7 +82,7 @@ def expert_create(
             display_name=display_name or username,
             daily_capacity=daily_capacity,
         )
-        audit_record(actor=actor, action="expert.create", obj=expert, data={"tier": tier})
+        audit_record(actor=actor, action=AuditAction.EXPERT_CREATE, obj=expert, data={"tier": tier})
     return expert
 
 
@@ -133,11 +134,13 @@ def pool_set_status(*, pool: Pool, status: str, actor=None) -> Pool:
                 assignment.save(update_fields=["status"])
                 audit_record(
                     actor=actor,
-                    action="assignment.release",
+                    action=AuditAction.ASSIGNMENT_RELEASE,
                     obj=assignment,
                     data={"reason": "pool closed"},
                 )
-        audit_record(actor=actor, action=f"pool.{status}", obj=pool, data={"from": previous})
+        audit_record(
+            actor=actor, action=AuditAction(f"pool.{status}"), obj=pool, data={"from": previous}
+        )
     return pool
 
 
@@ -160,7 +163,7 @@ def pool_delete(*, pool: Pool, actor=None) -> int:
         units = pool.units.count()
         audit_record(
             actor=actor,
-            action="pool.delete",
+            action=AuditAction.POOL_DELETE,
             obj=pool,
             data={"name": pool.name, "status": pool.status, "units": units},
         )
@@ -191,7 +194,7 @@ def pool_enrol_experts(*, pool: Pool, experts: Iterable[Expert], actor=None) -> 
             pool.experts.add(*added)
             audit_record(
                 actor=actor,
-                action="pool.enrol",
+                action=AuditAction.POOL_ENROL,
                 obj=pool,
                 data={
                     "experts": [e.pk for e in added],
@@ -222,7 +225,7 @@ def leases_expire(*, now: datetime | None = None, pool: Pool | None = None) -> i
         AuditEvent.objects.bulk_create(
             audit_entry(
                 actor=None,
-                action="assignment.lease_expired",
+                action=AuditAction.ASSIGNMENT_LEASE_EXPIRED,
                 obj=a,
                 data={"unit": a.unit_id, "expert": a.expert_id, "slot": a.slot},
             )
@@ -368,7 +371,7 @@ def assignment_submit(
         pay_record_earning(submission=submission, pool=assignment.pool, expert=assignment.expert)
         audit_record(
             actor=assignment.expert.user,
-            action=f"{assignment.kind}.submit",
+            action=AuditAction(f"{assignment.kind}.submit"),
             obj=submission,
             data={
                 "assignment": str(assignment.public_id),
@@ -421,7 +424,7 @@ def assignment_reassign(
             ) from exc
         audit_record(
             actor=actor,
-            action="assignment.reassign",
+            action=AuditAction.ASSIGNMENT_REASSIGN,
             obj=assignment,
             data={
                 "to_assignment": new.pk,

@@ -15,6 +15,7 @@ from django.utils.translation import gettext as _
 from annotation import selectors_knowledge
 from annotation.models import Comment, CommentVote, FaqEntry, LibraryEntry, Pool, Unit
 from annotation.services.errors import AnnotationError
+from benchmark.audit_actions import AuditAction
 from benchmark.models import Case, Dataset, Response, RubricItem
 from benchmark.services.audit import audit_record
 
@@ -86,7 +87,7 @@ def comment_set_hidden(*, comment: Comment, hidden: bool, actor) -> Comment:
         comment.save(update_fields=["is_hidden"])
         audit_record(
             actor=actor,
-            action="comment.hide" if hidden else "comment.unhide",
+            action=AuditAction.COMMENT_HIDE if hidden else AuditAction.COMMENT_UNHIDE,
             obj=comment,
             data={"case": comment.case_id, "rubric_item": comment.rubric_item_id},
         )

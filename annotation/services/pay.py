@@ -7,6 +7,7 @@ from django.db.models import Sum
 
 from annotation.models import Expert, PayEntry, PayRate, Pool, Submission
 from annotation.services.errors import AnnotationError
+from benchmark.audit_actions import AuditAction
 from benchmark.services.audit import audit_record
 
 MAX_AMOUNT = Decimal("99999999.99")
@@ -34,7 +35,7 @@ def pay_rate_set(*, pool: Pool, tier: str, amount: Decimal, currency: str, actor
         )
         audit_record(
             actor=actor,
-            action="pay.rate_set",
+            action=AuditAction.PAY_RATE_SET,
             obj=rate,
             data={
                 "pool": pool.pk,
@@ -62,7 +63,7 @@ def pay_record_earning(*, submission: Submission, pool: Pool, expert: Expert) ->
     )
     audit_record(
         actor=expert.user,
-        action="pay.earning",
+        action=AuditAction.PAY_EARNING,
         obj=entry,
         data={"submission": submission.pk, "amount": str(rate.amount), "currency": rate.currency},
     )
@@ -96,7 +97,7 @@ def pay_correct(*, entry: PayEntry, reason: str, actor, amount: Decimal | None =
         )
         audit_record(
             actor=actor,
-            action="pay.correction",
+            action=AuditAction.PAY_CORRECTION,
             obj=correction,
             data={"corrects": entry.pk, "amount": str(amount), "reason": correction.reason},
         )

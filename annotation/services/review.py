@@ -23,6 +23,7 @@ from annotation.services.core import (
     unit_lock_count_ratings,
 )
 from annotation.services.errors import AnnotationError
+from benchmark.audit_actions import AuditAction
 from benchmark.services.audit import audit_record
 
 
@@ -100,7 +101,7 @@ def submission_revise(
         submission.save(update_fields=["version", "revised_at"])
         audit_record(
             actor=user,
-            action="rating.revise",
+            action=AuditAction.RATING_REVISE,
             obj=submission,
             data={"unit": submission.unit_id, "version": submission.version, "items": changed},
         )
@@ -137,7 +138,7 @@ def submission_flag(*, user, assignment: Assignment, reason: object) -> ReviewFl
         flag = ReviewFlag.objects.create(submission=submission, reason=reason)
         audit_record(
             actor=user,
-            action="rating.flag",
+            action=AuditAction.RATING_FLAG,
             obj=flag,
             data={"unit": submission.unit_id, "submission": submission.pk},
         )
@@ -171,7 +172,7 @@ def flag_answer(
         flag.save(update_fields=["status", "answer", "resolved_by", "resolved_at"])
         audit_record(
             actor=user,
-            action="flag.answer",
+            action=AuditAction.FLAG_ANSWER,
             obj=flag,
             data={"unit": flag.submission.unit_id, "status": flag.status},
         )

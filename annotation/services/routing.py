@@ -12,6 +12,7 @@ from annotation import selectors_quality
 from annotation.assignment import free_slot
 from annotation.models import ACTIVE, Assignment, CalibrationAttempt, Expert, Pool, Unit
 from annotation.services.errors import AnnotationError
+from benchmark.audit_actions import AuditAction
 from benchmark.services.audit import audit_record
 
 # A routed unit waits for its expert, who may not be online right now; a claim renews it to
@@ -81,7 +82,7 @@ def unit_route_to_expert(
             raise AnnotationError(_("the unit or the expert changed meanwhile; try again")) from exc
         audit_record(
             actor=actor,
-            action="assignment.route",
+            action=AuditAction.ASSIGNMENT_ROUTE,
             obj=assignment,
             data={"unit": unit.pk, "expert": expert.pk, "slot": slot},
         )
@@ -113,7 +114,7 @@ def expert_require_recalibration(
         )
         audit_record(
             actor=actor,
-            action="calibration.require",
+            action=AuditAction.CALIBRATION_REQUIRE,
             obj=attempt,
             data={"expert": expert.pk, "pool": pool.pk},
         )
@@ -138,13 +139,13 @@ def expert_set_active(*, expert: Expert, active: bool, actor) -> Expert:
                 released += 1
                 audit_record(
                     actor=actor,
-                    action="assignment.release",
+                    action=AuditAction.ASSIGNMENT_RELEASE,
                     obj=assignment,
                     data={"reason": "expert deactivated"},
                 )
         audit_record(
             actor=actor,
-            action="expert.activate" if active else "expert.deactivate",
+            action=AuditAction.EXPERT_ACTIVATE if active else AuditAction.EXPERT_DEACTIVATE,
             obj=expert,
             data={"released": released},
         )

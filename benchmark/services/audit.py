@@ -5,16 +5,18 @@ from typing import Any
 
 from django.db.models import Model
 
+from benchmark.audit_actions import AuditAction
 from benchmark.models import AuditEvent
 
 
 def audit_entry(
-    *, actor, action: str, obj: Model, data: dict[str, Any] | None = None
+    *, actor, action: AuditAction, obj: Model, data: dict[str, Any] | None = None
 ) -> AuditEvent:
-    """An unsaved audit row for ``obj`` (for bulk_create)."""
+    """An unsaved audit row for ``obj`` (for bulk_create); an action the enumeration does not
+    name is refused (ValueError), so no row is written under a misspelt one."""
     return AuditEvent(
         actor=actor,
-        action=action,
+        action=AuditAction(action).value,
         object_type=obj._meta.label_lower,
         object_id=str(obj.pk),
         data=data or {},
@@ -22,7 +24,7 @@ def audit_entry(
 
 
 def audit_record(
-    *, actor, action: str, obj: Model, data: dict[str, Any] | None = None
+    *, actor, action: AuditAction, obj: Model, data: dict[str, Any] | None = None
 ) -> AuditEvent:
     """Write one audit row for ``obj``."""
     entry = audit_entry(actor=actor, action=action, obj=obj, data=data)

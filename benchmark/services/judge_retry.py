@@ -3,6 +3,7 @@
 from django.db import transaction
 from django.utils.translation import gettext
 
+from benchmark.audit_actions import AuditAction
 from benchmark.models import JudgeRun, Verdict
 from benchmark.selectors import runs as run_selectors
 from benchmark.services.audit import audit_record
@@ -57,7 +58,7 @@ def judge_run_retry_errors(*, run: JudgeRun, actor) -> JudgeRun:
         )
         audit_record(
             actor=actor,
-            action="judge_run.retry_errors",
+            action=AuditAction.JUDGE_RUN_RETRY_ERRORS,
             obj=retry,
             data={"retry_of": run.pk, "errors": errors},
         )

@@ -4,6 +4,7 @@ from datetime import date
 
 from django.db import transaction
 
+from benchmark.audit_actions import AuditAction
 from benchmark.services.audit import audit_record
 from validation.models import Study
 
@@ -17,7 +18,7 @@ def study_set_due_date(*, study: Study, due_date: date | None, actor) -> Study:
         study.save(update_fields=["due_date"])
         audit_record(
             actor=actor,
-            action="study.due_date",
+            action=AuditAction.STUDY_DUE_DATE,
             obj=study,
             data={
                 "from": before.isoformat() if before else None,

@@ -8,6 +8,7 @@ from django.db import transaction
 from annotation import selectors as annotation_selectors
 from annotation import services as annotation_services
 from annotation.models import Submission
+from benchmark.audit_actions import AuditAction
 from benchmark.models import RubricItem
 from benchmark.services.audit import audit_record
 from validation.adjudication import split_items
@@ -65,7 +66,7 @@ def study_route_splits(*, unit_id: int) -> list[int]:
         study_unit.save(update_fields=["state"])
         audit_record(
             actor=None,
-            action="study_unit.await_adjudication",
+            action=AuditAction.STUDY_UNIT_AWAIT_ADJUDICATION,
             obj=study_unit,
             data={"unit": unit_id, "items": split, "chosen": study.adjudicate_splits},
         )
@@ -137,7 +138,7 @@ def study_compute_gold(*, study: Study, unit_ids: Iterable[int] | None = None) -
             if adjudication:
                 audit_record(
                     actor=adjudication[0].expert.user,
-                    action="adjudication.decide",
+                    action=AuditAction.ADJUDICATION_DECIDE,
                     obj=study_unit,
                     data={
                         "submission": adjudication[0].pk,

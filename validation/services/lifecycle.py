@@ -12,6 +12,7 @@ from annotation import selectors as annotation_selectors
 from annotation import services as annotation_services
 from annotation.models import Expert, Pool
 from annotation.services import AnnotationError
+from benchmark.audit_actions import AuditAction
 from benchmark.services.audit import audit_record
 from validation import closing
 from validation.dashboard.services import study_set_due_date
@@ -74,7 +75,7 @@ def study_close(
         }
         audit_record(
             actor=actor,
-            action="study.close",
+            action=AuditAction.STUDY_CLOSE,
             obj=study,
             data={
                 **result,
@@ -144,7 +145,7 @@ def study_enrol(
         if enrolled:
             audit_record(
                 actor=actor,
-                action="study.enrol",
+                action=AuditAction.STUDY_ENROL,
                 obj=study,
                 data={"enrolled": enrolled, "already": already, "all_active": all_active},
             )
@@ -167,7 +168,7 @@ def study_delete(*, study: Study, actor=None) -> int:
         pool = study.pool
         audit_record(
             actor=actor,
-            action="study.delete",
+            action=AuditAction.STUDY_DELETE,
             obj=study,
             data={"name": study.name, "status": pool.status, "units": study.units.count()},
         )

@@ -8,6 +8,7 @@ from django.utils import timezone
 
 from annotation import services as annotation_services
 from annotation.models import Expert
+from benchmark.audit_actions import AuditAction
 from benchmark.models import Dataset, JudgeRun, ModelUnderTest, Response
 from benchmark.services.audit import audit_record
 from validation.adjudication import UnknownAbility, splits_parse
@@ -115,7 +116,7 @@ def study_create(
         )
         audit_record(
             actor=actor,
-            action="study.create",
+            action=AuditAction.STUDY_CREATE,
             obj=study,
             data={
                 "seed": seed,
@@ -151,7 +152,7 @@ def study_set_adjudicate_splits(*, study: Study, codes: Iterable[str] | str, act
         study.save(update_fields=["adjudicate_splits"])
         audit_record(
             actor=actor,
-            action="study.adjudicate_splits",
+            action=AuditAction.STUDY_ADJUDICATE_SPLITS,
             obj=study,
             data={"from": previous, "to": splits},
         )
@@ -164,6 +165,6 @@ def study_open(*, study: Study, actor=None) -> Study:
         annotation_services.pool_set_status(pool=study.pool, status="open", actor=actor)
         study.opened_at = timezone.now()
         study.save(update_fields=["opened_at"])
-        audit_record(actor=actor, action="study.open", obj=study)
+        audit_record(actor=actor, action=AuditAction.STUDY_OPEN, obj=study)
     study.pool.refresh_from_db()
     return study

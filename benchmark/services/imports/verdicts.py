@@ -8,6 +8,7 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
+from benchmark.audit_actions import AuditAction
 from benchmark.importing import (
     ContentHasher,
     ImportFailure,
@@ -99,7 +100,7 @@ def verdicts_import(
             run.save(update_fields=["status", "finished_at", "stats"])
             audit_record(
                 actor=actor,
-                action="verdicts.import",
+                action=AuditAction.VERDICTS_IMPORT,
                 obj=run,
                 data={"file": path.name, "dataset": str(dataset), **run.stats},
             )
