@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
-from django.db.models import Count, Exists, OuterRef, Q
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from annotation import selectors, selectors_quality
-from annotation.assignment import Candidate, HardCases, rank_candidates
+from annotation.assignment import Candidate, HardCases
 from annotation.models import ACTIVE, Assignment, CalibrationSet, Expert, Pool, Unit
 
 
@@ -100,7 +100,30 @@ def work_gate(*, pool: Pool, expert: Expert, now: datetime) -> WorkState | Calib
 def rating_candidates(
     *, pool: Pool, expert: Expert, live_at: datetime | None = None
 ) -> list[Candidate]:
-    """The pool's units this expert may still rate, with their taken rater slots counted.
+    """The pool's units this expert may still rate, with their taken rater slots counted."""
+    rows = _candidate_units(pool=pool, expert=expert, live_at=live_at).values_list(
+        "pk", "taken", "response__case__primary_scene", "response__case__difficulty"
+    )
+    abilities: dict[int, set[str]] = {}
+    if expert.specialties:
+        for unit_id, ability in Unit.objects.filter(pool=pool).values_list(
+            "pk", "response__case__rubric__ability"
+        ):
+            abilities.setdefault(unit_id, set()).add(ability)
+    return [
+        Candidate(
+            unit_id=pk,
+            taken=taken,
+            scene=scene or "",
+            abilities=frozenset(abilities.get(pk, ())),
+            hard=difficulty == "hard",
+        )
+        for pk, taken, scene, difficulty in rows
+    ]
+
+
+def _candidate_units(*, pool: Pool, expert: Expert, live_at: datetime | None) -> QuerySet[Unit]:
+    """The units of ``rating_candidates``, as a query, each with its ``taken`` slots.
 
     The claim expires stale leases before it asks (``live_at`` None). A page asks without
     writing, so it passes ``live_at``: a lease that ran out by then counts as free, as it will
@@ -154,26 +177,7 @@ def rating_candidates(
                 )
             )
         )
-    units = units.filter(taken__lt=pool.raters_per_unit)
-    rows = units.values_list(
-        "pk", "taken", "response__case__primary_scene", "response__case__difficulty"
-    )
-    abilities: dict[int, set[str]] = {}
-    if expert.specialties:
-        for unit_id, ability in Unit.objects.filter(pool=pool).values_list(
-            "pk", "response__case__rubric__ability"
-        ):
-            abilities.setdefault(unit_id, set()).add(ability)
-    return [
-        Candidate(
-            unit_id=pk,
-            taken=taken,
-            scene=scene or "",
-            abilities=frozenset(abilities.get(pk, ())),
-            hard=difficulty == "hard",
-        )
-        for pk, taken, scene, difficulty in rows
-    ]
+    return units.filter(taken__lt=pool.raters_per_unit)
 
 
 def hard_cases_for(*, pool: Pool, expert: Expert) -> str:
@@ -202,14 +206,14 @@ def work_state_in_pool(*, expert: Expert, pool: Pool, now: datetime | None = Non
     return WorkState.READY if left else WorkState.NOTHING_LEFT
 
 
-def _units_left(*, pool: Pool, expert: Expert, now: datetime) -> list[int]:
-    """The units the claim could still hand this expert, read without writing."""
-    return rank_candidates(
-        candidates=rating_candidates(pool=pool, expert=expert, live_at=now),
-        specialties=expert.specialties,
-        expert_key=expert.pseudonym,
-        hard=hard_cases_for(pool=pool, expert=expert),
-    )
+def _units_left(*, pool: Pool, expert: Expert, now: datetime) -> int:
+    """How many units the claim could still hand this expert, counted in the database without
+    writing: ``rating_candidates`` less the hard cases the study's policy keeps from them
+    (``rank_candidates`` drops exactly those; specialties only order)."""
+    units = _candidate_units(pool=pool, expert=expert, live_at=now)
+    if hard_cases_for(pool=pool, expert=expert) == HardCases.NONE:
+        units = units.exclude(response__case__difficulty="hard")
+    return units.count()
 
 
 @dataclass(frozen=True)
@@ -238,7 +242,7 @@ def study_progress(*, expert: Expert, pool: Pool, now: datetime | None = None) -
     open_now = pool.status == Pool.Status.OPEN
     return Progress(
         mine=ratings.filter(expert=expert).count(),
-        left_for_me=len(_units_left(pool=pool, expert=expert, now=now)) if open_now else 0,
+        left_for_me=_units_left(pool=pool, expert=expert, now=now) if open_now else 0,
         capacity_left=max(
             0, expert.daily_capacity - selectors.submissions_today(expert=expert, now=now)
         ),

@@ -63,3 +63,12 @@ def test_progress_over_the_api_and_on_the_workbench_page():
     page = client.get("/rate/study-a/").content.decode()
     assert 'data-key="mine">1<' in page and "2026-12-31" in page
     assert client.get("/api/v1/studies/other/progress/").status_code == 404
+
+
+def test_left_for_me_leaves_out_the_hard_cases_the_study_keeps_from_me():
+    expert = ExpertFactory()
+    study = open_study(cases=3, experts=[expert])  # case 0 is hard
+    assert selectors_work.study_progress(expert=expert, pool=study.pool).left_for_me == 3
+    study.pool.hard_min_quality = 0.9  # no standing yet: no hard cases for this expert
+    study.pool.save()
+    assert selectors_work.study_progress(expert=expert, pool=study.pool).left_for_me == 2
