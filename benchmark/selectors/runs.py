@@ -125,15 +125,24 @@ def answered_pairs() -> list[tuple[int, int]]:
     return list(Response.objects.values_list("model_id", "case__dataset_id").distinct().order_by())
 
 
+def verdict_counts(*, run_ids: Iterable[int]) -> dict[int, tuple[int, int]]:
+    """Run id → (verdicts stored, of which errors), in one query; runs without any are absent."""
+    rows = (
+        Verdict.objects.filter(run_id__in=list(run_ids))
+        .values("run_id")
+        .annotate(done=Count("id"), errors=Count("id", filter=Q(state=Verdict.State.ERROR)))
+        .order_by()
+    )
+    return {r["run_id"]: (r["done"], r["errors"]) for r in rows}
+
+
 def judge_run_counts(*, run: JudgeRun) -> dict[str, int]:
     """Criteria in scope, judged, and judged as error."""
     total = RubricItem.objects.filter(
         case__dataset=run.dataset, case__responses__model=run.model
     ).count()
-    counts = Verdict.objects.filter(run=run).aggregate(
-        done=Count("id"), errors=Count("id", filter=Q(state=Verdict.State.ERROR))
-    )
-    return {"total": total, "done": counts["done"], "errors": counts["errors"]}
+    done, errors = verdict_counts(run_ids=[run.pk]).get(run.pk, (0, 0))
+    return {"total": total, "done": done, "errors": errors}
 
 
 def judge_run_get(*, run_id: int) -> JudgeRun:

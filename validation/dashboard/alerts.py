@@ -10,10 +10,9 @@ from django.utils import timezone
 from annotation.models import Assignment, Expert, Pool
 from annotation.quality import QUALITY_MIN_UNITS, Agreement
 from benchmark.models import JudgeRun
-from benchmark.selectors.runs import judge_run_successors
+from benchmark.selectors.runs import judge_run_successors, verdict_counts
 from validation.dashboard import rules
 from validation.dashboard.agreement import peer_agreement_by
-from validation.dashboard.runs import run_verdict_counts
 from validation.dashboard.selectors import StudyProgress
 from validation.models import Study, StudyUnit
 
@@ -122,7 +121,7 @@ def _expiring_units(studies: list[Study], *, now: datetime) -> list[ExpiringUnit
 
 
 def _failing_runs(runs: list[JudgeRun]) -> list[FailingRun]:
-    counts = run_verdict_counts([r.pk for r in runs])
+    counts = verdict_counts(run_ids=[r.pk for r in runs])
     found = []
     for run in runs:
         done, errors = counts.get(run.pk, (0, 0))

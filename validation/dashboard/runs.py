@@ -1,10 +1,11 @@
 """Judge and generation runs for the dashboard: progress, errors, requests and cost."""
 
-from django.db.models import Case, Count, IntegerField, Q, Value, When
+from django.db.models import Case, Count, IntegerField, Value, When
 from django.utils import timezone
 from django.utils.formats import date_format
 
-from benchmark.models import GenerationRun, JudgeRun, Response, Verdict
+from benchmark.models import GenerationRun, JudgeRun, Response
+from benchmark.selectors.runs import verdict_counts
 from validation.dashboard import rules
 from validation.dashboard.selectors import status_label
 from validation.models import Study
@@ -15,16 +16,6 @@ RUNNING = (JudgeRun.Status.PENDING, JudgeRun.Status.RUNNING)
 RUNNING_FIRST = Case(
     When(status__in=RUNNING, then=Value(0)), default=Value(1), output_field=IntegerField()
 )
-
-
-def run_verdict_counts(run_ids: list[int]) -> dict[int, tuple[int, int]]:
-    rows = (
-        Verdict.objects.filter(run_id__in=run_ids)
-        .values("run_id")
-        .annotate(done=Count("id"), errors=Count("id", filter=Q(state=Verdict.State.ERROR)))
-        .order_by()
-    )
-    return {r["run_id"]: (r["done"], r["errors"]) for r in rows}
 
 
 def judge_run_get_for_admin(*, run_id: int) -> JudgeRun | None:
@@ -55,7 +46,7 @@ def runs_live(*, limit: int = RECENT_RUNS) -> dict:
     requests and cost from the stats its engine checkpoints.
     """
     judge_runs = judge_runs_recent(limit=limit)
-    counts = run_verdict_counts([r.pk for r in judge_runs])
+    counts = verdict_counts(run_ids=[r.pk for r in judge_runs])
     totals = dict(
         ((m, d), n)
         for m, d, n in Response.objects.filter(
