@@ -3,8 +3,7 @@
 from dataclasses import dataclass, field
 
 import numpy as np
-from django.db.models import Case as CaseWhen
-from django.db.models import Count, F, IntegerField, Value, When
+from django.db.models import Count, F
 
 from benchmark.leaderboard_rules import (
     CHOSEN_BY_MOST_MODELS,
@@ -24,6 +23,7 @@ from benchmark.scoring import (
     model_aggregate,
     overall_ci95,
 )
+from benchmark.selectors.runs import runs_latest
 
 SPLITS = ("all", "normal", "hard")
 
@@ -105,20 +105,8 @@ class Leaderboard:
 
 
 def _latest_runs(*, dataset: Dataset) -> list[JudgeRun]:
-    """Per judge and model, the run a leaderboard reads."""
-    runs = JudgeRun.objects.filter(dataset=dataset).select_related("judge", "model")
-    # Each model's newest finished run: a run still going (a retry of errors, a forced
-    # re-run) or one that stopped halfway does not hide the results it would replace. A model
-    # without a finished run shows its newest one, with the coverage it has so far.
-    finished_first = CaseWhen(
-        When(status=JudgeRun.Status.FINISHED, then=Value(0)),
-        default=Value(1),
-        output_field=IntegerField(),
-    )
-    latest: dict[tuple[int, int], JudgeRun] = {}
-    for run in runs.order_by(finished_first, "-created_at", "-id"):
-        latest.setdefault((run.judge_id, run.model_id), run)
-    return list(latest.values())
+    """Per judge and model, the run a leaderboard reads (``runs_latest``)."""
+    return runs_latest(JudgeRun.objects.filter(dataset=dataset).select_related("judge", "model"))
 
 
 def _judge_pick(

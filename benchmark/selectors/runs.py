@@ -2,7 +2,8 @@
 
 from collections.abc import Iterable
 
-from django.db.models import Count, OuterRef, Q, Subquery
+from django.db.models import Case as CaseWhen
+from django.db.models import Count, IntegerField, OuterRef, Q, QuerySet, Subquery, Value, When
 from django.utils.translation import gettext
 
 from benchmark.models import (
@@ -123,6 +124,24 @@ def judge_run_todo(
 def answered_pairs() -> list[tuple[int, int]]:
     """(model id, dataset id) for every model that has responses in a dataset."""
     return list(Response.objects.values_list("model_id", "case__dataset_id").distinct().order_by())
+
+
+def runs_latest(runs: QuerySet[JudgeRun]) -> list[JudgeRun]:
+    """Per judge and model among ``runs``, the run a leaderboard or a report reads.
+
+    The newest finished run: a run still going (a retry of errors, a forced re-run) or one
+    that stopped halfway does not hide the results it would replace. A model without a
+    finished run counts its newest one, with the coverage it has so far.
+    """
+    finished_first = CaseWhen(
+        When(status=JudgeRun.Status.FINISHED, then=Value(0)),
+        default=Value(1),
+        output_field=IntegerField(),
+    )
+    latest: dict[tuple[int, int], JudgeRun] = {}
+    for run in runs.order_by(finished_first, "-created_at", "-id"):
+        latest.setdefault((run.judge_id, run.model_id), run)
+    return list(latest.values())
 
 
 def verdict_counts(*, run_ids: Iterable[int]) -> dict[int, tuple[int, int]]:

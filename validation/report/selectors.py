@@ -6,6 +6,7 @@ import numpy as np
 
 from annotation.selectors import rating_labels
 from benchmark.models import Case, JudgeRun, ModelUnderTest, RubricItem, Verdict
+from benchmark.selectors.runs import runs_latest
 from validation.models import GoldLabel, Study, StudyUnit
 from validation.report.adjudication_selectors import adjudication_decisions
 from validation.report.data import HIT, MISS, JudgeLabels, StudyData
@@ -21,13 +22,12 @@ def _code(hit: bool) -> int:
 
 
 def _judge_runs(study: Study) -> dict[str, list[JudgeRun]]:
-    """The study's runs grouped by judge; a judge run twice on a model counts its latest run."""
-    latest: dict[tuple[str, int], JudgeRun] = {}
-    for run in study.judge_runs.select_related("judge").order_by("pk"):
-        latest[(run.judge.name, run.model_id)] = run
+    """The study's runs grouped by judge; a judge run twice on a model counts the run the
+    leaderboard reads (``runs_latest``: the newest finished one)."""
+    latest = runs_latest(study.judge_runs.select_related("judge"))
     grouped: dict[str, list[JudgeRun]] = defaultdict(list)
-    for (name, _), run in sorted(latest.items(), key=lambda kv: (kv[0][0], kv[1].pk)):
-        grouped[name].append(run)
+    for run in sorted(latest, key=lambda r: (r.judge.name, r.pk)):
+        grouped[run.judge.name].append(run)
     return dict(grouped)
 
 
