@@ -12,6 +12,7 @@ from typing import Any
 from django.db.models import Count, Max
 
 from benchmark.models import Dataset, Verdict
+from validation.gate import gate_decide
 from validation.models import GoldLabel, Study, StudyUnit
 from validation.report.compute import figure
 from validation.report.data import CATEGORIES
@@ -101,21 +102,15 @@ def judge_badge_for_study(
         bootstrap=bootstrap or BootstrapSettings(),
     )
     agreement = figure(result.agreement)
-    threshold = float(study.gate_threshold)
-    passed = None if agreement["value"] is None else agreement["value"] >= threshold
-    confirmed = (
-        None
-        if passed is None or agreement.get("low") is None
-        else bool(agreement["low"] >= threshold)
-    )
+    gate = gate_decide(agreement=agreement, threshold=study.gate_threshold)
     return JudgeBadge(
         judge=judge,
         study=study.name,
         closed_at=study.closed_at,
         units=sum(data.unit_states.values()),
-        threshold=threshold,
+        threshold=gate.threshold,
         agreement=agreement,
-        passed=passed,
-        confirmed=confirmed,
+        passed=gate.passed,
+        confirmed=gate.confirmed,
         awaiting_adjudication=sum(data.unit_states.get(state, 0) for state in WAITING_FOR_SENIOR),
     )

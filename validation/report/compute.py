@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from benchmark.taxonomy import ABILITIES, CATASTROPHIC, CATEGORIES, CATEGORY_OF
+from validation.gate import gate_decide
 from validation.report.adjudication import adjudication_compute
 from validation.report.data import CATEGORIES as LABELS
 from validation.report.data import HIT, MISS, JudgeLabels, StudyData
@@ -151,7 +152,6 @@ def _judge(
     data: StudyData, ratings: Ratings, judge: JudgeLabels, experts: dict, boot
 ) -> dict[str, Any]:
     codes = judge.codes
-    threshold = float(data.study.get("gate_threshold", 0.75))
     against_gold = _pairwise(data, data.gold, codes, boot)
     against_raters = labeller_against_raters(ratings=ratings, predicted=codes, bootstrap=boot)
     judge_f1 = against_raters.pooled.balanced_f1.value
@@ -160,7 +160,7 @@ def _judge(
     }
     known = [v for v in expert_f1.values() if v is not None]
     agreement = figure(against_gold.agreement)
-    passed = None if agreement["value"] is None else agreement["value"] >= threshold
+    gate = gate_decide(agreement=agreement, threshold=data.study.get("gate_threshold", 0.75))
     return {
         "judge": judge.name,
         "runs": list(judge.runs),
@@ -182,14 +182,10 @@ def _judge(
             "experts_compared": len(known),
         },
         "gate": {
-            "threshold": threshold,
+            "threshold": gate.threshold,
             "agreement": agreement,
-            "passed": passed,
-            # Passing on the point estimate while the interval reaches below the threshold
-            # is a pass the data cannot confirm yet; say so rather than hide it.
-            "confirmed": None
-            if passed is None or agreement.get("low") is None
-            else bool(agreement["low"] >= threshold),
+            "passed": gate.passed,
+            "confirmed": gate.confirmed,
         },
         "breakdowns": {
             kind: {

@@ -3,6 +3,7 @@
 from typing import Any
 
 from benchmark.models import Dataset
+from validation.gate import gate_decide
 from validation.models import Study
 from validation.report.compute import figure
 from validation.report.data import CATEGORIES
@@ -35,15 +36,8 @@ def leaderboard_gate(
             bootstrap=bootstrap,
         )
         agreement = figure(result.agreement)
-        judges.append(
-            {
-                "judge": judge.name,
-                "agreement": agreement,
-                "passed": None
-                if agreement["value"] is None
-                else agreement["value"] >= study.gate_threshold,
-            }
-        )
+        gate = gate_decide(agreement=agreement, threshold=study.gate_threshold)
+        judges.append({"judge": judge.name, "agreement": agreement, "passed": gate.passed})
     return {
         "study": study.name,
         "closed_at": study.closed_at.isoformat(timespec="minutes"),
