@@ -110,8 +110,10 @@ def completed_page(*, user, number: str | int | None, query: str = "") -> Page:
     rows = _done_rows(user)
     query = query.strip()
     if query:
+        # The expert's own submissions only: another rater's note never finds a unit.
         matching = Submission.objects.filter(
-            Q(labels__note__icontains=query) | Q(labels__rubric_item__text__icontains=query)
+            Q(labels__note__icontains=query) | Q(labels__rubric_item__text__icontains=query),
+            expert=selectors.expert_for_user(user=user),
         ).values("assignment_id")
         rows = rows.filter(
             Q(unit__token__icontains=query) | Q(pool__name__icontains=query) | Q(pk__in=matching)

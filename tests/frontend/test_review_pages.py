@@ -39,6 +39,12 @@ def test_completed_work_is_searchable_by_token_study_and_note():
 
     by_note = client.get("/done/", {"q": "共情"}).content.decode()
     assert first.unit.token in by_note and second.unit.token not in by_note
+    # Another rater's note on the second unit does not make it match.
+    other = ExpertFactory()
+    study.pool.experts.add(other)
+    services.unit_route_to_expert(unit=second.unit, expert=other, actor=None)
+    rate(other, study, note="别人的备注")
+    assert second.unit.token not in client.get("/done/", {"q": "别人的备注"}).content.decode()
     by_token = client.get("/done/", {"q": second.unit.token}).content.decode()
     assert second.unit.token in by_token and first.unit.token not in by_token
     assert study.name in client.get("/done/", {"q": "study-a"}).content.decode()
