@@ -253,16 +253,21 @@ def _gate_box(gate: dict[str, Any] | None) -> str:
             if agreement.get("low") is not None
             else ""
         )
+        unconfirmed = (
+            " (not confirmed: the interval reaches below)"
+            if j.get("confirmed") is False and j["passed"]
+            else ""
+        )
         items.append(
             f"<li>{escape(j['judge'])}: agreement {number(agreement['value'], 3)}"
-            f"{escape(interval)} on {agreement['n']} criteria — {verdict} "
-            f"(threshold {gate['threshold']:.2f})</li>"
+            f"{escape(interval)} on {agreement['n']} criteria — {verdict}{unconfirmed} "
+            f"(threshold {j['threshold']:.2f}; study <strong>{escape(j['study'])}</strong>, "
+            f"closed {escape(j['closed_at'] or '')})</li>"
         )
     return (
-        f'<div class="gate"><h3>Judge validation</h3><p>Study '
-        f"<strong>{escape(gate['study'])}</strong>, closed {escape(gate['closed_at'] or '')}"
-        f'</p><ul>{"".join(items)}</ul><p class="note">Agreement of the judge with the '
-        "experts' golden standard, 95% case-clustered bootstrap interval.</p></div>"
+        f'<div class="gate"><h3>Judge validation</h3><ul>{"".join(items)}</ul>'
+        '<p class="note">Each judge from the newest closed study that checked it: agreement '
+        "with the experts' golden standard, 95% case-clustered bootstrap interval.</p></div>"
     )
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from django.db.models import Count, Max
 
-from benchmark.models import Dataset, Verdict
+from benchmark.models import Dataset, JudgeRun, Verdict
 from validation.gate import gate_decide
 from validation.models import GoldLabel, Study, StudyUnit
 from validation.report.compute import figure
@@ -114,3 +114,38 @@ def judge_badge_for_study(
         confirmed=gate.confirmed,
         awaiting_adjudication=sum(data.unit_states.get(state, 0) for state in WAITING_FOR_SENIOR),
     )
+
+
+def leaderboard_gate(
+    *, dataset: Dataset, bootstrap: BootstrapSettings | None = None
+) -> dict[str, Any] | None:
+    """The badge of every judge that ran on ``dataset``, for the command line's leaderboard:
+    the same study, figures and decision the web page shows (``judge_badge_get``); None when
+    no closed study validated any of them."""
+    names = (
+        JudgeRun.objects.filter(dataset=dataset)
+        .values_list("judge__name", flat=True)
+        .distinct()
+        .order_by("judge__name")
+    )
+    badges = [
+        badge
+        for name in names
+        if (badge := judge_badge_get(dataset=dataset, judge=name, bootstrap=bootstrap))
+    ]
+    if not badges:
+        return None
+    return {
+        "judges": [
+            {
+                "judge": b.judge,
+                "study": b.study,
+                "closed_at": b.closed_at.isoformat(timespec="minutes"),
+                "threshold": b.threshold,
+                "agreement": b.agreement,
+                "passed": b.passed,
+                "confirmed": b.confirmed,
+            }
+            for b in badges
+        ]
+    }

@@ -60,20 +60,29 @@ def test_every_chart_has_a_title_and_a_text_alternative():
 
 
 def test_the_gate_sits_beside_the_table():
+    where = {"study": "s<1>", "closed_at": "2026-01-01T10:00", "threshold": 0.75}
     gate = {
-        "study": "s<1>",
-        "closed_at": "2026-01-01T10:00",
-        "threshold": 0.75,
         "judges": [
             {
                 "judge": "j-ok",
                 "passed": True,
+                "confirmed": True,
                 "agreement": {"value": 0.81, "n": 300, "low": 0.77, "high": 0.85},
+                **where,
             },
             {
                 "judge": "j-bad",
                 "passed": False,
+                "confirmed": False,
                 "agreement": {"value": 0.6, "n": 300, "low": 0.5, "high": 0.7},
+                **where,
+            },
+            {
+                "judge": "j-maybe",
+                "passed": True,
+                "confirmed": False,
+                "agreement": {"value": 0.78, "n": 40, "low": 0.7, "high": 0.86},
+                **where,
             },
         ],
     }
@@ -81,6 +90,7 @@ def test_the_gate_sits_beside_the_table():
     assert "s&lt;1&gt;" in html
     assert re.search(r"j-ok: agreement 0\.810 \[0\.770, 0\.850\] on 300 criteria — .*passes", html)
     assert re.search(r"j-bad: agreement 0\.600 .*fails", html)
+    assert re.search(r"j-maybe: .*passes</span> \(not confirmed", html)
     assert "No closed study has validated" in render_html(board([model("a")]))
 
 

@@ -210,6 +210,21 @@ def test_leaderboard_html_shows_the_gate_of_the_closed_study(study):
     out = io.StringIO()
     call_command("leaderboard", "--dataset", study.dataset.name, "--format", "html", stdout=out)
     html = out.getvalue()
-    assert f"Study <strong>{study.name}</strong>" in html
+    assert f"study <strong>{study.name}</strong>" in html
     assert "judge-a" in html or "judge-b" in html
     assert "&lt;script&gt;" in html and "<script" not in html
+
+
+def test_the_command_line_and_the_web_badge_give_the_same_gate(study):
+    from validation.selectors_badge import judge_badge_get, leaderboard_gate
+
+    gate = leaderboard_gate(dataset=study.dataset)
+    assert gate is not None and gate["judges"]
+    for entry in gate["judges"]:
+        badge = judge_badge_get(dataset=study.dataset, judge=entry["judge"])
+        assert (entry["study"], entry["passed"], entry["confirmed"]) == (
+            badge.study,
+            badge.passed,
+            badge.confirmed,
+        )
+        assert entry["agreement"]["value"] == badge.agreement["value"]
