@@ -149,7 +149,6 @@ class FlagShown:
     status_label: str
     created_at: datetime
     answer: str
-    resolved_at: datetime | None
 
 
 @dataclass(frozen=True)
@@ -170,7 +169,6 @@ def _flag_shown(flag: ReviewFlag) -> FlagShown:
         status_label=flag.get_status_display(),
         created_at=flag.created_at,
         answer=flag.answer,
-        resolved_at=flag.resolved_at,
     )
 
 
