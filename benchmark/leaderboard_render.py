@@ -1,7 +1,9 @@
-"""Text renderings of a leaderboard dictionary (Leaderboard.as_dict()): table and CSV."""
+"""Renderings of a leaderboard dictionary (Leaderboard.as_dict()): the text table and CSV, and
+the rows and rubric notes that the web page and the HTML file both show."""
 
 import csv
 import io
+from typing import Any
 
 from benchmark.csv_safe import csv_cell
 from benchmark.taxonomy import CATEGORIES, SCORED_CODES
@@ -62,6 +64,59 @@ def board_notes(board: dict) -> list[str]:
             f"--judge {other['judges'][0]})"
         )
     return lines
+
+
+def _percent(value: float | None) -> float | None:
+    return None if value is None else value * 100
+
+
+def table_rows(board: dict[str, Any]) -> list[dict[str, Any]]:
+    """One row per model in board order: ranked rows, then those under the coverage threshold
+    (rank None, shown as "—")."""
+    rows = []
+    for m in board["models"]:
+        decay = m["hard_decay"]
+        coverage = m["coverage"]
+        rows.append(
+            {
+                "rank": m.get("rank"),
+                "rank_label": rank_text(m),
+                "model": m["model"],
+                "judge": row_judge(board, m),
+                "coverage_label": coverage_text(coverage),
+                "overall": m["overall"],
+                "ci95": m["ci95"],
+                "scored": coverage["scored"],
+                "total": coverage["total"],
+                "coverage_share": coverage["scored"] / coverage["total"]
+                if coverage["total"]
+                else 0,
+                "categories": [m["categories"].get(c) for c in CATEGORIES],
+                "normal": m["normal"],
+                "hard": m["hard"],
+                "decay_points": decay["points"],
+                "decay_of_normal": _percent(decay["of_normal"]),
+                "decay_of_hard": _percent(decay["of_hard"]),
+                "catastrophic": m["catastrophic_cases"],
+            }
+        )
+    return rows
+
+
+def rubric_notes(board: dict[str, Any]) -> list[dict[str, Any]]:
+    """Models whose verdicts were made on a criterion text edited since (counts only)."""
+    notes = []
+    for m in board["models"]:
+        changes = m.get("rubric_changes") or {}
+        if changes.get("older_version_verdicts"):
+            notes.append(
+                {
+                    "model": m["model"],
+                    "verdicts": changes["older_version_verdicts"],
+                    "criteria": changes.get("criteria", 0),
+                }
+            )
+    return notes
 
 
 def render_table(board: dict) -> str:

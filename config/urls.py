@@ -4,14 +4,16 @@ from django.utils.translation import gettext_lazy as _
 from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from frontend import urls_admin
+
 # The admin's header and page titles name the platform, in the interface language.
 admin.site.site_header = _("HeartBench administration")
 admin.site.site_title = _("HeartBench administration")
 
 urlpatterns = [
-    path("admin/", include("benchmark.urls")),
-    path("admin/", include("validation.urls")),
-    path("admin/dashboard/", include("validation.dashboard.urls")),
+    path("admin/", include((urls_admin.benchmark_urls, "benchmark"))),
+    path("admin/", include((urls_admin.validation_urls, "validation"))),
+    path("admin/dashboard/", include((urls_admin.dashboard_urls, "dashboard"))),
     path("admin/", admin.site.urls),
     path("api/v1/", include("annotation.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),

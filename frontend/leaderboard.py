@@ -1,5 +1,5 @@
 """The leaderboard page's content, built from a leaderboard dictionary (Leaderboard.as_dict())
-and the judges' validation badges: table rows, the compared models, and the inline SVG charts.
+and the judges' validation badges: the compared models, the inline SVG charts, the badges.
 
 Aggregates only: experts see this page, so nothing here names a case, a response, a unit or a
 verdict — only per-model averages and the study-level badge of a finished study.
@@ -15,8 +15,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language, gettext_lazy, ngettext
 from django.utils.translation import gettext as _
 
-from benchmark.leaderboard_html import PALETTE, difficulty_bars_chart, radar_compare_chart
-from benchmark.leaderboard_render import coverage_text, rank_text, row_judge
+from benchmark.charts import PALETTE, difficulty_bars_chart, radar_compare_chart
 from benchmark.leaderboard_rules import DEFAULT_MIN_COVERAGE
 from benchmark.models import Dataset
 from benchmark.selectors.leaderboard import leaderboard_compute
@@ -86,43 +85,6 @@ def compare_choose(*, ranked: list[str], requested: list[str], submitted: bool) 
     return Comparison(chosen=chosen, checked=chosen, error=None)
 
 
-def _pct(value: float | None) -> float | None:
-    return None if value is None else value * 100
-
-
-def table_rows(board: dict[str, Any]) -> list[dict[str, Any]]:
-    """One row per model in board order: ranked rows, then those under the coverage threshold
-    (rank None, shown as "—")."""
-    rows = []
-    for m in board["models"]:
-        decay = m["hard_decay"]
-        coverage = m["coverage"]
-        rows.append(
-            {
-                "rank": m.get("rank"),
-                "rank_label": rank_text(m),
-                "model": m["model"],
-                "judge": row_judge(board, m),
-                "coverage_label": coverage_text(coverage),
-                "overall": m["overall"],
-                "ci95": m["ci95"],
-                "scored": coverage["scored"],
-                "total": coverage["total"],
-                "coverage_share": coverage["scored"] / coverage["total"]
-                if coverage["total"]
-                else 0,
-                "categories": [m["categories"].get(c) for c in CATEGORIES],
-                "normal": m["normal"],
-                "hard": m["hard"],
-                "decay_points": decay["points"],
-                "decay_of_normal": _pct(decay["of_normal"]),
-                "decay_of_hard": _pct(decay["of_hard"]),
-                "catastrophic": m["catastrophic_cases"],
-            }
-        )
-    return rows
-
-
 def badge_view(*, judge: str, badge: JudgeBadge | None, staff: bool) -> dict[str, Any]:
     """What the page shows of one judge's badge.
 
@@ -181,22 +143,6 @@ def compared_abilities(*, board: dict[str, Any], chosen: list[str]) -> list[dict
 
 def legend(chosen: list[str]) -> list[tuple[str, str]]:
     return [(name, PALETTE[k % len(PALETTE)]) for k, name in enumerate(chosen)]
-
-
-def rubric_notes(board: dict[str, Any]) -> list[dict[str, Any]]:
-    """Models whose verdicts were made on a criterion text edited since (counts only)."""
-    notes = []
-    for m in board["models"]:
-        changes = m.get("rubric_changes") or {}
-        if changes.get("older_version_verdicts"):
-            notes.append(
-                {
-                    "model": m["model"],
-                    "verdicts": changes["older_version_verdicts"],
-                    "criteria": changes.get("criteria", 0),
-                }
-            )
-    return notes
 
 
 def _key(kind: str, *parts: str) -> str:

@@ -3,7 +3,7 @@
 from collections.abc import Sequence
 from datetime import date
 
-from benchmark.report_html import svg_frame, text
+from benchmark.charts import svg_frame, text
 
 
 def daily_bars(*, title: str, rows: Sequence[tuple[date, int]], empty: str) -> str:

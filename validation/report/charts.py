@@ -8,7 +8,7 @@ from typing import Any, NamedTuple
 
 from django.utils.translation import gettext as _
 
-from benchmark.report_html import number, paired_scores_chart, svg_frame, text
+from benchmark.charts import number, paired_scores_chart, svg_frame, text
 
 
 class Bar(NamedTuple):

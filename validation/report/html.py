@@ -12,7 +12,6 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
 
-from benchmark.report_html import STYLE
 from benchmark.taxonomy import BY_CODE, CATEGORY_NAMES, ability_name, category_name
 from validation.closing import DROP_REASONS
 from validation.report.charts import Bar, bar_from, confusion_chart, interval_chart, score_chart
@@ -160,7 +159,6 @@ def report_context(report: dict[str, Any]) -> dict[str, Any]:
         "gold_provenance": [
             (str(PROVENANCE.get(kind, kind)), n) for kind, n in counts["gold_provenance"].items()
         ],
-        "style": mark_safe(STYLE + REPORT_STYLE),
         "reliability": reliability,
         "chart_reliability": mark_safe(
             interval_chart(
@@ -196,12 +194,6 @@ def _dropped_view(section: dict[str, Any] | None) -> dict[str, Any] | None:
             for d in section["list"]
         ],
     }
-
-
-REPORT_STYLE = """
-.figs td:first-child{text-align:left}.reason{color:#888;font-size:.8em}
-section.judge{border-top:3px solid #444;margin-top:2em}
-"""
 
 
 def report_html(report: dict[str, Any]) -> str:

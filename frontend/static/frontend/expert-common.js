@@ -1,5 +1,6 @@
 /* Pieces the expert pages share (workbench, senior queue): the CSRF token, JSON calls to the
-   expert API, the dialogue as a chat, and the lease clock. Vendored, dependency-free. */
+   expert API, the dialogue as a chat, and the lease clock. Vendored, dependency-free. The JSON
+   call is the platform's one fetch helper: the admin's runs page polls through it too. */
 (function () {
   "use strict";
   const gettext = window.gettext || ((text) => text);

@@ -90,7 +90,7 @@ def overview(request):
     )
     return render(
         request,
-        "validation/dashboard/overview.html",
+        "frontend/dashboard/overview.html",
         _context(
             request,
             _("Dashboard"),
@@ -139,7 +139,7 @@ def study_page(request, name: str):
         min_units=QUALITY_MIN_UNITS,
         time_on_task=study_time_on_task(study=study),
     )
-    return render(request, "validation/dashboard/study.html", context)
+    return render(request, "frontend/dashboard/study.html", context)
 
 
 @staff_member_required
@@ -221,7 +221,7 @@ def runs(request):
     """Judge and generation runs; the page refreshes itself from ``runs_json``."""
     return render(
         request,
-        "validation/dashboard/runs.html",
+        "frontend/dashboard/runs.html",
         _context(request, _("Judge and generation runs"), live=dashboard_runs.runs_live()),
     )
 

@@ -8,6 +8,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from benchmark.cli_types import fraction_0_1
+from benchmark.leaderboard_render import rubric_notes, table_rows
 from benchmark.leaderboard_rules import CHOSEN_BY_REQUEST, DEFAULT_MIN_COVERAGE
 from benchmark.selectors.datasets import DatasetNotFound, dataset_resolve
 from benchmark.selectors.leaderboard_options import (
@@ -77,8 +78,8 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
         "min_coverage_asked": request.GET.get("min_coverage") or "",
         "notes": page.board_notes(board),
         "board": board,
-        "rows": page.table_rows(board),
-        "rubric_notes": page.rubric_notes(board),
+        "rows": table_rows(board),
+        "rubric_notes": rubric_notes(board),
         "categories": page.category_labels(),
         "comparison": comparison,
         "max_compare": page.MAX_COMPARE,

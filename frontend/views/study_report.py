@@ -1,4 +1,4 @@
-"""Admin pages of the validation app (staff only: experts never see study-level figures)."""
+"""The study report pages under /admin/ (staff only: experts never see study-level figures)."""
 
 import io
 
@@ -42,7 +42,7 @@ def study_report(request, name: str):
         # The admin's own context: its header says the platform's name, not Django's.
         context = admin.site.each_context(request) | report_context(report)
         context |= {"title": title, "study": study}
-        return render(request, "validation/study_report_page.html", context)
+        return render(request, "frontend/study_report_page.html", context)
     response = HttpResponse(report_render(report, fmt=fmt), content_type=CONTENT_TYPES[fmt])
     filename = f"study-report-{slugify(study.name) or study.pk}.{fmt}"
     response["Content-Disposition"] = f'attachment; filename="{filename}"'

@@ -14,7 +14,7 @@ from django.utils.translation import gettext
 
 from annotation import selectors, selectors_knowledge, selectors_review, services
 from annotation.labels import InvalidLabels
-from frontend.views import expert_required
+from frontend.views.expert import expert_required
 from validation import selectors as validation_selectors
 
 

@@ -1,0 +1,28 @@
+"""The staff pages under /admin/, each list under the namespace its URL names have always had
+(``benchmark:``, ``validation:``, ``dashboard:``); ``config.urls`` mounts them."""
+
+from django.urls import path
+
+import config.converters  # noqa: F401  (registers the <study:...> converter)
+from frontend.views import admin_leaderboard, dashboard, study_report
+
+benchmark_urls = [
+    path("leaderboard/", admin_leaderboard.leaderboard, name="leaderboard"),
+]
+
+validation_urls = [
+    path("studies/<study:name>/report/", study_report.study_report, name="study-report"),
+    path("studies/<study:name>/export/", study_report.study_export, name="study-export"),
+]
+
+dashboard_urls = [
+    path("", dashboard.overview, name="overview"),
+    path("runs/", dashboard.runs, name="runs"),
+    path("runs.json", dashboard.runs_json, name="runs-json"),
+    path("runs/<int:run_id>/retry/", dashboard.retry_run, name="retry-run"),
+    path("studies/<study:name>/", dashboard.study_page, name="study"),
+    path("studies/<study:name>/route/", dashboard.route, name="route"),
+    path("studies/<study:name>/recalibrate/", dashboard.recalibrate, name="recalibrate"),
+    path("studies/<study:name>/deactivate/", dashboard.deactivate, name="deactivate"),
+    path("studies/<study:name>/due-date/", dashboard.due_date, name="due-date"),
+]
