@@ -11,7 +11,8 @@ Faults, applied per request: ``rate_limit`` (429 + Retry-After), ``server_error`
 ``wrong_count`` (one verdict too few), ``refusal`` (the model declines). They come from, in
 order: a per-prompt script (``fail_prompt``), a global queue (``queue``), then at random with
 ``fault_rate``. ``structured=False`` makes the server reject ``response_format`` with a 400.
-Every request is logged in :attr:`FakeLLM.requests`.
+Every request is logged in :attr:`FakeLLM.requests`; ``GET /stats`` (also under ``/v1``) tells
+what was sent: requests, by status and by fault, and how many are in flight.
 """
 
 import hashlib
@@ -20,7 +21,7 @@ import random
 import re
 import threading
 import time
-from collections import deque
+from collections import Counter, deque
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -57,6 +58,7 @@ class LoggedRequest:
     key: str
     fault: str
     started: float
+    status: int | None = None  # None while in flight; 0 when the connection was dropped
 
 
 class FakeLLM:
@@ -130,6 +132,18 @@ class FakeLLM:
         with self._lock:
             return sum(1 for r in self.requests if fault is None or r.fault == fault)
 
+    def stats(self) -> dict:
+        """What was sent so far: requests, answered by status and by fault, still in flight."""
+        with self._lock:
+            requests = list(self.requests)
+        answered = [r for r in requests if r.status is not None]
+        return {
+            "requests": len(requests),
+            "in_flight": len(requests) - len(answered),
+            "by_status": dict(sorted(Counter(str(r.status) for r in answered).items())),
+            "by_fault": dict(sorted(Counter(r.fault for r in requests).items())),
+        }
+
     # ---- answering ---------------------------------------------------------------------
     def _pick_fault(self, prompt: str) -> str:
         with self._lock:
@@ -142,46 +156,54 @@ class FakeLLM:
                 return self._random.choice(self.fault_mix)
         return "ok"
 
-    def answer(self, body: dict) -> tuple[int, dict | str | None, dict[str, str], str]:
-        """Status, JSON body (or raw text, or None to drop), headers, and the fault applied."""
+    def answer(self, body: dict) -> tuple[int, dict | str | None, dict[str, str]]:
+        """Status, JSON body (or raw text, or None to drop connection) and headers."""
         messages = body.get("messages") or []
         prompt = "\n".join(str(m.get("content", "")) for m in messages if m.get("role") == "user")
         fault = self._pick_fault(prompt)
         if "response_format" in body and not self.structured:
             fault = "no_rf"
         # Logged on arrival, so a request still hanging counts as sent.
+        logged = LoggedRequest(prompt_key(messages), fault, time.monotonic())
         with self._lock:
-            self.requests.append(LoggedRequest(prompt_key(messages), fault, time.monotonic()))
+            self.requests.append(logged)
+        status, payload, headers = self._reply(fault, body, messages, prompt)
+        logged.status = status
+        return status, payload, headers
+
+    def _reply(
+        self, fault: str, body: dict, messages: list[dict], prompt: str
+    ) -> tuple[int, dict | str | None, dict[str, str]]:
         if fault == "no_rf":
-            return 400, _error("response_format is not supported by this model"), {}, "no_rf"
+            return 400, _error("response_format is not supported by this model"), {}
         if self.latency and fault not in ("hang", "disconnect"):
             self._stopping.wait(self.latency)
         if fault == "rate_limit":
-            return 429, _error("rate limited"), {"Retry-After": f"{self.retry_after:g}"}, fault
+            return 429, _error("rate limited"), {"Retry-After": f"{self.retry_after:g}"}
         if fault == "server_error":
-            return 500, _error("internal error"), {}, fault
+            return 500, _error("internal error"), {}
         if fault == "hang":
             self._stopping.wait(self.hang_seconds)
-            return 504, _error("gateway timeout"), {}, fault
+            return 504, _error("gateway timeout"), {}
         if fault == "disconnect":
-            return 0, None, {}, fault
+            return 0, None, {}
         if fault == "bad_json":
-            return 200, '{"choices": [{"message": {"content": "trunc', {}, fault
+            return 200, '{"choices": [{"message": {"content": "trunc', {}
         if fault == "refusal":
-            return 200, _chat(None, prompt, refusal="I can't help with that."), {}, fault
+            return 200, _chat(None, prompt, refusal="I can't help with that."), {}
         # The first user message holds the rubric; a re-ask appends turns after it.
         first = next((str(m.get("content", "")) for m in messages if m.get("role") == "user"), "")
         criteria = _CRITERION.findall(first)
         if not criteria:
             digest = hashlib.sha256(prompt.encode()).hexdigest()[:8]
-            return 200, _chat(f"我在这里陪着你。（模拟回复 {digest}）", prompt), {}, fault
+            return 200, _chat(f"我在这里陪着你。（模拟回复 {digest}）", prompt), {}
         verdicts = [fake_verdict(c) for c in criteria]
         if fault == "malformed":
-            return 200, _chat("好的，我来看看这段回复。整体还不错。", prompt), {}, fault
+            return 200, _chat("好的，我来看看这段回复。整体还不错。", prompt), {}
         if fault == "wrong_count":
             verdicts = verdicts[:-1] if len(verdicts) > 1 else [*verdicts, False]
         text = self._render(verdicts, structured="response_format" in body)
-        return 200, _chat(text, prompt), {}, fault
+        return 200, _chat(text, prompt), {}
 
     def _render(self, verdicts: list[bool], *, structured: bool) -> str:
         if self.style == "upstream" and not structured:
@@ -241,6 +263,12 @@ def _handler_for(fake: FakeLLM) -> type[BaseHTTPRequestHandler]:
         def log_message(self, format: str, *args: object) -> None:  # quiet by default
             return
 
+        def do_GET(self) -> None:
+            if self.path.rstrip("/") in ("/stats", "/v1/stats"):
+                self._send(200, fake.stats(), {})
+            else:
+                self._send(404, _error(f"no route {self.path}"), {})
+
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length)
@@ -253,7 +281,7 @@ def _handler_for(fake: FakeLLM) -> type[BaseHTTPRequestHandler]:
                 self._send(400, _error("request body is not JSON"), {})
                 return
             fake.last_authorization = self.headers.get("Authorization", "")
-            status, payload, headers, _fault = fake.answer(body)
+            status, payload, headers = fake.answer(body)
             if payload is None:
                 self.close_connection = True
                 self.connection.close()

@@ -1,5 +1,8 @@
 """`heartbench certificate issue --bar NAME [USERNAME ...]`: issue to the named experts, or
-to every active expert who meets the bar when none are named."""
+to every active expert who meets the bar when none are named.
+
+Each named expert is tried: those issued are listed, and the command ends with an error that
+names every expert not issued and why."""
 
 from django.core.management.base import BaseCommand, CommandError
 
@@ -20,19 +23,26 @@ class Command(BaseCommand):
         bar = CertificationBar.objects.filter(name=options["bar"]).first()
         if bar is None:
             raise CommandError(f"no certification bar named {options['bar']!r}")
-        try:
-            if options["usernames"]:
-                issued = [
-                    services.certificate_issue(expert=self._expert(name), bar=bar)
-                    for name in options["usernames"]
-                ]
-            else:
+        names = options["usernames"]
+        issued, refused = [], []
+        if names:
+            for username in names:
+                try:
+                    issued.append(
+                        services.certificate_issue(expert=self._expert(username), bar=bar)
+                    )
+                except (services.AnnotationError, CommandError) as exc:
+                    refused.append(f"{username}: {exc}")
+        else:
+            try:
                 issued = services.certificate_issue_all(bar=bar)
-        except services.AnnotationError as exc:
-            raise CommandError(str(exc)) from exc
+            except services.AnnotationError as exc:  # the bar is not active
+                raise CommandError(str(exc)) from exc
         for certificate in issued:
             self.stdout.write(f"{certificate.serial} issued to {certificate.expert.user.username}")
         self.stdout.write(f"{len(issued)} certificate(s) issued for {bar}")
+        if refused:
+            raise CommandError(f"{len(refused)} of {len(names)} not issued: " + "; ".join(refused))
 
     def _expert(self, username: str) -> Expert:
         expert = Expert.objects.filter(user__username=username).first()

@@ -35,12 +35,15 @@ class Command(BaseCommand):
             raise CommandError(str(exc), returncode=2) from None
         with fake:
             self.stdout.write(f"fake LLM endpoint at {fake.base_url} (Ctrl-C to stop)")
+            self.stdout.write(f"what was sent: {fake.base_url}/stats")
             self.stdout.flush()
             try:
                 while True:
                     time.sleep(3600)
             except KeyboardInterrupt:
-                self.stdout.write(f"\nserved {fake.count()} requests")
+                stats = fake.stats()
+                by_status = ", ".join(f"{n} × {s}" for s, n in stats["by_status"].items())
+                self.stdout.write(f"\nserved {stats['requests']} requests ({by_status or 'none'})")
 
     def _server(self, options: dict, mix: tuple[str, ...]) -> FakeLLM:
         return FakeLLM(
