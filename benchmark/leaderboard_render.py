@@ -160,13 +160,10 @@ def render_table(board: dict) -> str:
         "coverage = scored cases / cases; a case with an error or missing verdict is unscored.",
         *board_notes(board),
     ]
-    stale = [m for m in board["models"] if (m.get("rubric_changes") or {}).get(
-        "older_version_verdicts")]  # fmt: skip
-    for m in stale:
-        changes = m["rubric_changes"]
+    for note in rubric_notes(board):
         lines.append(
-            f"rubric changed: {m['model']} has {changes['older_version_verdicts']} verdicts on "
-            f"{changes['criteria']} criteria made on an older version than the current one."
+            f"rubric changed: {note['model']} has {note['verdicts']} verdicts on "
+            f"{note['criteria']} criteria made on an older version than the current one."
         )
     return "\n".join(lines) + "\n"
 
@@ -178,12 +175,13 @@ def render_csv(board: dict) -> str:
         "rank", "model", "overall", "ci95_low", "ci95_high", "normal", "hard",
         "decay_points", "decay_of_normal", "decay_of_hard", "scored", "total",
         "catastrophic_cases", *(f"category_{c}" for c in CATEGORIES), *SCORED_CODES,
-        "judge", "coverage",
+        "judge", "coverage", "older_version_verdicts", "older_version_criteria",
     ])  # fmt: skip
     for m in board["models"]:
         ci = m["ci95"] or [None, None]
         decay = m["hard_decay"]
         coverage = m["coverage"]
+        changes = m.get("rubric_changes") or {}
         writer.writerow([
             m.get("rank"), csv_cell(m["model"]), m["overall"], ci[0], ci[1], m["normal"],
             m["hard"], decay["points"], decay["of_normal"], decay["of_hard"],
@@ -192,5 +190,6 @@ def render_csv(board: dict) -> str:
             *(m["abilities"].get(a) for a in SCORED_CODES),
             csv_cell(row_judge(board, m)),
             coverage["scored"] / coverage["total"] if coverage["total"] else 0.0,
+            changes.get("older_version_verdicts", 0), changes.get("criteria", 0),
         ])  # fmt: skip
     return out.getvalue()

@@ -1,13 +1,15 @@
 """The leaderboard notes verdicts made on an older version of their criterion (JSON, table,
 HTML file)."""
 
+import csv
+import io
 import json
 
 import pytest
 from django.core.management import call_command
 
 from benchmark.leaderboard_html import render_html
-from benchmark.leaderboard_render import render_table
+from benchmark.leaderboard_render import render_csv, render_table
 from benchmark.models import Verdict
 from benchmark.selectors.leaderboard import leaderboard_compute
 from benchmark.services.rubric import rubric_item_edit
@@ -68,6 +70,9 @@ def test_verdicts_on_an_older_version_are_counted_per_model(capsys):
     assert "mid: 1 verdicts on 1 criteria" in note and "new:" not in note
     table = render_table(board)
     assert "rubric changed: old has 2 verdicts" in table and "rubric changed: new" not in table
+    rows = {r["model"]: r for r in csv.DictReader(io.StringIO(render_csv(board)))}
+    stale = {m: (r["older_version_verdicts"], r["older_version_criteria"]) for m, r in rows.items()}
+    assert stale == {"old": ("2", "2"), "new": ("0", "0"), "mid": ("1", "1")}
 
     call_command("leaderboard", "--dataset", "rc-board", "--format", "json")
     printed = json.loads(capsys.readouterr().out)
