@@ -1,13 +1,13 @@
 """One asynchronous client for every OpenAI-compatible ``/chat/completions`` endpoint.
 
-Retry policy, all bounded: a 429 waits for ``Retry-After`` (or an exponential back-off) plus
-jitter; 5xx, timeouts and connection errors back off exponentially with jitter. Both stop after
-``max_attempts`` requests or once ``max_total_wait`` seconds of waiting would be exceeded, and
-then raise :class:`RequestFailed` with the reason. A 400/422 that names ``response_format``
-turns structured output off for this client and the request is sent again without it. While
-the endpoint as a whole is down, a circuit breaker (:mod:`benchmark.llm.breaker`) holds every
-request back and probes with its own back-off, so an outage of minutes pauses the run instead
-of spending the requests' attempts.
+Retry policy, all bounded: a 429 waits for ``retry-after-ms`` or ``Retry-After`` (else an
+exponential back-off) plus jitter; 5xx, timeouts and connection errors back off exponentially
+with jitter. Both stop after ``max_attempts`` requests or once ``max_total_wait`` seconds of
+waiting would be exceeded, and then raise :class:`RequestFailed` with the reason. A 400/422 that
+names ``response_format`` turns structured output off for this client and the request is sent
+again without it. While the endpoint as a whole is down, a circuit breaker
+(:mod:`benchmark.llm.breaker`) holds every request back and probes with its own back-off, so an
+outage of minutes pauses the run instead of spending the requests' attempts.
 
 The API key is only ever put in the Authorization header; it is not logged or returned.
 """
@@ -73,8 +73,15 @@ class Counters:
     retries: int = 0
 
 
-def retry_after_seconds(value: str | None, *, now: float | None = None) -> float | None:
-    """Seconds to wait from a Retry-After header (delta-seconds or an HTTP date)."""
+def retry_after_seconds(headers: httpx.Headers, *, now: float | None = None) -> float | None:
+    """Seconds to wait as the endpoint asks: ``retry-after-ms`` (milliseconds, as OpenAI's API
+    sends it) before ``Retry-After`` (delta-seconds or an HTTP date); None when neither is
+    usable."""
+    try:
+        return max(0.0, float(headers.get("retry-after-ms", "")) / 1000)
+    except ValueError:
+        pass
+    value = headers.get("retry-after")
     if not value:
         return None
     value = value.strip()
@@ -175,7 +182,7 @@ class ChatClient:
                 if reply.status_code != 200 and reply.status_code not in RETRYABLE_STATUS:
                     raise RequestFailed(reason)
                 if reply.status_code == 429:
-                    wait = retry_after_seconds(reply.headers.get("retry-after"))
+                    wait = retry_after_seconds(reply.headers)
                     if wait is not None:
                         wait += wait * 0.25 * self._rand()
             if outage and self.breaker.failed(request=request, connection=connection, probe=probe):

@@ -5,14 +5,15 @@ upstream one) with a verdict per criterion that depends only on the criterion's 
 (:func:`fake_verdict`), so a test can tell a correct verdict from a wrong one; any other prompt
 gets a short deterministic answer (generation).
 
-Faults, applied per request: ``rate_limit`` (429 + Retry-After), ``server_error`` (500),
-``hang`` (no answer until well past the client timeout), ``disconnect`` (connection closed),
-``bad_json`` (a 200 whose body is not JSON), ``malformed`` (a reply with no verdicts),
-``wrong_count`` (one verdict too few), ``refusal`` (the model declines). They come from, in
-order: a per-prompt script (``fail_prompt``), a global queue (``queue``), then at random with
-``fault_rate``. ``structured=False`` makes the server reject ``response_format`` with a 400.
-Every request is logged in :attr:`FakeLLM.requests`; ``GET /stats`` (also under ``/v1``) tells
-what was sent: requests, by status and by fault, and how many are in flight.
+Faults, applied per request: ``rate_limit`` (429 + Retry-After, and retry-after-ms when
+``retry_after_ms`` is set), ``server_error`` (500), ``hang`` (no answer until well past the
+client timeout), ``disconnect`` (connection closed), ``bad_json`` (a 200 whose body is not
+JSON), ``malformed`` (a reply with no verdicts), ``wrong_count`` (one verdict too few),
+``refusal`` (the model declines). They come from, in order: a per-prompt script
+(``fail_prompt``), a global queue (``queue``), then at random with ``fault_rate``.
+``structured=False`` makes the server reject ``response_format`` with a 400. Every request is
+logged in :attr:`FakeLLM.requests`; ``GET /stats`` (also under ``/v1``) tells what was sent:
+requests, by status and by fault, and how many are in flight.
 """
 
 import hashlib
@@ -70,6 +71,7 @@ class FakeLLM:
         fault_mix: tuple[str, ...] = QUICK_FAULTS,
         seed: int = 0,
         retry_after: float = 1.0,
+        retry_after_ms: float | None = None,
         hang_seconds: float = 30.0,
         structured: bool = True,
         style: str = "ours",
@@ -81,6 +83,7 @@ class FakeLLM:
         self.fault_rate = fault_rate
         self.fault_mix = fault_mix
         self.retry_after = retry_after
+        self.retry_after_ms = retry_after_ms
         self.hang_seconds = hang_seconds
         self.structured = structured
         self.style = style
@@ -179,7 +182,10 @@ class FakeLLM:
         if self.latency and fault not in ("hang", "disconnect"):
             self._stopping.wait(self.latency)
         if fault == "rate_limit":
-            return 429, _error("rate limited"), {"Retry-After": f"{self.retry_after:g}"}
+            headers = {"Retry-After": f"{self.retry_after:g}"}
+            if self.retry_after_ms is not None:
+                headers["retry-after-ms"] = f"{self.retry_after_ms:g}"
+            return 429, _error("rate limited"), headers
         if fault == "server_error":
             return 500, _error("internal error"), {}
         if fault == "hang":
