@@ -131,3 +131,29 @@ def test_the_types_accept_good_values():
     assert cli_types.comma_list(" hit , miss ") == ["hit", "miss"]
     with pytest.raises(argparse.ArgumentTypeError):
         cli_types.positive_float("-inf")
+
+
+def _format_choices(parser: argparse.ArgumentParser):
+    for action in parser._actions:
+        if "--format" in action.option_strings:
+            yield parser.prog, tuple(action.choices or ())
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                yield from _format_choices(sub)
+
+
+def test_every_command_spells_its_table_output_format_table():
+    from django.core.management import get_commands, load_command_class
+
+    ours = {"annotation", "benchmark", "validation", "frontend"}
+    formats = [
+        choice
+        for name, app in get_commands().items()
+        if app in ours
+        for _prog, choices in _format_choices(
+            load_command_class(app, name).create_parser("heartbench", name)
+        )
+        for choice in choices
+    ]
+    assert "table" in formats and "json" in formats  # the walk found the commands' formats
+    assert not {"text", "tabular", "plain", "human"} & set(formats)

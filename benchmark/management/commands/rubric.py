@@ -1,6 +1,6 @@
 """`heartbench rubric edit --dataset NAME[@VERSION] --case QID --position N [--text T]
 [--points P] --reason R --author USER` and `heartbench rubric history --dataset … --case …
-[--position N] [--format text|json]`."""
+[--position N] [--format table|json]`."""
 
 import json
 
@@ -47,7 +47,7 @@ class Command(BaseCommand):
         edit.add_argument("--author", required=True, help="username of the editor")
         history = sub.add_parser("history", help="versions with author, date, reason and diff")
         _target(history, position_required=False)
-        history.add_argument("--format", choices=["text", "json"], default="text")
+        history.add_argument("--format", choices=["table", "json"], default="table")
 
     def handle(self, *args, **options):
         if options["action"] == "edit":
