@@ -102,11 +102,8 @@ class AuditEventAdmin(ReadOnlyAdmin):
 from django.contrib import messages as admin_messages  # noqa: E402
 
 from benchmark.selectors.runs import run_progress_text  # noqa: E402
-from benchmark.services.judging import (  # noqa: E402
-    JudgeConfigError,
-    judge_queue_all,
-    judge_run_queue,
-)
+from benchmark.services.judging import judge_queue_all, judge_run_queue  # noqa: E402
+from benchmark.services.llm_jobs import JudgeConfigError  # noqa: E402
 
 
 class JudgeRunEngineAdmin(JudgeRunAdmin):

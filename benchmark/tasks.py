@@ -29,7 +29,8 @@ from benchmark.services.judge_chunks import (
     judge_run_split,
     judge_runs_dispatch_waiting,
 )
-from benchmark.services.judging import JudgeConfigError, engine_options_for_worker
+from benchmark.services.judging import engine_options_for_worker
+from benchmark.services.llm_jobs import JudgeConfigError
 
 
 @shared_task(bind=True, max_retries=3, default_retry_delay=30, acks_late=True)

@@ -21,14 +21,15 @@ from benchmark.llm.progress import Progress
 from benchmark.llm.prompts import DEFAULT_GENERATE_TEMPLATE, dialogue_render, template_load
 from benchmark.models import Dataset, GenerationRun, JudgeRun, ModelUnderTest, Response
 from benchmark.selectors import runs as run_selectors
-from benchmark.services.judging import (
+from benchmark.services.dispatch import run_queue, runs_dispatch_waiting
+from benchmark.services.llm_jobs import (
     ENGINE_KEYS,
     EngineOptions,
     JudgeConfigError,
     RunOutcome,
-    _BaseStore,
-    _execute,
-    _price,
+    RunStore,
+    engine_price,
+    job_execute,
 )
 
 MODES = ("all", "normal", "hard")
@@ -99,7 +100,7 @@ def generation_run_execute(
     endpoint_model = model.endpoint_model or model.name
     parameters = {k: v for k, v in model.parameters.items() if k not in ENGINE_KEYS}
     _mark_running(run_id=run.pk)
-    return _execute(
+    return job_execute(
         run=run,
         model_cls=GenerationRun,
         endpoint=Endpoint(
@@ -114,7 +115,7 @@ def generation_run_execute(
             concurrency=options.concurrency,
             max_reasks=options.max_reasks,
             max_cost=options.max_cost,
-            price=_price(endpoint_model, model.parameters, options),
+            price=engine_price(endpoint_model, model.parameters, options),
             force=options.force,
         ),
         options=options,
@@ -164,25 +165,21 @@ def generation_queue_check(*, model: ModelUnderTest, options: dict | None = None
     chosen = {k: v for k, v in (options or {}).items() if k in QUEUE_OPTIONS and v is not None}
     if chosen.get("max_cost") is not None:
         # A budget needs a price to count against.
-        _price(model.endpoint_model or model.name, model.parameters, EngineOptions(max_cost=1))
+        engine_price(
+            model.endpoint_model or model.name, model.parameters, EngineOptions(max_cost=1)
+        )
     return chosen
 
 
 def generation_run_queue(*, run_id: int) -> None:
     """Have a worker generate (or continue) the run once this transaction commits; with the
     broker down it waits, like a judge run (:mod:`benchmark.services.dispatch`)."""
-    from benchmark.services.dispatch import run_queue
-    from benchmark.tasks import generation_run_task
-
-    run_queue(model_cls=GenerationRun, run_id=run_id, task=generation_run_task)
+    run_queue(model_cls=GenerationRun, run_id=run_id)
 
 
 def generation_runs_dispatch_waiting() -> list[int]:
     """Queue every generation run left waiting while the broker was down."""
-    from benchmark.services.dispatch import runs_dispatch_waiting
-    from benchmark.tasks import generation_run_task
-
-    return runs_dispatch_waiting(model_cls=GenerationRun, task=generation_run_task)
+    return runs_dispatch_waiting(model_cls=GenerationRun)
 
 
 def generation_options_for_worker(*, run: GenerationRun) -> EngineOptions:
@@ -220,7 +217,7 @@ def _mark_running(*, run_id: int) -> None:
         GenerationRun.objects.filter(pk=run_id).update(status=JudgeRun.Status.RUNNING)
 
 
-class _GenerationStore(_BaseStore):
+class _GenerationStore(RunStore):
     failures: list[dict]
 
     async def accept(self, unit: Unit, result: str, raw: str) -> None:

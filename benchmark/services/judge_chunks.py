@@ -18,24 +18,16 @@ from django.utils import timezone
 
 from benchmark.models import JudgeRun
 from benchmark.selectors import runs as run_selectors
-from benchmark.services.dispatch import run_dispatch, runs_dispatch_waiting
-from benchmark.services.judging import EngineOptions, RunOutcome, judge_run_execute
+from benchmark.services.dispatch import runs_dispatch_waiting
+from benchmark.services.judging import judge_run_execute
+from benchmark.services.llm_jobs import EngineOptions, RunOutcome
 
 WAITING_FOR_BROKER = run_selectors.WAITING_FOR_BROKER
 
 
-def judge_run_dispatch(*, run_id: int) -> bool:
-    """Hand the run to the workers; False when the broker is down and the run waits for it."""
-    from benchmark.tasks import judge_run_task
-
-    return run_dispatch(model_cls=JudgeRun, run_id=run_id, task=judge_run_task)
-
-
 def judge_runs_dispatch_waiting() -> list[int]:
     """Queue every run left waiting while the broker was down; returns those now queued."""
-    from benchmark.tasks import judge_run_task
-
-    return runs_dispatch_waiting(model_cls=JudgeRun, task=judge_run_task)
+    return runs_dispatch_waiting(model_cls=JudgeRun)
 
 
 def judge_run_split(*, run_id: int, chunk_size: int) -> list[list[int]]:

@@ -9,7 +9,7 @@ from benchmark.cli_types import non_negative_float, positive_float, positive_int
 from benchmark.llm.client import RetryPolicy
 from benchmark.llm.credentials import api_key_resolve
 from benchmark.llm.progress import ProgressWriter
-from benchmark.services.judging import EngineOptions, RunOutcome
+from benchmark.services.llm_jobs import EngineOptions, RunOutcome
 
 EXIT_CONFIG = 2  # bad command line or configuration: nothing was sent
 EXIT_ERRORS = 1  # finished, but some criteria/cases could not be judged/generated
