@@ -55,7 +55,9 @@ def judge_run_retry_errors(*, run: JudgeRun, actor) -> JudgeRun:
             dataset_id=run.dataset_id,
             status=JudgeRun.Status.PENDING,
             source="engine",
-            stats={"options": run.stats.get("options", {}), "retry_of": run.pk},
+            granularity=run.granularity,
+            template=run.template,
+            retry_of=run,
         )
         audit_record(
             actor=actor,

@@ -38,10 +38,9 @@ from benchmark.services.llm_jobs import (
     RunStore,
     engine_price,
     job_execute,
-    run_mark,
 )
 
-GRANULARITIES = ("response", "item")
+GRANULARITIES = tuple(JudgeRun.Granularity.values)
 RESPONSE_FORMAT = {
     "type": "json_schema",
     "json_schema": {"name": "heartbench_verdicts", "strict": True, "schema": VERDICT_SCHEMA},
@@ -116,18 +115,19 @@ def judge_run_start(
                 return finished, False
             run = run_selectors.judge_run_resumable(**ids)
             if run is not None:
-                previous = run.stats.get("options", {}).get("granularity", granularity)
+                previous = run.granularity
                 if previous != granularity:
                     raise JudgeConfigError(
                         f"run {run.pk} is judging per {previous}; resume it with "
                         f"--granularity {previous} or start over with --force"
                     )
                 return run, True
-        options = {"granularity": granularity}
-        if template_path is not None:
-            options["template"] = str(template_path)
         run = JudgeRun.objects.create(
-            **ids, status=JudgeRun.Status.PENDING, source="engine", stats={"options": options}
+            **ids,
+            status=JudgeRun.Status.PENDING,
+            source="engine",
+            granularity=granularity,
+            template=str(template_path or ""),
         )
         return run, True
 
@@ -146,8 +146,7 @@ def judge_run_execute(
     the run's under a row lock and the run's status is left to the caller to close.
     """
     run = run_selectors.judge_run_get(run_id=run_id)
-    run_options = run.stats.get("options", {})
-    template = template_load(Path(run_options.get("template") or DEFAULT_JUDGE_TEMPLATE))
+    template = template_load(Path(run.template or DEFAULT_JUDGE_TEMPLATE))
     judge = run.judge
     if template.version != judge.prompt_template_version:
         raise JudgeConfigError(
@@ -157,13 +156,9 @@ def judge_run_execute(
     base_url = options.base_url or judge.base_url
     if not base_url:
         raise JudgeConfigError(f"judge {judge.name!r} has no base URL; pass --base-url")
-    granularity = run_options.get("granularity", "response")
-    units = _judge_units(
-        run=run, template=template, granularity=granularity, response_ids=response_ids
-    )
+    units = _judge_units(run=run, template=template, response_ids=response_ids)
     counts = run_selectors.judge_run_counts(run=run)
     price = engine_price(judge.model, judge.parameters, options)
-    run_mark(run_id=run.pk, status=JudgeRun.Status.RUNNING)
     endpoint = Endpoint(
         base_url=base_url,
         model=judge.model,
@@ -182,7 +177,6 @@ def judge_run_execute(
     )
     return job_execute(
         run=run,
-        model_cls=JudgeRun,
         endpoint=endpoint,
         config=config,
         options=options,
@@ -192,7 +186,6 @@ def judge_run_execute(
         interpret=_interpret_verdicts,
         reask=_reask,
         on_progress=on_progress,
-        extra={"granularity": granularity, "template_version": template.version},
         chunk=response_ids is not None,
     )
 
@@ -270,35 +263,30 @@ class _JudgeStore(RunStore):
 
 
 class _JudgeChunkStore(_JudgeStore):
-    """Several chunks of one run write its stats at once: each adds what it spent since its
-    last checkpoint, under a row lock, instead of overwriting the others' totals."""
+    """Several chunks of one run write its accounting at once: each adds what it spent since
+    its last checkpoint, under a row lock, instead of overwriting the others' totals."""
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.flushed: dict = {}
+        self.flushed = Tally().as_dict()
 
     async def checkpoint(self, progress: Progress, tally: Tally) -> None:
-        current = tally.as_stats()
-        delta = {
-            key: value - self.flushed.get(key, 0)
-            for key, value in current.items()
-            if isinstance(value, int | float) and not isinstance(value, bool)
-        }
+        current = tally.as_dict()
+        delta = {name: value - self.flushed[name] for name, value in current.items()}
         self.flushed = current
-        labels = {k: v for k, v in current.items() if k not in delta}
-        await self.call_sync(lambda: run_stats_add(run_id=self.run.pk, delta=delta, labels=labels))
+        await self.call_sync(lambda: run_tally_add(run_id=self.run.pk, delta=delta))
 
 
-def run_stats_add(*, run_id: int, delta: dict, labels: dict) -> None:
-    """Add a chunk's spending to its run's stats and refresh the run's progress counts."""
+def run_tally_add(*, run_id: int, delta: dict) -> None:
+    """Add a chunk's spending to its run's accounting and refresh the run's progress counts."""
     with transaction.atomic():
         run = JudgeRun.objects.select_for_update().get(pk=run_id)
-        stats = dict(run.stats)
-        for key, value in delta.items():
-            stats[key] = round(stats.get(key, 0) + value, 6)
-        stats.update(labels)
-        stats.update(run_selectors.judge_run_counts(run=run))
-        JudgeRun.objects.filter(pk=run_id).update(stats=stats)
+        for name, value in delta.items():
+            setattr(run, name, round(getattr(run, name) + value, 6))
+        counts = run_selectors.judge_run_counts(run=run)
+        for name, value in counts.items():
+            setattr(run, name, value)
+        run.save(update_fields=[*delta, *counts])
 
 
 def verdicts_store(
@@ -345,12 +333,13 @@ def _judge_units(
     *,
     run: JudgeRun,
     template: PromptTemplate,
-    granularity: str,
     response_ids: list[int] | None = None,
 ) -> list[Unit]:
     units = []
     for response, items in run_selectors.judge_run_todo(run=run, response_ids=response_ids):
-        groups = [[item] for item in items] if granularity == "item" else [items]
+        groups = (
+            [[item] for item in items] if run.granularity == JudgeRun.Granularity.ITEM else [items]
+        )
         dialogue = dialogue_render(response.case.dialogue)
         for group in groups:
             prompt = template.render(

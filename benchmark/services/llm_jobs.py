@@ -3,7 +3,7 @@
 A job kind supplies four things and gets resumption, the reply cache, the budget, rate
 limiting, retries, checkpoints and the run's status for free:
 
-1. a run model with a ``status`` (``JudgeRun.Status``), ``stats`` and ``finished_at``;
+1. a run model inheriting :class:`benchmark.models.LLMRun` (status, progress, accounting);
 2. its :class:`benchmark.llm.engine.Unit` s, one per prompt still to send;
 3. a :class:`RunStore` subclass whose ``accept`` and ``fail`` store one unit's result or failure
    (the cache and the checkpoints are the base class's), and an ``interpret`` (with its
@@ -21,13 +21,13 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from benchmark.llm.accounting import Price, Tally, price_for
+from benchmark.llm.accounting import TALLY_FIELDS, Price, Tally, price_for
 from benchmark.llm.bridge import CallSync, run_bridged
 from benchmark.llm.client import ChatClient, Completion, Endpoint, RetryPolicy
 from benchmark.llm.engine import CachedReply, Engine, EngineConfig, Interpret, Reask, Unit
 from benchmark.llm.progress import Progress
 from benchmark.llm.ratelimit import limiter_build
-from benchmark.models import JudgeRun, LLMCacheEntry
+from benchmark.models import LLMCacheEntry, LLMRun
 from benchmark.selectors import runs as run_selectors
 
 # Keys of Judge/ModelUnderTest.parameters that configure the engine, not the endpoint request:
@@ -42,7 +42,7 @@ class JudgeConfigError(ValueError):
 
 @dataclass
 class EngineOptions:
-    """How to talk to the endpoint; nothing here is stored except what ``stats`` records."""
+    """How to talk to the endpoint (never stored; a queued generation run keeps its limits)."""
 
     api_key: str = field(default="", repr=False)
     base_url: str = ""
@@ -60,10 +60,12 @@ class EngineOptions:
 
 @dataclass(frozen=True)
 class RunOutcome:
-    run_id: int
-    status: str
-    stats: dict
+    run: LLMRun  # as stored when the session ended
     stop_reason: str = ""
+
+    @property
+    def status(self) -> str:
+        return self.run.status
 
 
 def engine_price(model: str, parameters: dict, options: EngineOptions) -> Price:
@@ -97,17 +99,20 @@ def llm_cache_store(
         )
 
 
-def run_mark(
-    *, run_id: int, status: str, model_cls: type = JudgeRun, stats: dict | None = None
-) -> None:
-    """Set a run's status (and stats); a finished run gets its finishing time."""
+def _run_tally(run: LLMRun) -> Tally:
+    """What the run has spent so far, to go on counting from."""
+    return Tally(**{name: getattr(run, name) for name in TALLY_FIELDS})
+
+
+def _run_mark(*, run: LLMRun, status: str, stop_reason: str = "") -> None:
+    """Set the run's status and why it stopped; a finished run gets its finishing time."""
+    run.status, run.stop_reason = status, stop_reason
+    updated = ["status", "stop_reason"]
+    if status == LLMRun.Status.FINISHED:
+        run.finished_at = timezone.now()
+        updated.append("finished_at")
     with transaction.atomic():
-        fields: dict = {"status": status}
-        if stats is not None:
-            fields["stats"] = stats
-        if status == JudgeRun.Status.FINISHED:
-            fields["finished_at"] = timezone.now()
-        model_cls.objects.filter(pk=run_id).update(**fields)
+        run.save(update_fields=updated)
 
 
 class RunStore:
@@ -117,18 +122,14 @@ class RunStore:
         self,
         *,
         call_sync: CallSync,
-        run,
-        model_cls: type,
+        run: LLMRun,
         endpoint: Endpoint,
         template_version: str,
-        base_stats: dict,
     ) -> None:
         self.call_sync = call_sync
         self.run = run
-        self.model_cls = model_cls
         self.endpoint = endpoint
         self.template_version = template_version
-        self.base_stats = base_stats
 
     async def cached(self, keys: list[str]) -> dict[str, CachedReply]:
         entries = await self.call_sync(lambda: run_selectors.llm_cache_lookup(keys=keys))
@@ -148,22 +149,19 @@ class RunStore:
         )
 
     async def checkpoint(self, progress: Progress, tally: Tally) -> None:
-        stats = {
-            **self.base_stats,
-            **tally.as_stats(),
+        written = {
+            **tally.as_dict(),
             "total": progress.total,
             "done": progress.done,
             "errors": progress.errors,
         }
-        await self.call_sync(
-            lambda: self.model_cls.objects.filter(pk=self.run.pk).update(stats=stats)
-        )
+        run_model = type(self.run)
+        await self.call_sync(lambda: run_model.objects.filter(pk=self.run.pk).update(**written))
 
 
 def job_execute(
     *,
-    run,
-    model_cls: type,
+    run: LLMRun,
     endpoint: Endpoint,
     config: EngineConfig,
     options: EngineOptions,
@@ -173,18 +171,19 @@ def job_execute(
     interpret: Interpret,
     reask: Reask,
     on_progress: Callable[[Progress], None] | None,
-    extra: dict,
     chunk: bool = False,
 ) -> RunOutcome:
-    """Run the engine over ``units`` for ``run`` (a judge or generation run) and close it.
+    """Mark ``run`` running, run the engine over ``units`` for it and close it.
 
-    A ``chunk`` counts its own spending from zero (the store adds it to the run's) and leaves
-    the run's status alone unless it has to stop.
+    ``counts`` (``total``, ``done``, ``errors``) include what earlier sessions did. A ``chunk``
+    counts its own spending from zero (the store adds it to the run's) and leaves the run's
+    status alone unless it has to stop.
     """
-    previous = {k: v for k, v in run.stats.items() if k != "options"}
-    tally = Tally() if chunk else Tally.from_stats(previous)
-    tally.extra = extra
-    base_stats = {"options": run.stats.get("options", {})}
+    run.status, run.stop_reason, run.error = LLMRun.Status.RUNNING, "", ""
+    run.template_version = config.template_version
+    with transaction.atomic():
+        run.save(update_fields=["status", "stop_reason", "error", "template_version"])
+    tally = Tally() if chunk else _run_tally(run)
     limiter = limiter_build(
         redis_url=settings.REDIS_URL,
         scope=f"{endpoint.base_url}|{endpoint.model}",
@@ -199,10 +198,8 @@ def job_execute(
         store = store_factory(
             call_sync=call_sync,
             run=run,
-            model_cls=model_cls,
             endpoint=endpoint,
             template_version=config.template_version,
-            base_stats=base_stats,
         )
         engine = Engine(
             client=client,
@@ -228,12 +225,11 @@ def job_execute(
     try:
         stop_reason = run_bridged(job, batch=transaction.atomic)
     except BaseException:
-        run_mark(run_id=run.pk, status=JudgeRun.Status.STOPPED, model_cls=model_cls)
+        _run_mark(run=run, status=LLMRun.Status.STOPPED)
         raise
     run.refresh_from_db()
     if chunk and not stop_reason:
-        return RunOutcome(run_id=run.pk, status=run.status, stats=run.stats)
-    status = JudgeRun.Status.STOPPED if stop_reason else JudgeRun.Status.FINISHED
-    stats = {**run.stats, "stop_reason": stop_reason} if stop_reason else run.stats
-    run_mark(run_id=run.pk, status=status, model_cls=model_cls, stats=stats)
-    return RunOutcome(run_id=run.pk, status=status, stats=stats, stop_reason=stop_reason)
+        return RunOutcome(run=run)
+    status = LLMRun.Status.STOPPED if stop_reason else LLMRun.Status.FINISHED
+    _run_mark(run=run, status=status, stop_reason=stop_reason)
+    return RunOutcome(run=run, stop_reason=stop_reason)
