@@ -102,21 +102,18 @@ class AuditEventAdmin(ReadOnlyAdmin):
 from django.contrib import messages as admin_messages  # noqa: E402
 
 from benchmark.selectors.runs import run_progress_text  # noqa: E402
-from benchmark.services.judging import (  # noqa: E402
-    JudgeConfigError,
-    judge_queue_all,
-    judge_run_queue,
-)
+from benchmark.services.judging import judge_queue_all, judge_run_queue  # noqa: E402
+from benchmark.services.llm_jobs import JudgeConfigError  # noqa: E402
 
 
 class JudgeRunEngineAdmin(JudgeRunAdmin):
     list_display = [*JudgeRunAdmin.list_display, "progress"]
-    readonly_fields = ["progress", "stats"]
+    readonly_fields = ["progress"]
     actions = ["queue_runs"]
 
     @admin.display(description=_("progress"))
     def progress(self, obj: models.JudgeRun) -> str:
-        return run_progress_text(stats=obj.stats)
+        return run_progress_text(run=obj)
 
     @admin.action(description=_("Judge on the task queue (start or continue)"))
     def queue_runs(self, request, queryset):
@@ -164,11 +161,13 @@ admin.site.register(models.LLMCacheEntry, ReadOnlyAdmin)
 from django import forms  # noqa: E402
 from django.http import HttpResponseRedirect  # noqa: E402
 
+from benchmark.llm.accounting import TALLY_FIELDS  # noqa: E402
 from benchmark.services.generation import (  # noqa: E402
     MODES,
     QUEUE_OPTIONS,
     generation_queue,
     generation_queue_check,
+    generation_run_queued_options,
 )
 
 
@@ -218,7 +217,9 @@ class GenerationRunAdmin(ReadOnlyAdmin):
     list_filter = ["status", "mode", "model"]
     actions = ["queue_runs"]
     add_fields = ["model", "dataset", "mode", *QUEUE_OPTIONS]
-    view_fields = ["model", "dataset", "mode", "status", "progress", "stats", "created_at",
+    view_fields = ["model", "dataset", "mode", "status", "progress", *QUEUE_OPTIONS,
+                   "total", "done", "errors", *TALLY_FIELDS, "template_version", "stop_reason",
+                   "error", "failures", "waiting_for_broker", "created_at",
                    "finished_at"]  # fmt: skip
 
     def has_add_permission(self, request, obj=None):
@@ -237,7 +238,7 @@ class GenerationRunAdmin(ReadOnlyAdmin):
 
     @admin.display(description=_("progress"))
     def progress(self, obj: models.GenerationRun) -> str:
-        return run_progress_text(stats=obj.stats)
+        return run_progress_text(run=obj)
 
     def save_model(self, request, obj, form, change):
         if change:
@@ -259,7 +260,7 @@ class GenerationRunAdmin(ReadOnlyAdmin):
     def queue_runs(self, request, queryset):
         queued = 0
         for run in queryset.select_related("model", "dataset"):
-            clean = run.status == models.JudgeRun.Status.FINISHED and not run.stats.get("errors")
+            clean = run.status == models.GenerationRun.Status.FINISHED and not run.errors
             if clean:
                 continue  # every case answered: nothing to ask for
             try:
@@ -267,7 +268,7 @@ class GenerationRunAdmin(ReadOnlyAdmin):
                     model=run.model,
                     dataset=run.dataset,
                     mode=run.mode,
-                    options=run.stats.get("options"),
+                    options=generation_run_queued_options(run=run),
                 )
             except JudgeConfigError as exc:
                 self.message_user(request, str(exc), level=admin_messages.ERROR)

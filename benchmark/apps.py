@@ -6,3 +6,13 @@ class BenchmarkConfig(AppConfig):
     name = "benchmark"
     # Shown in the admin's app list and breadcrumbs; not part of any migration.
     verbose_name = _("Benchmark")
+
+    def ready(self) -> None:
+        # The services queue runs through benchmark.services.dispatch without importing the
+        # tasks (tasks call services, never the reverse): each run model's task is named here.
+        from benchmark.models import GenerationRun, JudgeRun
+        from benchmark.services.dispatch import run_task_register
+        from benchmark.tasks import generation_run_task, judge_run_task
+
+        run_task_register(model_cls=JudgeRun, task=judge_run_task)
+        run_task_register(model_cls=GenerationRun, task=generation_run_task)

@@ -198,13 +198,60 @@ class Judge(models.Model):
         return self.name
 
 
-class JudgeRun(models.Model):
+class LLMRun(models.Model):
+    """One run of an LLM job (judging, generation): its status, its engine's accounting and
+    its progress, added up across the sessions that resume it (``benchmark.services.llm_jobs``).
+    """
+
     class Status(models.TextChoices):
         PENDING = "pending", _("pending")
         RUNNING = "running", _("running")
         FINISHED = "finished", _("finished")
         STOPPED = "stopped", _("stopped")
         FAILED = "failed", _("failed")
+
+    status = models.CharField(
+        _("status"), max_length=20, choices=Status.choices, default=Status.PENDING
+    )
+    template_version = models.CharField(_("prompt template version"), max_length=100, blank=True)
+    stop_reason = models.CharField(
+        _("stop reason"), max_length=50, blank=True, help_text=_("Why it stopped early.")
+    )
+    error = models.CharField(
+        _("error"), max_length=500, blank=True, help_text=_("Why it could not start.")
+    )
+    waiting_for_broker = models.BooleanField(
+        _("waiting for the broker"),
+        default=False,
+        help_text=_("Queued while the broker was unreachable; queued again when it is back."),
+    )
+    # Progress: criteria (judging) or cases (generation).
+    total = models.PositiveIntegerField(_("total"), default=0)
+    done = models.PositiveIntegerField(_("done"), default=0)
+    errors = models.PositiveIntegerField(_("errors"), default=0)
+    # Accounting: the fields of benchmark.llm.accounting.Tally.
+    calls = models.PositiveIntegerField(_("requests"), default=0)
+    retries = models.PositiveIntegerField(_("retries"), default=0)
+    reasks = models.PositiveIntegerField(_("re-asks"), default=0)
+    cached = models.PositiveIntegerField(_("served from cache"), default=0)
+    tokens_in = models.PositiveBigIntegerField(_("input tokens"), default=0)
+    tokens_out = models.PositiveBigIntegerField(_("output tokens"), default=0)
+    cost = models.FloatField(_("cost (USD)"), default=0.0)
+    wall_seconds = models.FloatField(_("wall time (s)"), default=0.0)
+    parse_failures = models.PositiveIntegerField(_("parse failures"), default=0)
+    request_failures = models.PositiveIntegerField(_("request failures"), default=0)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
+
+    class Meta:
+        abstract = True
+        ordering = ["-created_at", "-id"]
+
+
+class JudgeRun(LLMRun):
+    class Granularity(models.TextChoices):
+        RESPONSE = "response", _("per response")
+        ITEM = "item", _("per criterion")
 
     judge = models.ForeignKey(
         Judge, on_delete=models.PROTECT, related_name="runs", verbose_name=_("judge")
@@ -218,17 +265,26 @@ class JudgeRun(models.Model):
     dataset = models.ForeignKey(
         Dataset, on_delete=models.CASCADE, related_name="judge_runs", verbose_name=_("dataset")
     )
-    status = models.CharField(
-        _("status"), max_length=20, choices=Status.choices, default=Status.PENDING
-    )
     source = models.CharField(_("source"), max_length=20, default="import")
     content_hash = models.CharField(_("content hash"), max_length=64, blank=True)
-    stats = models.JSONField(_("statistics"), default=dict, blank=True)
-    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
-    finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
+    granularity = models.CharField(
+        _("granularity"), max_length=10, choices=Granularity.choices, default=Granularity.RESPONSE
+    )
+    template = models.CharField(
+        _("prompt template file"), max_length=500, blank=True, help_text=_("Empty: the built-in.")
+    )
+    retry_of = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="retry_runs",
+        verbose_name=_("retry of"),
+    )
+    # What an import of upstream verdicts found (rows, unanswered, refitted, ...).
+    import_summary = models.JSONField(_("import summary"), default=dict, blank=True)
 
-    class Meta:
-        ordering = ["-created_at", "-id"]
+    class Meta(LLMRun.Meta):
         verbose_name = _("judge run")
         verbose_name_plural = _("judge runs")
 
@@ -316,7 +372,7 @@ class LLMCacheEntry(models.Model):
         return f"{self.endpoint_model} {self.template_version} {self.key[:12]}"
 
 
-class GenerationRun(models.Model):
+class GenerationRun(LLMRun):
     """One pass generating a model's answers; resumable like a judge run."""
 
     model = models.ForeignKey(
@@ -332,18 +388,16 @@ class GenerationRun(models.Model):
         verbose_name=_("dataset"),
     )
     mode = models.CharField(_("cases"), max_length=10, default="all")
-    status = models.CharField(
-        _("status"),
-        max_length=20,
-        choices=JudgeRun.Status.choices,
-        default=JudgeRun.Status.PENDING,
-    )
-    stats = models.JSONField(_("statistics"), default=dict, blank=True)
-    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
-    finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
+    # Engine options of a run queued from the admin, read by the worker (tasks take ids);
+    # empty ones fall back to the model's "limits". The API key is never stored.
+    concurrency = models.PositiveIntegerField(_("concurrent requests"), null=True, blank=True)
+    rpm = models.FloatField(_("requests per minute"), null=True, blank=True)
+    tpm = models.FloatField(_("tokens per minute"), null=True, blank=True)
+    max_cost = models.FloatField(_("budget (USD)"), null=True, blank=True)
+    # The cases of the latest session that got no answer, with the reason (the first 50).
+    failures = models.JSONField(_("failures"), default=list, blank=True)
 
-    class Meta:
-        ordering = ["-created_at", "-id"]
+    class Meta(LLMRun.Meta):
         verbose_name = _("generation run")
         verbose_name_plural = _("generation runs")
 

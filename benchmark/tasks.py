@@ -16,7 +16,7 @@ from django.conf import settings
 
 # The project's Celery app, the default in every thread, before any task here is used.
 import config.celery  # noqa: F401
-from benchmark.models import JudgeRun
+from benchmark.models import GenerationRun, JudgeRun
 from benchmark.selectors.runs import generation_run_get, judge_run_get
 from benchmark.services.generation import (
     generation_options_for_worker,
@@ -29,7 +29,8 @@ from benchmark.services.judge_chunks import (
     judge_run_split,
     judge_runs_dispatch_waiting,
 )
-from benchmark.services.judging import JudgeConfigError, engine_options_for_worker
+from benchmark.services.judging import engine_options_for_worker
+from benchmark.services.llm_jobs import JudgeConfigError
 
 
 @shared_task(bind=True, max_retries=3, default_retry_delay=30, acks_late=True)
@@ -37,7 +38,7 @@ def judge_run_task(self, *, run_id: int) -> dict:
     """Split what the run has not judged yet into chunk tasks (a repeat resumes the run)."""
     run = judge_run_get(run_id=run_id)
     if run.status == JudgeRun.Status.FINISHED:
-        return run.stats
+        return {"status": run.status}
     try:
         chunks = judge_run_split(run_id=run_id, chunk_size=settings.HEARTBENCH_JUDGE_CHUNK)
     except Exception as exc:  # a lost database: retry, nothing was sent yet
@@ -74,15 +75,15 @@ def judge_dispatch_waiting_task() -> list[int]:
 def generation_run_task(self, *, run_id: int) -> dict:
     """Generate the run's missing answers; a finished run is left alone."""
     run = generation_run_get(run_id=run_id)
-    if run.status == JudgeRun.Status.FINISHED:
-        return run.stats
+    if run.status == GenerationRun.Status.FINISHED:
+        return {"status": run.status}
     try:
         outcome = generation_run_execute(
             run_id=run_id, options=generation_options_for_worker(run=run)
         )
     except JudgeConfigError as exc:  # no base URL, no price for a budget: retrying cannot help
         generation_run_fail(run_id=run_id, reason=str(exc))
-        return {"status": JudgeRun.Status.FAILED, "error": str(exc)}
+        return {"status": GenerationRun.Status.FAILED, "error": str(exc)}
     except Exception as exc:  # a lost database or endpoint: retry, resuming where it stopped
         raise self.retry(exc=exc) from exc
     return {"status": outcome.status, "stop_reason": outcome.stop_reason}

@@ -213,7 +213,7 @@ def generate(*, cases: int, experts: int, studies: int, labels: int, seed: int =
             run = JudgeRun.objects.create(
                 judge=judge, model=model, dataset=dataset, source="engine",
                 status=JudgeRun.Status.RUNNING if m == 0 else JudgeRun.Status.FINISHED,
-                stats={"calls": 1200, "cost": 3.21, "total": cases * per_unit_items},
+                calls=1200, cost=3.21, total=cases * per_unit_items,
             )  # fmt: skip
             error_share = 0.12 if m == 0 else 0.01
             Verdict.objects.bulk_create(
@@ -227,8 +227,8 @@ def generate(*, cases: int, experts: int, studies: int, labels: int, seed: int =
             verdicts += run.verdicts.count()
         for model in models:
             GenerationRun.objects.create(model=model, dataset=dataset, status="finished",
-                                         stats={"total": cases, "done": cases, "calls": cases,
-                                                "cost": 0.5})  # fmt: skip
+                                         total=cases, done=cases, calls=cases,
+                                         cost=0.5)  # fmt: skip
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")
     return {**made, "experts": experts, "verdicts": verdicts, "study_names": study_names}

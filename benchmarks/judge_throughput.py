@@ -176,11 +176,11 @@ def main() -> int:
     print("| pass | wall (s) | × floor | requests | requests/answer | errors | parse failures |")
     print("|---|---|---|---|---|---|---|")
     for label, r in rows:
-        stats = r["run"].stats
+        run = r["run"]
         print(
             f"| {label} | {r['wall']:.2f} | {r['wall'] / floor:.2f} | {r['requests']} | "
-            f"{r['requests'] / n:.3f} | {stats.get('errors', 0)} | "
-            f"{stats.get('parse_failures', 0)} |"
+            f"{r['requests'] / n:.3f} | {run.errors} | "
+            f"{run.parse_failures} |"
         )
     print(f"\nverdicts differing from the fake judge's (errors included): {wrong}")
     ok = rows[0][1]["wall"] <= 1.3 * floor and rows[1][1]["requests"] / n <= 1.25

@@ -6,7 +6,7 @@ and an unknown model costs 0 and is flagged as unpriced.
 """
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, fields
 
 PRICES_PER_MILLION: dict[str, tuple[float, float]] = {
     "claude-sonnet-4-5": (3.0, 15.0),
@@ -49,7 +49,7 @@ def tokens_estimate(text: str) -> int:
 
 @dataclass
 class Tally:
-    """What a run has spent; added up across resumptions, stored in ``JudgeRun.stats``."""
+    """What a run has spent; added up across resumptions, stored in the run's fields."""
 
     calls: int = 0
     retries: int = 0
@@ -61,16 +61,13 @@ class Tally:
     wall_seconds: float = 0.0
     parse_failures: int = 0
     request_failures: int = 0
-    extra: dict = field(default_factory=dict)
 
-    def as_stats(self) -> dict:
-        stats = asdict(self)
-        stats.pop("extra")
-        stats["cost"] = round(self.cost, 6)
-        stats["wall_seconds"] = round(self.wall_seconds, 3)
-        return {**stats, **self.extra}
+    def as_dict(self) -> dict:
+        tally = asdict(self)
+        tally["cost"] = round(self.cost, 6)
+        tally["wall_seconds"] = round(self.wall_seconds, 3)
+        return tally
 
-    @classmethod
-    def from_stats(cls, stats: dict) -> "Tally":
-        names = {f for f in cls.__dataclass_fields__ if f != "extra"}
-        return cls(**{k: v for k, v in stats.items() if k in names})
+
+# The names of a run's accounting fields (``benchmark.models.LLMRun``), as the tally has them.
+TALLY_FIELDS = tuple(f.name for f in fields(Tally))

@@ -23,7 +23,7 @@ from benchmark.scoring import (
     model_aggregate,
     overall_ci95,
 )
-from benchmark.selectors.runs import runs_latest
+from benchmark.selectors.runs import judge_run_record, runs_latest
 
 SPLITS = ("all", "normal", "hard")
 
@@ -67,7 +67,7 @@ class ModelEntry:
                 "judge": self.run.judge.name,
                 "source": self.run.source,
                 "status": self.run.status,
-                **self.run.stats,
+                **judge_run_record(run=self.run),
             },
         }
 

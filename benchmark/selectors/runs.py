@@ -6,12 +6,14 @@ from django.db.models import Case as CaseWhen
 from django.db.models import Count, IntegerField, OuterRef, Q, QuerySet, Subquery, Value, When
 from django.utils.translation import gettext
 
+from benchmark.llm.accounting import TALLY_FIELDS
 from benchmark.models import (
     Case,
     Dataset,
     GenerationRun,
     JudgeRun,
     LLMCacheEntry,
+    LLMRun,
     ModelUnderTest,
     Response,
     RubricItem,
@@ -26,9 +28,6 @@ RESUMABLE = (
     JudgeRun.Status.STOPPED,
     JudgeRun.Status.FAILED,
 )
-
-# stats["dispatch"] of a run recorded while the broker was unreachable.
-WAITING_FOR_BROKER = "waiting_for_broker"
 
 
 def dataset_for_model(*, model: ModelUnderTest, name: str | None = None) -> Dataset:
@@ -204,13 +203,30 @@ def llm_cache_lookup(*, keys: Iterable[str]) -> dict[str, LLMCacheEntry]:
     return found
 
 
-def run_progress_text(*, stats: dict) -> str:
-    """A one-line progress summary from a run's stats, for the admin."""
-    if stats.get("dispatch") == WAITING_FOR_BROKER:
+def judge_run_record(*, run: JudgeRun) -> dict:
+    """What the run recorded, JSON-ready: an import's summary, or an engine run's options,
+    progress and spending."""
+    if run.source != "engine":
+        return dict(run.import_summary)
+    return {
+        "granularity": run.granularity,
+        "template_version": run.template_version,
+        "total": run.total,
+        "done": run.done,
+        "errors": run.errors,
+        **{name: getattr(run, name) for name in TALLY_FIELDS},
+        "stop_reason": run.stop_reason,
+        "retry_of": run.retry_of_id,
+    }
+
+
+def run_progress_text(*, run: LLMRun) -> str:
+    """A one-line progress summary of a judge or generation run, for the admin."""
+    if run.waiting_for_broker:
         return gettext("waiting for the broker (queued again when it is back)")
-    if stats.get("error"):
-        return gettext("failed: %(error)s") % {"error": stats["error"]}
-    total, done = stats.get("total", 0), stats.get("done", 0)
+    if run.error:
+        return gettext("failed: %(error)s") % {"error": run.error}
+    total, done = run.total, run.done
     if not total:
         return "-"
     return gettext(
@@ -219,7 +235,7 @@ def run_progress_text(*, stats: dict) -> str:
         "done": done,
         "total": total,
         "percent": f"{100 * done / total:.0f}%",
-        "errors": stats.get("errors", 0),
-        "calls": stats.get("calls", 0),
-        "cost": f"{stats.get('cost', 0):.4f}",
+        "errors": run.errors,
+        "calls": run.calls,
+        "cost": f"{run.cost:.4f}",
     }

@@ -5,38 +5,47 @@ pending and publishes its task once the caller's transaction commits; when the b
 be reached the run stays pending, marked as waiting, and a sweep (workers run one when they
 reach the broker, and ``heartbench worker --beat`` every minute) publishes it later. Judge and
 generation runs share this code; only their model and their task differ.
+
+Services never import the tasks (tasks call services, not the reverse): each run model's task
+is registered here by ``BenchmarkConfig.ready()`` (:func:`run_task_register`).
 """
 
 import logging
 
 from celery import Task
-from django.db import models, transaction
+from django.db import transaction
 from kombu.exceptions import OperationalError
 
-from benchmark.models import JudgeRun
-from benchmark.selectors.runs import WAITING_FOR_BROKER
+from benchmark.models import LLMRun
 
 logger = logging.getLogger(__name__)
 # A broker blip is retried briefly; a real outage must not hold the admin's request for long.
 PUBLISH_RETRY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.5, "interval_max": 1}
+# The task that executes a run of each run model, by the run's id.
+RUN_TASKS: dict[type[LLMRun], Task] = {}
 
 
-def run_queue(*, model_cls: type[models.Model], run_id: int, task: Task) -> None:
-    """Mark the run pending and have ``task`` run it once this transaction commits.
+def run_task_register(*, model_cls: type[LLMRun], task: Task) -> None:
+    """Make ``task`` (taking ``run_id``) the one that executes runs of ``model_cls``."""
+    RUN_TASKS[model_cls] = task
+
+
+def run_queue(*, model_cls: type[LLMRun], run_id: int) -> None:
+    """Mark the run pending and have its task run it once this transaction commits.
 
     A finished run is left finished (its task does nothing for it).
     """
     with transaction.atomic():
-        model_cls.objects.filter(pk=run_id).exclude(status=JudgeRun.Status.FINISHED).update(
-            status=JudgeRun.Status.PENDING
+        model_cls.objects.filter(pk=run_id).exclude(status=LLMRun.Status.FINISHED).update(
+            status=LLMRun.Status.PENDING
         )
-        transaction.on_commit(lambda: run_dispatch(model_cls=model_cls, run_id=run_id, task=task))
+        transaction.on_commit(lambda: run_dispatch(model_cls=model_cls, run_id=run_id))
 
 
-def run_dispatch(*, model_cls: type[models.Model], run_id: int, task: Task) -> bool:
-    """Publish ``task`` for the run; False when the broker is down and the run waits for it."""
+def run_dispatch(*, model_cls: type[LLMRun], run_id: int) -> bool:
+    """Publish the run's task; False when the broker is down and the run waits for it."""
     try:
-        task.apply_async(kwargs={"run_id": run_id}, retry_policy=PUBLISH_RETRY)
+        RUN_TASKS[model_cls].apply_async(kwargs={"run_id": run_id}, retry_policy=PUBLISH_RETRY)
     except OperationalError as exc:
         logger.warning(
             "broker unreachable (%s): %s %s stays pending until it is back",
@@ -50,26 +59,16 @@ def run_dispatch(*, model_cls: type[models.Model], run_id: int, task: Task) -> b
     return True
 
 
-def runs_dispatch_waiting(*, model_cls: type[models.Model], task: Task) -> list[int]:
+def runs_dispatch_waiting(*, model_cls: type[LLMRun]) -> list[int]:
     """Publish every run of ``model_cls`` left waiting for the broker; the ids now queued."""
     waiting = model_cls.objects.filter(
-        status=JudgeRun.Status.PENDING, stats__dispatch=WAITING_FOR_BROKER
+        status=LLMRun.Status.PENDING, waiting_for_broker=True
     ).values_list("pk", flat=True)
-    return [
-        run_id
-        for run_id in list(waiting)
-        if run_dispatch(model_cls=model_cls, run_id=run_id, task=task)
-    ]
+    return [run_id for run_id in list(waiting) if run_dispatch(model_cls=model_cls, run_id=run_id)]
 
 
-def _dispatch_mark(*, model_cls: type[models.Model], run_id: int, waiting: bool) -> None:
+def _dispatch_mark(*, model_cls: type[LLMRun], run_id: int, waiting: bool) -> None:
     with transaction.atomic():
-        run = model_cls.objects.select_for_update().get(pk=run_id)
-        stats = dict(run.stats)
-        if waiting:
-            stats["dispatch"] = WAITING_FOR_BROKER
-        else:
-            stats.pop("dispatch", None)
-        if stats != run.stats:
-            run.stats = stats
-            run.save(update_fields=["stats"])
+        model_cls.objects.filter(pk=run_id).exclude(waiting_for_broker=waiting).update(
+            waiting_for_broker=waiting
+        )

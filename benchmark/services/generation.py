@@ -13,27 +13,29 @@ from pathlib import Path
 from django.db import transaction
 from django.utils.translation import gettext
 
+from benchmark.llm.accounting import Tally
 from benchmark.llm.client import Endpoint
 from benchmark.llm.credentials import api_key_resolve
 from benchmark.llm.engine import EngineConfig, Unit
 from benchmark.llm.parser import ReplyError
 from benchmark.llm.progress import Progress
 from benchmark.llm.prompts import DEFAULT_GENERATE_TEMPLATE, dialogue_render, template_load
-from benchmark.models import Dataset, GenerationRun, JudgeRun, ModelUnderTest, Response
+from benchmark.models import Dataset, GenerationRun, ModelUnderTest, Response
 from benchmark.selectors import runs as run_selectors
-from benchmark.services.judging import (
+from benchmark.services.dispatch import run_queue, runs_dispatch_waiting
+from benchmark.services.llm_jobs import (
     ENGINE_KEYS,
     EngineOptions,
     JudgeConfigError,
     RunOutcome,
-    _BaseStore,
-    _execute,
-    _price,
+    RunStore,
+    engine_price,
+    job_execute,
 )
 
 MODES = ("all", "normal", "hard")
 MAX_LISTED_FAILURES = 50
-# Engine settings a run queued from the admin may carry in stats["options"] (a worker reads
+# Engine settings a run queued from the admin may carry in its fields (a worker reads
 # them there: tasks take ids, not options). The key is never among them.
 QUEUE_OPTIONS = ("concurrency", "rpm", "tpm", "max_cost")
 
@@ -98,10 +100,8 @@ def generation_run_execute(
     ]
     endpoint_model = model.endpoint_model or model.name
     parameters = {k: v for k, v in model.parameters.items() if k not in ENGINE_KEYS}
-    _mark_running(run_id=run.pk)
-    return _execute(
+    return job_execute(
         run=run,
-        model_cls=GenerationRun,
         endpoint=Endpoint(
             base_url=base_url,
             model=endpoint_model,
@@ -114,7 +114,7 @@ def generation_run_execute(
             concurrency=options.concurrency,
             max_reasks=options.max_reasks,
             max_cost=options.max_cost,
-            price=_price(endpoint_model, model.parameters, options),
+            price=engine_price(endpoint_model, model.parameters, options),
             force=options.force,
         ),
         options=options,
@@ -124,7 +124,6 @@ def generation_run_execute(
         interpret=_interpret_answer,
         reask=_reask_answer,
         on_progress=on_progress,
-        extra={"mode": run.mode, "template_version": template.version},
     )
 
 
@@ -145,10 +144,10 @@ def generation_queue(
     with transaction.atomic():
         run = generation_run_start(model=model, dataset=dataset, mode=mode)
         run = GenerationRun.objects.select_for_update().get(pk=run.pk)
-        stats = {k: v for k, v in run.stats.items() if k != "error"}  # a fresh try
-        stats["options"] = {**stats.get("options", {}), **chosen}
-        run.stats = stats
-        run.save(update_fields=["stats"])
+        run.error = ""  # a fresh try
+        for name, value in chosen.items():
+            setattr(run, name, value)
+        run.save(update_fields=["error", *chosen])
         generation_run_queue(run_id=run.pk)
     return run
 
@@ -164,31 +163,30 @@ def generation_queue_check(*, model: ModelUnderTest, options: dict | None = None
     chosen = {k: v for k, v in (options or {}).items() if k in QUEUE_OPTIONS and v is not None}
     if chosen.get("max_cost") is not None:
         # A budget needs a price to count against.
-        _price(model.endpoint_model or model.name, model.parameters, EngineOptions(max_cost=1))
+        engine_price(
+            model.endpoint_model or model.name, model.parameters, EngineOptions(max_cost=1)
+        )
     return chosen
 
 
 def generation_run_queue(*, run_id: int) -> None:
     """Have a worker generate (or continue) the run once this transaction commits; with the
     broker down it waits, like a judge run (:mod:`benchmark.services.dispatch`)."""
-    from benchmark.services.dispatch import run_queue
-    from benchmark.tasks import generation_run_task
-
-    run_queue(model_cls=GenerationRun, run_id=run_id, task=generation_run_task)
+    run_queue(model_cls=GenerationRun, run_id=run_id)
 
 
 def generation_runs_dispatch_waiting() -> list[int]:
     """Queue every generation run left waiting while the broker was down."""
-    from benchmark.services.dispatch import runs_dispatch_waiting
-    from benchmark.tasks import generation_run_task
-
-    return runs_dispatch_waiting(model_cls=GenerationRun, task=generation_run_task)
+    return runs_dispatch_waiting(model_cls=GenerationRun)
 
 
 def generation_options_for_worker(*, run: GenerationRun) -> EngineOptions:
     """A background run's options: the worker's environment key, then the run's own options
     over the model's ``limits``."""
-    limits = {**(run.model.parameters.get("limits") or {}), **run.stats.get("options", {})}
+    limits = {
+        **(run.model.parameters.get("limits") or {}),
+        **generation_run_queued_options(run=run),
+    }
     return EngineOptions(
         api_key=api_key_resolve(),
         concurrency=int(limits.get("concurrency") or 16),
@@ -198,13 +196,17 @@ def generation_options_for_worker(*, run: GenerationRun) -> EngineOptions:
     )
 
 
+def generation_run_queued_options(*, run: GenerationRun) -> dict:
+    """The engine options the run was queued with (those left empty are not among them)."""
+    return {name: getattr(run, name) for name in QUEUE_OPTIONS if getattr(run, name) is not None}
+
+
 def generation_run_fail(*, run_id: int, reason: str) -> None:
     """Mark a run that cannot start as it is configured (retrying would not help)."""
     with transaction.atomic():
         run = GenerationRun.objects.select_for_update().get(pk=run_id)
-        run.status = JudgeRun.Status.FAILED
-        run.stats = {**run.stats, "error": reason[:500]}
-        run.save(update_fields=["status", "stats"])
+        run.status, run.error = GenerationRun.Status.FAILED, reason[:500]
+        run.save(update_fields=["status", "error"])
 
 
 def response_store(*, model_id: int, case_id: int, text: str) -> None:
@@ -215,13 +217,12 @@ def response_store(*, model_id: int, case_id: int, text: str) -> None:
         )
 
 
-def _mark_running(*, run_id: int) -> None:
-    with transaction.atomic():
-        GenerationRun.objects.filter(pk=run_id).update(status=JudgeRun.Status.RUNNING)
+class _GenerationStore(RunStore):
+    """Answers become responses; the session's failures are listed on the run."""
 
-
-class _GenerationStore(_BaseStore):
-    failures: list[dict]
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.failures: list[dict] = []
 
     async def accept(self, unit: Unit, result: str, raw: str) -> None:
         model_id = self.run.model_id
@@ -230,9 +231,15 @@ class _GenerationStore(_BaseStore):
         )
 
     async def fail(self, unit: Unit, reason: str, raw: str) -> None:
-        failures = self.base_stats.setdefault("failures", [])
-        if len(failures) < MAX_LISTED_FAILURES:
-            failures.append({"case_id": unit.ident, "reason": reason[:300]})
+        if len(self.failures) < MAX_LISTED_FAILURES:
+            self.failures.append({"case_id": unit.ident, "reason": reason[:300]})
+
+    async def checkpoint(self, progress: Progress, tally: Tally) -> None:
+        await super().checkpoint(progress, tally)
+        listed = list(self.failures)
+        await self.call_sync(
+            lambda: GenerationRun.objects.filter(pk=self.run.pk).update(failures=listed)
+        )
 
 
 def _interpret_answer(unit: Unit, text: str | None, refusal: str | None) -> str:

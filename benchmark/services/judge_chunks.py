@@ -18,24 +18,14 @@ from django.utils import timezone
 
 from benchmark.models import JudgeRun
 from benchmark.selectors import runs as run_selectors
-from benchmark.services.dispatch import run_dispatch, runs_dispatch_waiting
-from benchmark.services.judging import EngineOptions, RunOutcome, judge_run_execute
-
-WAITING_FOR_BROKER = run_selectors.WAITING_FOR_BROKER
-
-
-def judge_run_dispatch(*, run_id: int) -> bool:
-    """Hand the run to the workers; False when the broker is down and the run waits for it."""
-    from benchmark.tasks import judge_run_task
-
-    return run_dispatch(model_cls=JudgeRun, run_id=run_id, task=judge_run_task)
+from benchmark.services.dispatch import runs_dispatch_waiting
+from benchmark.services.judging import judge_run_execute
+from benchmark.services.llm_jobs import EngineOptions, RunOutcome
 
 
 def judge_runs_dispatch_waiting() -> list[int]:
     """Queue every run left waiting while the broker was down; returns those now queued."""
-    from benchmark.tasks import judge_run_task
-
-    return runs_dispatch_waiting(model_cls=JudgeRun, task=judge_run_task)
+    return runs_dispatch_waiting(model_cls=JudgeRun)
 
 
 def judge_run_split(*, run_id: int, chunk_size: int) -> list[list[int]]:
@@ -49,9 +39,10 @@ def judge_run_split(*, run_id: int, chunk_size: int) -> list[list[int]]:
         run = JudgeRun.objects.select_for_update().get(pk=run_id)
         todo = [response.pk for response, _ in run_selectors.judge_run_todo(run=run)]
         if todo:
+            counts = run_selectors.judge_run_counts(run=run)
+            run.total, run.done, run.errors = counts["total"], counts["done"], counts["errors"]
             run.status = JudgeRun.Status.RUNNING
-            run.stats = {**run.stats, **run_selectors.judge_run_counts(run=run)}
-            run.save(update_fields=["status", "stats"])
+            run.save(update_fields=["status", *counts])
     if not todo:
         judge_run_close_if_done(run_id=run_id)
     return [todo[start : start + chunk_size] for start in range(0, len(todo), chunk_size)]
@@ -77,8 +68,8 @@ def judge_run_close_if_done(*, run_id: int) -> bool:
         counts = run_selectors.judge_run_counts(run=run)
         if counts["done"] < counts["total"]:
             return False
-        stats = {**run.stats, **counts}
-        stats.pop("stop_reason", None)
-        run.status, run.stats, run.finished_at = JudgeRun.Status.FINISHED, stats, timezone.now()
-        run.save(update_fields=["status", "stats", "finished_at"])
+        run.total, run.done, run.errors = counts["total"], counts["done"], counts["errors"]
+        run.status, run.stop_reason = JudgeRun.Status.FINISHED, ""
+        run.finished_at = timezone.now()
+        run.save(update_fields=["status", "stop_reason", "finished_at", *counts])
         return True

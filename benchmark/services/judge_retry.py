@@ -7,7 +7,8 @@ from benchmark.audit_actions import AuditAction
 from benchmark.models import JudgeRun, Verdict
 from benchmark.selectors import runs as run_selectors
 from benchmark.services.audit import audit_record
-from benchmark.services.judging import JudgeConfigError, judge_run_queue
+from benchmark.services.judging import judge_run_queue
+from benchmark.services.llm_jobs import JudgeConfigError
 
 GOING = (JudgeRun.Status.PENDING, JudgeRun.Status.RUNNING)
 
@@ -54,7 +55,9 @@ def judge_run_retry_errors(*, run: JudgeRun, actor) -> JudgeRun:
             dataset_id=run.dataset_id,
             status=JudgeRun.Status.PENDING,
             source="engine",
-            stats={"options": run.stats.get("options", {}), "retry_of": run.pk},
+            granularity=run.granularity,
+            template=run.template,
+            retry_of=run,
         )
         audit_record(
             actor=actor,

@@ -8,18 +8,14 @@ that fails for good, is stored as verdicts in state ``error`` with the reason an
 """
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from django.conf import settings
 from django.db import transaction
-from django.utils import timezone
 
-from benchmark.llm.accounting import Price, Tally, price_for
-from benchmark.llm.bridge import CallSync, run_bridged
-from benchmark.llm.client import ChatClient, Completion, Endpoint, RetryPolicy
+from benchmark.llm.accounting import Tally
+from benchmark.llm.client import Endpoint
 from benchmark.llm.credentials import api_key_resolve
-from benchmark.llm.engine import CachedReply, Engine, EngineConfig, Unit
+from benchmark.llm.engine import EngineConfig, Unit
 from benchmark.llm.parser import VERDICT_SCHEMA, JudgeReply, ReplyError, judge_reply_parse
 from benchmark.llm.progress import Progress
 from benchmark.llm.prompts import (
@@ -30,50 +26,25 @@ from benchmark.llm.prompts import (
     rubric_render,
     template_load,
 )
-from benchmark.llm.ratelimit import limiter_build
-from benchmark.models import Dataset, Judge, JudgeRun, LLMCacheEntry, ModelUnderTest, Verdict
+from benchmark.models import Dataset, Judge, JudgeRun, ModelUnderTest, Verdict
 from benchmark.selectors import runs as run_selectors
 from benchmark.selectors.rubric import rubric_item_versions
+from benchmark.services.dispatch import run_queue
+from benchmark.services.llm_jobs import (
+    ENGINE_KEYS,
+    EngineOptions,
+    JudgeConfigError,
+    RunOutcome,
+    RunStore,
+    engine_price,
+    job_execute,
+)
 
-GRANULARITIES = ("response", "item")
-# Keys of Judge/ModelUnderTest.parameters that configure the engine, not the endpoint request:
-# "price": [USD per M input, per M output]; "limits": {"concurrency", "rpm", "tpm"} for runs
-# started from the admin / Celery.
-ENGINE_KEYS = frozenset({"price", "limits"})
+GRANULARITIES = tuple(JudgeRun.Granularity.values)
 RESPONSE_FORMAT = {
     "type": "json_schema",
     "json_schema": {"name": "heartbench_verdicts", "strict": True, "schema": VERDICT_SCHEMA},
 }
-
-
-class JudgeConfigError(ValueError):
-    """The judge as asked for conflicts with the stored one, or lacks what it needs."""
-
-
-@dataclass
-class EngineOptions:
-    """How to talk to the endpoint; nothing here is stored except what ``stats`` records."""
-
-    api_key: str = field(default="", repr=False)
-    base_url: str = ""
-    concurrency: int = 16
-    rpm: float | None = None
-    tpm: float | None = None
-    timeout: float = 120.0
-    max_cost: float | None = None
-    price_in: float | None = None
-    price_out: float | None = None
-    force: bool = False
-    retry: RetryPolicy = field(default_factory=RetryPolicy)
-    max_reasks: int = 2
-
-
-@dataclass(frozen=True)
-class RunOutcome:
-    run_id: int
-    status: str
-    stats: dict
-    stop_reason: str = ""
 
 
 def judge_resolve(
@@ -144,18 +115,19 @@ def judge_run_start(
                 return finished, False
             run = run_selectors.judge_run_resumable(**ids)
             if run is not None:
-                previous = run.stats.get("options", {}).get("granularity", granularity)
+                previous = run.granularity
                 if previous != granularity:
                     raise JudgeConfigError(
                         f"run {run.pk} is judging per {previous}; resume it with "
                         f"--granularity {previous} or start over with --force"
                     )
                 return run, True
-        options = {"granularity": granularity}
-        if template_path is not None:
-            options["template"] = str(template_path)
         run = JudgeRun.objects.create(
-            **ids, status=JudgeRun.Status.PENDING, source="engine", stats={"options": options}
+            **ids,
+            status=JudgeRun.Status.PENDING,
+            source="engine",
+            granularity=granularity,
+            template=str(template_path or ""),
         )
         return run, True
 
@@ -174,8 +146,7 @@ def judge_run_execute(
     the run's under a row lock and the run's status is left to the caller to close.
     """
     run = run_selectors.judge_run_get(run_id=run_id)
-    run_options = run.stats.get("options", {})
-    template = template_load(Path(run_options.get("template") or DEFAULT_JUDGE_TEMPLATE))
+    template = template_load(Path(run.template or DEFAULT_JUDGE_TEMPLATE))
     judge = run.judge
     if template.version != judge.prompt_template_version:
         raise JudgeConfigError(
@@ -185,13 +156,9 @@ def judge_run_execute(
     base_url = options.base_url or judge.base_url
     if not base_url:
         raise JudgeConfigError(f"judge {judge.name!r} has no base URL; pass --base-url")
-    granularity = run_options.get("granularity", "response")
-    units = _judge_units(
-        run=run, template=template, granularity=granularity, response_ids=response_ids
-    )
+    units = _judge_units(run=run, template=template, response_ids=response_ids)
     counts = run_selectors.judge_run_counts(run=run)
-    price = _price(judge.model, judge.parameters, options)
-    _run_mark(run_id=run.pk, status=JudgeRun.Status.RUNNING)
+    price = engine_price(judge.model, judge.parameters, options)
     endpoint = Endpoint(
         base_url=base_url,
         model=judge.model,
@@ -208,9 +175,8 @@ def judge_run_execute(
         price=price,
         force=options.force,
     )
-    return _execute(
+    return job_execute(
         run=run,
-        model_cls=JudgeRun,
         endpoint=endpoint,
         config=config,
         options=options,
@@ -218,8 +184,8 @@ def judge_run_execute(
         counts=counts,
         store_factory=_JudgeStore if response_ids is None else _JudgeChunkStore,
         interpret=_interpret_verdicts,
+        reask=_reask,
         on_progress=on_progress,
-        extra={"granularity": granularity, "template_version": template.version},
         chunk=response_ids is not None,
     )
 
@@ -230,10 +196,7 @@ def judge_run_queue(*, run_id: int) -> None:
     With the broker down the run is kept pending and marked waiting, and is queued when the
     broker is back (:func:`benchmark.services.judge_chunks.judge_runs_dispatch_waiting`).
     """
-    from benchmark.services.dispatch import run_queue
-    from benchmark.tasks import judge_run_task
-
-    run_queue(model_cls=JudgeRun, run_id=run_id, task=judge_run_task)
+    run_queue(model_cls=JudgeRun, run_id=run_id)
 
 
 def judge_queue_all(*, judge: Judge) -> list[int]:
@@ -269,101 +232,7 @@ def engine_options_for_worker(*, judge: Judge) -> EngineOptions:
     )
 
 
-# ---- shared with generation --------------------------------------------------------------
-
-
-def llm_cache_store(
-    *, key: str, endpoint_model: str, template_version: str, reply: Completion
-) -> None:
-    """Keep a reply under its request hash (a later identical request is served from here)."""
-    with transaction.atomic():
-        LLMCacheEntry.objects.update_or_create(
-            key=key,
-            defaults={
-                "endpoint_model": endpoint_model,
-                "template_version": template_version,
-                "reply": reply.text or "",
-                "tokens_in": reply.tokens_in,
-                "tokens_out": reply.tokens_out,
-            },
-        )
-
-
-def _price(model: str, parameters: dict, options: EngineOptions) -> Price:
-    stored = parameters.get("price") or [None, None]
-    price_in = options.price_in if options.price_in is not None else stored[0]
-    price_out = options.price_out if options.price_out is not None else stored[1]
-    price = price_for(model, price_in=price_in, price_out=price_out)
-    if options.max_cost is not None and not price.known:
-        raise JudgeConfigError(
-            f"no price known for model {model!r}: --max-cost needs --price-in and --price-out"
-        )
-    return price
-
-
-def _run_mark(
-    *, run_id: int, status: str, model_cls: type = JudgeRun, stats: dict | None = None
-) -> None:
-    with transaction.atomic():
-        fields: dict = {"status": status}
-        if stats is not None:
-            fields["stats"] = stats
-        if status == JudgeRun.Status.FINISHED:
-            fields["finished_at"] = timezone.now()
-        model_cls.objects.filter(pk=run_id).update(**fields)
-
-
-class _BaseStore:
-    """Engine callbacks that hop to the database thread; subclasses store results."""
-
-    def __init__(
-        self,
-        *,
-        call_sync: CallSync,
-        run,
-        model_cls: type,
-        endpoint: Endpoint,
-        template_version: str,
-        base_stats: dict,
-    ) -> None:
-        self.call_sync = call_sync
-        self.run = run
-        self.model_cls = model_cls
-        self.endpoint = endpoint
-        self.template_version = template_version
-        self.base_stats = base_stats
-
-    async def cached(self, keys: list[str]) -> dict[str, CachedReply]:
-        entries = await self.call_sync(lambda: run_selectors.llm_cache_lookup(keys=keys))
-        return {
-            key: CachedReply(entry.reply, None, entry.tokens_in, entry.tokens_out)
-            for key, entry in entries.items()
-        }
-
-    async def remember(self, key: str, reply: Completion) -> None:
-        await self.call_sync(
-            lambda: llm_cache_store(
-                key=key,
-                endpoint_model=self.endpoint.model,
-                template_version=self.template_version,
-                reply=reply,
-            )
-        )
-
-    async def checkpoint(self, progress: Progress, tally: Tally) -> None:
-        stats = {
-            **self.base_stats,
-            **tally.as_stats(),
-            "total": progress.total,
-            "done": progress.done,
-            "errors": progress.errors,
-        }
-        await self.call_sync(
-            lambda: self.model_cls.objects.filter(pk=self.run.pk).update(stats=stats)
-        )
-
-
-class _JudgeStore(_BaseStore):
+class _JudgeStore(RunStore):
     async def accept(self, unit: Unit, result: JudgeReply, raw: str) -> None:
         response_id, item_ids, versions = unit.ident
         await self.call_sync(
@@ -394,35 +263,30 @@ class _JudgeStore(_BaseStore):
 
 
 class _JudgeChunkStore(_JudgeStore):
-    """Several chunks of one run write its stats at once: each adds what it spent since its
-    last checkpoint, under a row lock, instead of overwriting the others' totals."""
+    """Several chunks of one run write its accounting at once: each adds what it spent since
+    its last checkpoint, under a row lock, instead of overwriting the others' totals."""
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.flushed: dict = {}
+        self.flushed = Tally().as_dict()
 
     async def checkpoint(self, progress: Progress, tally: Tally) -> None:
-        current = tally.as_stats()
-        delta = {
-            key: value - self.flushed.get(key, 0)
-            for key, value in current.items()
-            if isinstance(value, int | float) and not isinstance(value, bool)
-        }
+        current = tally.as_dict()
+        delta = {name: value - self.flushed[name] for name, value in current.items()}
         self.flushed = current
-        labels = {k: v for k, v in current.items() if k not in delta}
-        await self.call_sync(lambda: run_stats_add(run_id=self.run.pk, delta=delta, labels=labels))
+        await self.call_sync(lambda: run_tally_add(run_id=self.run.pk, delta=delta))
 
 
-def run_stats_add(*, run_id: int, delta: dict, labels: dict) -> None:
-    """Add a chunk's spending to its run's stats and refresh the run's progress counts."""
+def run_tally_add(*, run_id: int, delta: dict) -> None:
+    """Add a chunk's spending to its run's accounting and refresh the run's progress counts."""
     with transaction.atomic():
         run = JudgeRun.objects.select_for_update().get(pk=run_id)
-        stats = dict(run.stats)
-        for key, value in delta.items():
-            stats[key] = round(stats.get(key, 0) + value, 6)
-        stats.update(labels)
-        stats.update(run_selectors.judge_run_counts(run=run))
-        JudgeRun.objects.filter(pk=run_id).update(stats=stats)
+        for name, value in delta.items():
+            setattr(run, name, round(getattr(run, name) + value, 6))
+        counts = run_selectors.judge_run_counts(run=run)
+        for name, value in counts.items():
+            setattr(run, name, value)
+        run.save(update_fields=[*delta, *counts])
 
 
 def verdicts_store(
@@ -469,12 +333,13 @@ def _judge_units(
     *,
     run: JudgeRun,
     template: PromptTemplate,
-    granularity: str,
     response_ids: list[int] | None = None,
 ) -> list[Unit]:
     units = []
     for response, items in run_selectors.judge_run_todo(run=run, response_ids=response_ids):
-        groups = [[item] for item in items] if granularity == "item" else [items]
+        groups = (
+            [[item] for item in items] if run.granularity == JudgeRun.Granularity.ITEM else [items]
+        )
         dialogue = dialogue_render(response.case.dialogue)
         for group in groups:
             prompt = template.render(
@@ -506,82 +371,3 @@ def _reask(unit: Unit, messages: list[dict], text: str | None, problem: str) -> 
         {"role": "assistant", "content": text or "(no content)"},
         {"role": "user", "content": reask_message(problem=problem, expected=unit.expected)},
     ]
-
-
-def _execute(
-    *,
-    run,
-    model_cls: type,
-    endpoint: Endpoint,
-    config: EngineConfig,
-    options: EngineOptions,
-    units: list[Unit],
-    counts: dict[str, int],
-    store_factory: type[_BaseStore],
-    interpret: Callable,
-    reask: Callable | None = None,
-    on_progress: Callable[[Progress], None] | None,
-    extra: dict,
-    chunk: bool = False,
-) -> RunOutcome:
-    """Run the engine over ``units`` for ``run`` (a judge or generation run) and close it.
-
-    A ``chunk`` counts its own spending from zero (the store adds it to the run's) and leaves
-    the run's status alone unless it has to stop.
-    """
-    previous = {k: v for k, v in run.stats.items() if k != "options"}
-    tally = Tally() if chunk else Tally.from_stats(previous)
-    tally.extra = extra
-    base_stats = {"options": run.stats.get("options", {})}
-    limiter = limiter_build(
-        redis_url=settings.REDIS_URL,
-        scope=f"{endpoint.base_url}|{endpoint.model}",
-        rpm=options.rpm,
-        tpm=options.tpm,
-    )
-
-    async def job(call_sync: CallSync) -> str:
-        client = ChatClient(
-            endpoint, concurrency=options.concurrency, limiter=limiter, retry=options.retry
-        )
-        store = store_factory(
-            call_sync=call_sync,
-            run=run,
-            model_cls=model_cls,
-            endpoint=endpoint,
-            template_version=config.template_version,
-            base_stats=base_stats,
-        )
-        engine = Engine(
-            client=client,
-            store=store,
-            config=config,
-            interpret=interpret,
-            reask=reask or _reask,
-            tally=tally,
-            on_progress=on_progress,
-        )
-        try:
-            await engine.run(
-                units, total=counts["total"], done=counts["done"], errors=counts["errors"]
-            )
-        finally:
-            await client.close()
-            if hasattr(limiter, "close"):
-                await limiter.close()
-        if on_progress:
-            on_progress(engine.progress())
-        return engine.stop_reason
-
-    try:
-        stop_reason = run_bridged(job, batch=transaction.atomic)
-    except BaseException:
-        _run_mark(run_id=run.pk, status=JudgeRun.Status.STOPPED, model_cls=model_cls)
-        raise
-    run.refresh_from_db()
-    if chunk and not stop_reason:
-        return RunOutcome(run_id=run.pk, status=run.status, stats=run.stats)
-    status = JudgeRun.Status.STOPPED if stop_reason else JudgeRun.Status.FINISHED
-    stats = {**run.stats, "stop_reason": stop_reason} if stop_reason else run.stats
-    _run_mark(run_id=run.pk, status=status, model_cls=model_cls, stats=stats)
-    return RunOutcome(run_id=run.pk, status=status, stats=stats, stop_reason=stop_reason)

@@ -36,7 +36,7 @@ def test_generate_answers_every_case_once_and_resumes(fake):
     assert answers.count() == 2 and {a.case.difficulty for a in answers} == {"hard"}
     assert all("模拟回复" in a.text and a.source == "generated" for a in answers)
     run = GenerationRun.objects.get()
-    assert run.status == "finished" and run.stats["retries"] == 1 and run.stats["done"] == 2
+    assert run.status == "finished" and run.retries == 1 and run.done == 2
     sent = fake.count()
     call_command("generate", *args, "--mode", "all", *QUICK, stdout=out)
     assert Response.objects.filter(model__name="gen-model").count() == 3
@@ -53,7 +53,7 @@ def test_generation_failure_is_reported_and_stores_no_answer(fake):
         )
     assert caught.value.returncode == 1 and "1 cases ended in error" in str(caught.value)
     assert not Response.objects.exists()
-    assert "refused" in GenerationRun.objects.get().stats["failures"][0]["reason"]
+    assert "refused" in GenerationRun.objects.get().failures[0]["reason"]
 
 
 def test_judge_command_summary_and_exit_status(fake):
@@ -139,5 +139,6 @@ def test_api_key_is_sent_but_never_stored(fake, monkeypatch):
     )
     run = JudgeRun.objects.select_related("judge").get()
     assert fake.last_authorization == "Bearer sk-secret-value"
-    stored = repr(run.stats) + repr(run.judge.parameters) + run.judge.base_url
+    stored = repr(JudgeRun.objects.filter(pk=run.pk).values().get())
+    stored += repr(run.judge.parameters) + run.judge.base_url
     assert "sk-secret" not in stored

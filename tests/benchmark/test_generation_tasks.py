@@ -6,7 +6,7 @@ from django.urls import reverse
 
 from benchmark.llm.fake_server import FakeLLM
 from benchmark.models import GenerationRun, Response
-from benchmark.services.generation import generation_queue
+from benchmark.services.generation import generation_queue, generation_run_queued_options
 from benchmark.tasks import generation_run_task
 from config.celery import app
 from tests.benchmark.factories import DatasetFactory, ModelUnderTestFactory, case_with_rubric
@@ -46,7 +46,7 @@ def test_the_admin_form_queues_a_run_that_generates_in_process_and_shows_progres
     run = GenerationRun.objects.get()
     assert "queued" in page.content.decode() and f"Generation run {run.pk}" in page.content.decode()
     assert run.status == "finished" and run.mode == "hard"
-    assert run.stats["options"] == {"concurrency": 2, "rpm": 600.0}
+    assert generation_run_queued_options(run=run) == {"concurrency": 2, "rpm": 600.0}
     answers = Response.objects.filter(model=model)
     assert answers.count() == 2 and {a.case.difficulty for a in answers} == {"hard"}
     assert all(a.source == "generated" and "模拟回复" in a.text for a in answers)
@@ -89,8 +89,8 @@ def test_the_action_retries_failed_cases_and_skips_finished_runs(
     with django_capture_on_commit_callbacks(execute=True):
         first = generation_queue(model=model, dataset=dataset, options={"concurrency": 1})
     first.refresh_from_db()
-    assert first.status == "finished" and first.stats["errors"] == 1
-    assert "refused" in first.stats["failures"][0]["reason"]
+    assert first.status == "finished" and first.errors == 1
+    assert "refused" in first.failures[0]["reason"]
     assert Response.objects.filter(model=model).count() == 1
     listing = admin_client.get(reverse(LIST)).content.decode()
     assert "2/2 (100%), errors 1, calls 4" in listing  # done counts the failed case
@@ -99,7 +99,9 @@ def test_the_action_retries_failed_cases_and_skips_finished_runs(
         admin_client.post(reverse(LIST), {"action": "queue_runs", "_selected_action": [first.pk]})
     assert Response.objects.filter(model=model).count() == 2
     second = GenerationRun.objects.exclude(pk=first.pk).get()
-    assert second.status == "finished" and second.stats["options"] == {"concurrency": 1}
+    assert second.status == "finished" and generation_run_queued_options(run=second) == {
+        "concurrency": 1
+    }
     sent = fake.count()
     # Both runs are now finished; the clean one is skipped, the old one's failure is retried
     # by a run that finds nothing left to ask.
@@ -124,7 +126,7 @@ def test_a_run_that_cannot_start_fails_once_with_the_reason_and_no_retry(
     for callback in callbacks:
         callback()
     run.refresh_from_db()
-    assert run.status == "failed" and "no base URL" in run.stats["error"]
+    assert run.status == "failed" and "no base URL" in run.error
     assert fake.count() == 0
     assert "failed: " in admin_client.get(reverse(LIST)).content.decode()
     # Fixed and queued again: the same run continues, the error is gone.
@@ -133,7 +135,7 @@ def test_a_run_that_cannot_start_fails_once_with_the_reason_and_no_retry(
     with django_capture_on_commit_callbacks(execute=True):
         again = generation_queue(model=model, dataset=dataset)
     again.refresh_from_db()
-    assert again.pk == run.pk and again.status == "finished" and "error" not in again.stats
+    assert again.pk == run.pk and again.status == "finished" and again.error == ""
 
 
 def test_a_lost_endpoint_is_retried_a_bounded_number_of_times(

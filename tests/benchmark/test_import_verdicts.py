@@ -111,7 +111,7 @@ def test_wrong_length_needs_lenient_which_pads_and_truncates_like_upstream(answe
     assert "--lenient padded or truncated 2 verdict lists" in output
     assert states("m-01") == ["met", "not_met", "not_met"]
     assert states("m-02") == ["met", "met", "not_met", "not_met"]
-    assert models.JudgeRun.objects.get().stats["lenient"] is True
+    assert models.JudgeRun.objects.get().import_summary["lenient"] is True
 
 
 def test_a_row_carrying_its_answer_creates_the_response(tmp_path):

@@ -43,10 +43,10 @@ def test_a_transient_fault_ends_in_the_correct_verdicts(fake, faults):
     run = judge_once(fake, model, dataset, timeout=0.5)
     assert stored_states(run) == expected_states(run)
     assert fake.count() == 3 + len(faults)
-    assert run.stats["errors"] == 0
+    assert run.errors == 0
     reply_faults = {"malformed", "wrong_count", "refusal"}
-    assert run.stats["parse_failures"] == sum(f in reply_faults for f in faults)
-    assert run.stats["retries"] == sum(f not in reply_faults for f in faults)
+    assert run.parse_failures == sum(f in reply_faults for f in faults)
+    assert run.retries == sum(f not in reply_faults for f in faults)
 
 
 def test_retry_after_is_honoured(fake):
@@ -73,8 +73,8 @@ def test_a_reply_that_never_comes_right_is_stored_as_error_with_the_raw_reply(fa
     assert {v.rubric_item_id: v.state for v in others} == {
         k: s for k, s in expected.items() if k in {v.rubric_item_id for v in others}
     }
-    assert run.status == JudgeRun.Status.FINISHED and run.stats["errors"] == 4
-    assert run.stats["parse_failures"] == 3 and fake.count() == 2 + 3
+    assert run.status == JudgeRun.Status.FINISHED and run.errors == 4
+    assert run.parse_failures == 3 and fake.count() == 2 + 3
 
 
 def test_a_request_that_fails_for_good_is_stored_as_error_with_the_reason(fake):
@@ -85,7 +85,7 @@ def test_a_request_that_fails_for_good_is_stored_as_error_with_the_reason(fake):
     states = Verdict.objects.filter(run=run, response=broken).values_list("state", "reasoning")
     assert {state for state, _ in states} == {"error"}
     assert all("request failed: HTTP 500" in reason for _, reason in states)
-    assert run.stats["request_failures"] == 1 and fake.count() == 1 + 3
+    assert run.request_failures == 1 and fake.count() == 1 + 3
     assert not Verdict.objects.filter(run=run, state="not_met", response=broken).exists()
 
 
@@ -122,8 +122,8 @@ def test_budget_stops_cleanly_and_the_run_resumes(fake):
     # $1000/M tokens a $3 cap allows the first request and stops before the total is reached.
     capped = {"price_in": 1000.0, "price_out": 1000.0, "concurrency": 1}
     run = judge_once(fake, model, dataset, max_cost=3.0, **capped)
-    assert run.status == JudgeRun.Status.STOPPED and run.stats["stop_reason"] == "budget"
-    assert 0 < run.stats["cost"] <= 3.0
+    assert run.status == JudgeRun.Status.STOPPED and run.stop_reason == "budget"
+    assert 0 < run.cost <= 3.0
     judged = Verdict.objects.filter(run=run).count()
     assert 0 < judged < 24
     assert set(stored_states(run).values()) <= {"met", "not_met"}

@@ -24,7 +24,7 @@ def test_judging_the_errors_again_asks_only_for_them_and_replaces_the_run(
         broken = first_response(model)
         fake.fail_prompt(broken.text, "malformed", "malformed", "malformed")
         run = judge_once(fake, model, dataset)
-        assert run.stats["errors"] == 4 and run.status == JudgeRun.Status.FINISHED
+        assert run.errors == 4 and run.status == JudgeRun.Status.FINISHED
         asked = fake.count()
         retry_url = f"/admin/dashboard/runs/{run.pk}/retry/"
         body = admin_client.get(OVERVIEW).content.decode()
@@ -34,11 +34,11 @@ def test_judging_the_errors_again_asks_only_for_them_and_replaces_the_run(
             page = admin_client.post(retry_url, {"next": OVERVIEW}, follow=True)
         assert len(queued) == 1
         retry = JudgeRun.objects.exclude(pk=run.pk).get()
-        assert retry.status == JudgeRun.Status.FINISHED and retry.stats["retry_of"] == run.pk
+        assert retry.status == JudgeRun.Status.FINISHED and retry.retry_of == run
         assert stored_states(retry) == expected_states(retry)
         # The failed prompt alone reached the endpoint again; the others came from the cache.
         assert fake.count() == asked + 1
-        assert retry.stats["cached"] == 5
+        assert retry.cached == 5
         # The failed run is kept as it was, and its alert is gone: the new run replaced it.
         assert Verdict.objects.filter(run=run, state="error").count() == 4
         body = page.content.decode()

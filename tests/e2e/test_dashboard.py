@@ -72,7 +72,7 @@ def test_admin_routes_a_unit_from_the_expiring_lease_alert(live_server, page_in,
 def test_runs_page_refreshes_itself_as_verdicts_arrive(live_server, page_in, artifacts):
     study = open_study(cases=2, experts=ExpertFactory.create_batch(1), name="dash-runs")
     run = JudgeRunFactory(model=study.models_under_test.get(), dataset=study.dataset,
-                          status="running", stats={"calls": 2, "cost": 0.01})  # fmt: skip
+                          status="running", calls=2, cost=0.01)  # fmt: skip
     get_user_model().objects.create_superuser("admin-runs", "r@example.org", PASSWORD)
     page = page_in
     page.goto(f"{live_server.url}/admin/login/?next=/admin/dashboard/runs/")

@@ -90,13 +90,16 @@ def main(argv: list[str]) -> int:
         print(Token.objects.create(user=expert.user).key)
     else:
         from benchmark.models import GenerationRun, Response
+        from benchmark.services.generation import generation_run_queued_options
 
         runs = GenerationRun.objects if args.generation else JudgeRun.objects
         run = runs.get(pk=args.run_id)
-        report = {"status": run.status, "stats": run.stats}
+        report = {"status": run.status, "stats": {"done": run.done, "total": run.total,
+                                                  "errors": run.errors}}  # fmt: skip
         if args.generation:
             answers = Response.objects.filter(model=run.model, case__dataset=run.dataset)
             report["answers"] = answers.count()
+            report["stats"]["options"] = generation_run_queued_options(run=run)
         print(json.dumps(report))
     return 0
 

@@ -18,7 +18,7 @@ import pytest
 from kombu import pools as kombu_pools
 
 from benchmark.models import JudgeRun
-from benchmark.services.judge_chunks import WAITING_FOR_BROKER, judge_runs_dispatch_waiting
+from benchmark.services.judge_chunks import judge_runs_dispatch_waiting
 from benchmark.services.judging import judge_run_queue
 from config.celery import app
 from tests.benchmark.factories import JudgeFactory
@@ -97,7 +97,7 @@ def test_a_run_queued_while_the_broker_is_down_is_queued_once_it_is_back(
 
     run.refresh_from_db()
     assert run.status == JudgeRun.Status.PENDING
-    assert run.stats["dispatch"] == WAITING_FOR_BROKER
+    assert run.waiting_for_broker
     port = int(broker.rsplit(":", 1)[1].split("/")[0])
     with redis_on(port, tmp_path):
         assert judge_messages(broker) == []
@@ -106,7 +106,7 @@ def test_a_run_queued_while_the_broker_is_down_is_queued_once_it_is_back(
         assert message["headers"]["task"] == "benchmark.tasks.judge_run_task"
         assert f"'run_id': {run.pk}" in message["headers"]["kwargsrepr"]
         run.refresh_from_db()
-        assert "dispatch" not in run.stats and run.status == JudgeRun.Status.PENDING
+        assert not run.waiting_for_broker and run.status == JudgeRun.Status.PENDING
         # A second sweep finds nothing waiting: the run is on the queue once, not twice.
         assert judge_runs_dispatch_waiting() == []
         assert len(judge_messages(broker)) == 1
@@ -115,4 +115,4 @@ def test_a_run_queued_while_the_broker_is_down_is_queued_once_it_is_back(
             judge_run_queue(run_id=run.pk)
         assert len(judge_messages(broker)) == 2
         run.refresh_from_db()
-        assert "dispatch" not in run.stats
+        assert not run.waiting_for_broker

@@ -46,7 +46,7 @@ def test_a_switched_off_endpoint_pauses_the_run_until_it_is_back(caplog):
             server.stop()
     assert run.status == JudgeRun.Status.FINISHED
     assert stored_states(run) == expected_states(run)
-    assert (run.stats["errors"], run.stats["request_failures"]) == (0, 0)
+    assert (run.errors, run.request_failures) == (0, 0)
     assert back[0].count() == 4  # once back, one request per answer: nothing was given up
     messages = [r.getMessage() for r in caplog.records]
     assert any("looks down" in m for m in messages)
@@ -59,7 +59,7 @@ def test_an_endpoint_answering_5xx_to_everything_pauses_without_spending_attempt
         fake.queue(*["server_error"] * 40)
         run = judge_once(fake, model, dataset, concurrency=2, retry=retry(QUICK_PROBES))
         assert stored_states(run) == expected_states(run)
-        assert (run.stats["errors"], run.stats["request_failures"]) == (0, 0)
+        assert (run.errors, run.request_failures) == (0, 0)
         # Every fault met exactly one request, then each answer was asked for once.
         assert fake.count(fault="server_error") == 40 and fake.count(fault="ok") == 4
 
@@ -70,7 +70,7 @@ def test_without_the_breaker_the_same_outage_ends_in_error_verdicts():
         fake.queue(*["server_error"] * 40)
         run = judge_once(fake, model, dataset, concurrency=2, retry=retry(NO_BREAKER))
         assert set(stored_states(run).values()) == {"error"}
-        assert run.stats["request_failures"] == 4 and fake.count() == 4 * 3
+        assert run.request_failures == 4 and fake.count() == 4 * 3
 
 
 def test_one_prompt_failing_for_good_is_not_an_outage():

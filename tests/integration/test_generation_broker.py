@@ -6,8 +6,12 @@ import json
 
 import pytest
 
-from benchmark.selectors.runs import WAITING_FOR_BROKER, run_progress_text
-from benchmark.services.generation import generation_queue, generation_runs_dispatch_waiting
+from benchmark.selectors.runs import run_progress_text
+from benchmark.services.generation import (
+    generation_queue,
+    generation_run_queued_options,
+    generation_runs_dispatch_waiting,
+)
 from tests.benchmark.factories import DatasetFactory, ModelUnderTestFactory, case_with_rubric
 from tests.integration.test_faults_broker import broker, redis_on  # noqa: F401 (fixture)
 
@@ -34,8 +38,8 @@ def test_a_generation_run_queued_while_the_broker_is_down_is_queued_once_it_is_b
         run = generation_queue(model=model, dataset=dataset, options={"concurrency": 3})
 
     run.refresh_from_db()
-    assert run.status == "pending" and run.stats["dispatch"] == WAITING_FOR_BROKER
-    assert "waiting for the broker" in run_progress_text(stats=run.stats)
+    assert run.status == "pending" and run.waiting_for_broker
+    assert "waiting for the broker" in run_progress_text(run=run)
     port = int(broker.rsplit(":", 1)[1].split("/")[0])
     with redis_on(port, tmp_path):
         assert generate_messages(broker) == []
@@ -44,6 +48,7 @@ def test_a_generation_run_queued_while_the_broker_is_down_is_queued_once_it_is_b
         assert message["headers"]["task"] == "benchmark.tasks.generation_run_task"
         assert f"'run_id': {run.pk}" in message["headers"]["kwargsrepr"]
         run.refresh_from_db()
-        assert "dispatch" not in run.stats and run.stats["options"] == {"concurrency": 3}
+        assert not run.waiting_for_broker
+        assert generation_run_queued_options(run=run) == {"concurrency": 3}
         assert generation_runs_dispatch_waiting() == []
         assert len(generate_messages(broker)) == 1

@@ -18,9 +18,7 @@ def make_run(fake: FakeLLM, *, cases: int) -> JudgeRun:
         prompt_template_version="heartbench-judge-zh-v1",
         parameters={"limits": {"concurrency": 2}},
     )
-    return JudgeRun.objects.create(
-        judge=judge, model=model, dataset=dataset, source="engine", stats={"options": {}}
-    )
+    return JudgeRun.objects.create(judge=judge, model=model, dataset=dataset, source="engine")
 
 
 @pytest.mark.django_db
@@ -37,8 +35,8 @@ def test_a_run_in_chunks_judges_everything_once_and_adds_up_its_accounting(
         assert run.status == JudgeRun.Status.FINISHED and run.finished_at is not None
         assert stored_states(run) == expected_states(run)
         # Three chunks each added their own calls: the run's total is the sum, not the last.
-        assert run.stats["calls"] == fake.count() == 5
-        assert (run.stats["done"], run.stats["total"], run.stats["errors"]) == (20, 20, 0)
+        assert run.calls == fake.count() == 5
+        assert (run.done, run.total, run.errors) == (20, 20, 0)
         # Queued again: nothing left, no chunk, nothing sent.
         with django_capture_on_commit_callbacks(execute=True):
             judge_run_queue(run_id=run.pk)
@@ -74,10 +72,12 @@ def test_worker_command_refuses_without_a_broker_or_with_an_unknown_queue(settin
 
 
 def test_waiting_runs_are_shown_as_such_and_swept_by_a_scheduled_task(settings):
-    from benchmark.selectors.runs import WAITING_FOR_BROKER, run_progress_text
+    from benchmark.models import GenerationRun
+    from benchmark.selectors.runs import run_progress_text
     from config.celery import app
 
-    assert "waiting for the broker" in run_progress_text(stats={"dispatch": WAITING_FOR_BROKER})
+    waiting = GenerationRun(waiting_for_broker=True)
+    assert "waiting for the broker" in run_progress_text(run=waiting)
     scheduled = {entry["task"] for entry in settings.CELERY_BEAT_SCHEDULE.values()}
     assert scheduled == {
         "benchmark.tasks.judge_dispatch_waiting_task",

@@ -125,15 +125,14 @@ def test_the_api_key_is_never_logged_stored_or_shown(caplog):
         judge = JudgeFactory(
             base_url=fake.base_url, prompt_template_version="heartbench-judge-zh-v1"
         )
-        run = JudgeRun.objects.create(
-            judge=judge, model=model, dataset=dataset, source="engine", stats={"options": {}}
-        )
+        run = JudgeRun.objects.create(judge=judge, model=model, dataset=dataset, source="engine")
         outcome = judge_run_execute(run_id=run.pk, options=EngineOptions(api_key=key))
         assert outcome.status == "finished" and fake.count() == 2
     assert key not in caplog.text
     assert key not in repr(EngineOptions(api_key=key))
     run.refresh_from_db()
-    assert key not in str(run.stats) and key not in str(judge.parameters)
+    stored = str(JudgeRun.objects.filter(pk=run.pk).values().get())
+    assert key not in stored and key not in str(judge.parameters)
     client = Client()
     client.force_login(UserFactory(is_staff=True, is_superuser=True))
     for url in ("/admin/benchmark/judgerun/", f"/admin/benchmark/judgerun/{run.pk}/change/",

@@ -285,7 +285,7 @@ def test_a_judge_run_with_many_errors_is_flagged_with_a_link_to_its_errors(admin
 def test_runs_json_follows_verdicts_as_they_are_written(admin_client, client):
     study = open_study(cases=2, experts=ExpertFactory.create_batch(1), name="live")
     run = JudgeRunFactory(model=study.models_under_test.get(), dataset=study.dataset,
-                          status="running", stats={"calls": 3, "cost": 0.25})  # fmt: skip
+                          status="running", calls=3, cost=0.25)  # fmt: skip
     before = admin_client.get("/admin/dashboard/runs.json").json()
     row = next(r for r in before["judge_runs"] if r["id"] == run.pk)
     assert (row["done"], row["total"], row["requests"], row["cost"]) == (0, 8, 3, 0.25)

@@ -43,7 +43,7 @@ def runs_live(*, limit: int = RECENT_RUNS) -> dict:
     """Judge and generation runs with their progress, errors, requests and cost (JSON-ready).
 
     A judge run's done and error counts come from its verdicts as they are written; totals,
-    requests and cost from the stats its engine checkpoints.
+    requests and cost from what its engine checkpoints.
     """
     judge_runs = judge_runs_recent(limit=limit)
     counts = verdict_counts(run_ids=[r.pk for r in judge_runs])
@@ -60,7 +60,7 @@ def runs_live(*, limit: int = RECENT_RUNS) -> dict:
     judge = []
     for run in judge_runs:
         done, errors = counts.get(run.pk, (0, 0))
-        total = run.stats.get("total") or totals.get((run.model_id, run.dataset_id), 0)
+        total = run.total or totals.get((run.model_id, run.dataset_id), 0)
         judge.append(
             {
                 "id": run.pk,
@@ -76,9 +76,9 @@ def runs_live(*, limit: int = RECENT_RUNS) -> dict:
                 "progress": _share(done, total),
                 "error_share": _share(errors, done),
                 "alert": rules.run_error_share(done=done, errors=errors).alert,
-                "requests": int(run.stats.get("calls", 0)),
-                "cached": int(run.stats.get("cached", 0)),
-                "cost": float(run.stats.get("cost", 0.0)),
+                "requests": run.calls,
+                "cached": run.cached,
+                "cost": run.cost,
                 "created_at": run.created_at.isoformat(),
                 "finished_at": run.finished_at.isoformat() if run.finished_at else None,
             }
@@ -87,7 +87,7 @@ def runs_live(*, limit: int = RECENT_RUNS) -> dict:
     for run in GenerationRun.objects.select_related("model", "dataset").order_by(
         RUNNING_FIRST, "-created_at", "-id"
     )[:limit]:
-        total, done = int(run.stats.get("total", 0)), int(run.stats.get("done", 0))
+        total, done = run.total, run.done
         generation.append(
             {
                 "id": run.pk,
@@ -99,11 +99,11 @@ def runs_live(*, limit: int = RECENT_RUNS) -> dict:
                 "status_label": status_label(run.status),
                 "total": total,
                 "done": done,
-                "errors": int(run.stats.get("errors", 0)),
+                "errors": run.errors,
                 "progress": _share(done, total),
-                "requests": int(run.stats.get("calls", 0)),
-                "cost": float(run.stats.get("cost", 0.0)),
-                "error": run.stats.get("error", ""),
+                "requests": run.calls,
+                "cost": run.cost,
+                "error": run.error,
                 "created_at": run.created_at.isoformat(),
                 "finished_at": run.finished_at.isoformat() if run.finished_at else None,
             }

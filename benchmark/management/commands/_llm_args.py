@@ -9,7 +9,7 @@ from benchmark.cli_types import non_negative_float, positive_float, positive_int
 from benchmark.llm.client import RetryPolicy
 from benchmark.llm.credentials import api_key_resolve
 from benchmark.llm.progress import ProgressWriter
-from benchmark.services.judging import EngineOptions, RunOutcome
+from benchmark.services.llm_jobs import EngineOptions, RunOutcome
 
 EXIT_CONFIG = 2  # bad command line or configuration: nothing was sent
 EXIT_ERRORS = 1  # finished, but some criteria/cases could not be judged/generated
@@ -66,16 +66,16 @@ def progress_writer(options: dict) -> ProgressWriter | None:
 
 
 def summary_lines(label: str, outcome: RunOutcome) -> list[str]:
-    s = outcome.stats
+    r = outcome.run
     return [
-        f"{label} {outcome.run_id}: {outcome.status}"
+        f"{label} {r.pk}: {outcome.status}"
         + (f" ({outcome.stop_reason})" if outcome.stop_reason else ""),
-        f"  done {s.get('done', 0)}/{s.get('total', 0)}, errors {s.get('errors', 0)}",
-        f"  calls {s.get('calls', 0)} (retries {s.get('retries', 0)}, re-asks "
-        f"{s.get('reasks', 0)}, served from cache {s.get('cached', 0)})",
-        f"  tokens in {s.get('tokens_in', 0)}, out {s.get('tokens_out', 0)}, "
-        f"cost ${s.get('cost', 0):.4f}, wall {s.get('wall_seconds', 0):.1f}s, "
-        f"parse failures {s.get('parse_failures', 0)}",
+        f"  done {r.done}/{r.total}, errors {r.errors}",
+        f"  calls {r.calls} (retries {r.retries}, re-asks {r.reasks}, "
+        f"served from cache {r.cached})",
+        f"  tokens in {r.tokens_in}, out {r.tokens_out}, "
+        f"cost ${r.cost:.4f}, wall {r.wall_seconds:.1f}s, "
+        f"parse failures {r.parse_failures}",
     ]
 
 
@@ -86,7 +86,7 @@ def finish(outcome: RunOutcome, what: str) -> None:
             f"stopped ({outcome.stop_reason}); run the same command again to continue",
             returncode=EXIT_STOPPED,
         )
-    errors = outcome.stats.get("errors", 0)
+    errors = outcome.run.errors
     if errors:
         raise CommandError(
             f"{errors} {what} ended in error (kept with the reason and raw reply)",

@@ -16,7 +16,7 @@ from benchmark.services.generation import (
     generation_run_start,
     model_resolve,
 )
-from benchmark.services.judging import JudgeConfigError
+from benchmark.services.llm_jobs import JudgeConfigError
 
 
 class Command(BaseCommand):

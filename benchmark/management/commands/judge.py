@@ -17,11 +17,11 @@ from benchmark.selectors.datasets import DatasetNotFound
 from benchmark.selectors.runs import dataset_for_model
 from benchmark.services.judging import (
     GRANULARITIES,
-    JudgeConfigError,
     judge_resolve,
     judge_run_execute,
     judge_run_start,
 )
+from benchmark.services.llm_jobs import JudgeConfigError
 
 
 class Command(BaseCommand):

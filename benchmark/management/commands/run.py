@@ -34,13 +34,8 @@ from benchmark.services.generation import (
     model_resolve,
 )
 from benchmark.services.imports import answers_import, dataset_import
-from benchmark.services.judging import (
-    EngineOptions,
-    JudgeConfigError,
-    judge_resolve,
-    judge_run_execute,
-    judge_run_start,
-)
+from benchmark.services.judging import judge_resolve, judge_run_execute, judge_run_start
+from benchmark.services.llm_jobs import EngineOptions, JudgeConfigError
 from benchmark.taxonomy import BY_CODE
 
 UPSTREAM_JUDGE_MODEL = "claude-sonnet-4-5-20250929"

@@ -82,7 +82,7 @@ def verdicts_import(
                 judge=judge, model=model, dataset=dataset, content_hash=content_hash
             ).first()
             if same is not None:
-                return VerdictsImportResult(dataset, model, judge, same, False, same.stats)
+                return VerdictsImportResult(dataset, model, judge, same, False, same.import_summary)
             run = JudgeRun.objects.create(
                 judge=judge,
                 model=model,
@@ -96,15 +96,15 @@ def verdicts_import(
                 _verdict_batch(run=run, rows=rows, lenient=lenient, stats=stats)
             run.status = JudgeRun.Status.FINISHED
             run.finished_at = timezone.now()
-            run.stats = stats.as_dict()
-            run.save(update_fields=["status", "finished_at", "stats"])
+            run.import_summary = stats.as_dict()
+            run.save(update_fields=["status", "finished_at", "import_summary"])
             audit_record(
                 actor=actor,
                 action=AuditAction.VERDICTS_IMPORT,
                 obj=run,
-                data={"file": path.name, "dataset": str(dataset), **run.stats},
+                data={"file": path.name, "dataset": str(dataset), **run.import_summary},
             )
-    return VerdictsImportResult(dataset, model, judge, run, True, run.stats)
+    return VerdictsImportResult(dataset, model, judge, run, True, run.import_summary)
 
 
 @dataclass
