@@ -103,7 +103,7 @@ from django.contrib import messages as admin_messages  # noqa: E402
 
 from benchmark.selectors.runs import run_progress_text  # noqa: E402
 from benchmark.services.judging import judge_queue_all, judge_run_queue  # noqa: E402
-from benchmark.services.llm_jobs import JudgeConfigError  # noqa: E402
+from benchmark.services.llm_jobs import LLMJobConfigError  # noqa: E402
 
 
 class JudgeRunEngineAdmin(JudgeRunAdmin):
@@ -135,7 +135,7 @@ class JudgeEngineAdmin(JudgeAdmin):
         for judge in queryset:
             try:
                 queued = judge_queue_all(judge=judge)
-            except JudgeConfigError as exc:
+            except LLMJobConfigError as exc:
                 self.message_user(request, str(exc), level=admin_messages.ERROR)
                 continue
             self.message_user(
@@ -203,7 +203,7 @@ class GenerationQueueForm(forms.ModelForm):
         if model is not None:
             try:
                 generation_queue_check(model=model, options=self.options())
-            except JudgeConfigError as exc:
+            except LLMJobConfigError as exc:
                 raise forms.ValidationError(str(exc)) from exc
         return cleaned
 
@@ -270,7 +270,7 @@ class GenerationRunAdmin(ReadOnlyAdmin):
                     mode=run.mode,
                     options=generation_run_queued_options(run=run),
                 )
-            except JudgeConfigError as exc:
+            except LLMJobConfigError as exc:
                 self.message_user(request, str(exc), level=admin_messages.ERROR)
                 continue
             queued += 1

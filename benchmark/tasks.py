@@ -30,7 +30,7 @@ from benchmark.services.judge_chunks import (
     judge_runs_dispatch_waiting,
 )
 from benchmark.services.judging import engine_options_for_worker
-from benchmark.services.llm_jobs import JudgeConfigError
+from benchmark.services.llm_jobs import LLMJobConfigError
 
 
 @shared_task(bind=True, max_retries=3, default_retry_delay=30, acks_late=True)
@@ -81,7 +81,7 @@ def generation_run_task(self, *, run_id: int) -> dict:
         outcome = generation_run_execute(
             run_id=run_id, options=generation_options_for_worker(run=run)
         )
-    except JudgeConfigError as exc:  # no base URL, no price for a budget: retrying cannot help
+    except LLMJobConfigError as exc:  # no base URL, no price for a budget: retrying cannot help
         generation_run_fail(run_id=run_id, reason=str(exc))
         return {"status": GenerationRun.Status.FAILED, "error": str(exc)}
     except Exception as exc:  # a lost database or endpoint: retry, resuming where it stopped

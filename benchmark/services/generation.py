@@ -26,7 +26,7 @@ from benchmark.services.dispatch import run_queue, runs_dispatch_waiting
 from benchmark.services.llm_jobs import (
     ENGINE_KEYS,
     EngineOptions,
-    JudgeConfigError,
+    LLMJobConfigError,
     RunOutcome,
     RunStore,
     engine_price,
@@ -63,7 +63,7 @@ def generation_run_start(
 ) -> GenerationRun:
     """Continue the unfinished generation run for this model, dataset and mode, or start one."""
     if mode not in MODES:
-        raise JudgeConfigError(f"mode must be one of {MODES}")
+        raise LLMJobConfigError(f"mode must be one of {MODES}")
     with transaction.atomic():
         run = run_selectors.generation_run_resumable(
             model_id=model.pk, dataset_id=dataset.pk, mode=mode
@@ -82,7 +82,7 @@ def generation_run_execute(
     model = run.model
     base_url = options.base_url or model.base_url
     if not base_url:
-        raise JudgeConfigError(f"model {model.name!r} has no base URL; pass --base-url")
+        raise LLMJobConfigError(f"model {model.name!r} has no base URL; pass --base-url")
     template = template_load(Path(DEFAULT_GENERATE_TEMPLATE), allowed=frozenset({"dialogue"}))
     cases = run_selectors.generation_todo(run=run)
     total = len(run_selectors.dataset_cases(dataset=run.dataset, mode=run.mode))
@@ -153,10 +153,10 @@ def generation_queue(
 
 
 def generation_queue_check(*, model: ModelUnderTest, options: dict | None = None) -> dict:
-    """The options a run queued for ``model`` keeps; JudgeConfigError when it could not start
+    """The options a run queued for ``model`` keeps; LLMJobConfigError when it could not start
     (refused here, at the admin's form, rather than later in a worker)."""
     if not model.base_url:
-        raise JudgeConfigError(
+        raise LLMJobConfigError(
             gettext("model %(name)s has no base URL: set it on the model first")
             % {"name": model.name}
         )

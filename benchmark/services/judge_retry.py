@@ -8,7 +8,7 @@ from benchmark.models import JudgeRun, Verdict
 from benchmark.selectors import runs as run_selectors
 from benchmark.services.audit import audit_record
 from benchmark.services.judging import judge_run_queue
-from benchmark.services.llm_jobs import JudgeConfigError
+from benchmark.services.llm_jobs import LLMJobConfigError
 
 GOING = (JudgeRun.Status.PENDING, JudgeRun.Status.RUNNING)
 
@@ -20,7 +20,7 @@ def judge_run_retry_errors(*, run: JudgeRun, actor) -> JudgeRun:
     latest, is what the leaderboard and reports read once it finishes. The new run judges
     every criterion, but the judge's usable replies are in the reply cache (unusable ones never
     are), so only the prompts that ended in error reach the endpoint again. Refused (with
-    ``JudgeConfigError``) for imported verdicts, a run still going, a run without errors, a
+    ``LLMJobConfigError``) for imported verdicts, a run still going, a run without errors, a
     judge without an endpoint, and a run that a newer one already replaced.
     """
     with transaction.atomic():
@@ -28,24 +28,24 @@ def judge_run_retry_errors(*, run: JudgeRun, actor) -> JudgeRun:
             JudgeRun.objects.select_for_update(of=("self",)).select_related("judge").get(pk=run.pk)
         )
         if run.source != "engine":
-            raise JudgeConfigError(
+            raise LLMJobConfigError(
                 gettext("Run %(run)s holds imported verdicts: import them again instead.")
                 % {"run": run.pk}
             )
         if run.status in GOING:
-            raise JudgeConfigError(
+            raise LLMJobConfigError(
                 gettext("Run %(run)s is still going: wait until it ends.") % {"run": run.pk}
             )
         errors = run.verdicts.filter(state=Verdict.State.ERROR).count()
         if not errors:
-            raise JudgeConfigError(gettext("Run %(run)s has no errors.") % {"run": run.pk})
+            raise LLMJobConfigError(gettext("Run %(run)s has no errors.") % {"run": run.pk})
         if not run.judge.base_url:
-            raise JudgeConfigError(
+            raise LLMJobConfigError(
                 gettext("Judge %(judge)s has no endpoint URL.") % {"judge": run.judge.name}
             )
         newer = run_selectors.judge_run_successors(run_ids=[run.pk]).get(run.pk)
         if newer is not None:
-            raise JudgeConfigError(
+            raise LLMJobConfigError(
                 gettext("Run %(newer)s already replaced run %(run)s.")
                 % {"newer": newer, "run": run.pk}
             )

@@ -33,7 +33,7 @@ from benchmark.services.dispatch import run_queue
 from benchmark.services.llm_jobs import (
     ENGINE_KEYS,
     EngineOptions,
-    JudgeConfigError,
+    LLMJobConfigError,
     RunOutcome,
     RunStore,
     engine_price,
@@ -62,7 +62,7 @@ def judge_resolve(
     """
     name = name or endpoint_model
     if not name:
-        raise JudgeConfigError("give --judge NAME or --judge-model MODEL")
+        raise LLMJobConfigError("give --judge NAME or --judge-model MODEL")
     with transaction.atomic():
         judge, created = Judge.objects.select_for_update().get_or_create(
             name=name,
@@ -75,12 +75,12 @@ def judge_resolve(
         if created:
             return judge
         if endpoint_model and judge.model != endpoint_model:
-            raise JudgeConfigError(
+            raise LLMJobConfigError(
                 f"judge {name!r} uses model {judge.model!r}, not {endpoint_model!r}; "
                 "pick another --judge name"
             )
         if judge.prompt_template_version != template.version:
-            raise JudgeConfigError(
+            raise LLMJobConfigError(
                 f"judge {name!r} uses prompt template {judge.prompt_template_version!r}, "
                 f"not {template.version!r}; pick another --judge name"
             )
@@ -106,7 +106,7 @@ def judge_run_start(
     ``force`` a new run is always created.
     """
     if granularity not in GRANULARITIES:
-        raise JudgeConfigError(f"granularity must be one of {GRANULARITIES}")
+        raise LLMJobConfigError(f"granularity must be one of {GRANULARITIES}")
     ids = {"judge_id": judge.pk, "model_id": model.pk, "dataset_id": dataset.pk}
     with transaction.atomic():
         if not force:
@@ -117,7 +117,7 @@ def judge_run_start(
             if run is not None:
                 previous = run.granularity
                 if previous != granularity:
-                    raise JudgeConfigError(
+                    raise LLMJobConfigError(
                         f"run {run.pk} is judging per {previous}; resume it with "
                         f"--granularity {previous} or start over with --force"
                     )
@@ -149,13 +149,13 @@ def judge_run_execute(
     template = template_load(Path(run.template or DEFAULT_JUDGE_TEMPLATE))
     judge = run.judge
     if template.version != judge.prompt_template_version:
-        raise JudgeConfigError(
+        raise LLMJobConfigError(
             f"template {template.version!r} is not judge {judge.name!r}'s "
             f"{judge.prompt_template_version!r}"
         )
     base_url = options.base_url or judge.base_url
     if not base_url:
-        raise JudgeConfigError(f"judge {judge.name!r} has no base URL; pass --base-url")
+        raise LLMJobConfigError(f"judge {judge.name!r} has no base URL; pass --base-url")
     units = _judge_units(run=run, template=template, response_ids=response_ids)
     counts = run_selectors.judge_run_counts(run=run)
     price = engine_price(judge.model, judge.parameters, options)
@@ -203,7 +203,7 @@ def judge_queue_all(*, judge: Judge) -> list[int]:
     """Queue a run of ``judge`` for every model and dataset with responses it has not judged."""
     template = template_load(DEFAULT_JUDGE_TEMPLATE)
     if template.version != judge.prompt_template_version:
-        raise JudgeConfigError(
+        raise LLMJobConfigError(
             f"judge {judge.name!r} uses template {judge.prompt_template_version!r}; only the "
             f"built-in {template.version!r} can run from the admin"
         )

@@ -36,7 +36,7 @@ from benchmark.selectors import runs as run_selectors
 ENGINE_KEYS = frozenset({"price", "limits"})
 
 
-class JudgeConfigError(ValueError):
+class LLMJobConfigError(ValueError):
     """The job as asked for conflicts with what is stored, or lacks what it needs."""
 
 
@@ -76,7 +76,7 @@ def engine_price(model: str, parameters: dict, options: EngineOptions) -> Price:
     price_out = options.price_out if options.price_out is not None else stored[1]
     price = price_for(model, price_in=price_in, price_out=price_out)
     if options.max_cost is not None and not price.known:
-        raise JudgeConfigError(
+        raise LLMJobConfigError(
             f"no price known for model {model!r}: --max-cost needs --price-in and --price-out"
         )
     return price

@@ -23,7 +23,7 @@ from annotation.services.routing import (
     unit_route_to_expert,
 )
 from benchmark.services.judge_retry import judge_run_retry_errors
-from benchmark.services.judging import JudgeConfigError
+from benchmark.services.llm_jobs import LLMJobConfigError
 from validation.dashboard import alerts as dashboard_alerts
 from validation.dashboard import charts, rules, selectors
 from validation.dashboard import runs as dashboard_runs
@@ -237,7 +237,7 @@ def retry_run(request, run_id: int):
         raise Http404("no such run")
     try:
         retry = judge_run_retry_errors(run=run, actor=request.user)
-    except JudgeConfigError as exc:
+    except LLMJobConfigError as exc:
         messages.error(request, _("Not queued: %(reason)s") % {"reason": exc})
     else:
         messages.success(

@@ -6,7 +6,7 @@ import pytest
 from benchmark.llm.fake_server import FakeLLM
 from benchmark.models import AuditEvent, JudgeRun, Verdict
 from benchmark.services.judge_retry import judge_run_retry_errors
-from benchmark.services.judging import JudgeConfigError, verdicts_store
+from benchmark.services.judging import LLMJobConfigError, verdicts_store
 from tests.benchmark.factories import JudgeFactory, JudgeRunFactory
 from tests.benchmark.llm.factories import answered_dataset, expected_states, stored_states
 from tests.benchmark.test_judge_engine import judge_once
@@ -88,7 +88,7 @@ def test_only_a_finished_engine_run_with_errors_is_judged_again(
         assert len(queued) == 1 and retry.status == JudgeRun.Status.PENDING
         assert JudgeRun.objects.count() == 2
         return
-    with pytest.raises(JudgeConfigError, match=reason):
+    with pytest.raises(LLMJobConfigError, match=reason):
         judge_run_retry_errors(run=run, actor=admin_user)
     assert JudgeRun.objects.count() == 1
     assert not AuditEvent.objects.filter(action="judge_run.retry_errors").exists()

@@ -16,7 +16,7 @@ from benchmark.services.generation import (
     generation_run_start,
     model_resolve,
 )
-from benchmark.services.llm_jobs import JudgeConfigError
+from benchmark.services.llm_jobs import LLMJobConfigError
 
 
 class Command(BaseCommand):
@@ -45,7 +45,7 @@ class Command(BaseCommand):
             outcome = generation_run_execute(
                 run_id=run.pk, options=engine_options(options), on_progress=progress_writer(options)
             )
-        except (DatasetNotFound, JudgeConfigError) as exc:
+        except (DatasetNotFound, LLMJobConfigError) as exc:
             raise CommandError(str(exc), returncode=EXIT_CONFIG) from None
         self.stdout.write("\n".join(summary_lines("generation run", outcome)))
         finish(outcome, "cases")

@@ -21,7 +21,7 @@ from benchmark.services.judging import (
     judge_run_execute,
     judge_run_start,
 )
-from benchmark.services.llm_jobs import JudgeConfigError
+from benchmark.services.llm_jobs import LLMJobConfigError
 
 
 class Command(BaseCommand):
@@ -74,7 +74,7 @@ class Command(BaseCommand):
             outcome = judge_run_execute(
                 run_id=run.pk, options=engine_options(options), on_progress=progress_writer(options)
             )
-        except (TemplateError, DatasetNotFound, JudgeConfigError) as exc:
+        except (TemplateError, DatasetNotFound, LLMJobConfigError) as exc:
             raise CommandError(str(exc), returncode=EXIT_CONFIG) from None
         self.stdout.write("\n".join(summary_lines("judge run", outcome)))
         finish(outcome, "criteria")

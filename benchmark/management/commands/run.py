@@ -35,7 +35,7 @@ from benchmark.services.generation import (
 )
 from benchmark.services.imports import answers_import, dataset_import
 from benchmark.services.judging import judge_resolve, judge_run_execute, judge_run_start
-from benchmark.services.llm_jobs import EngineOptions, JudgeConfigError
+from benchmark.services.llm_jobs import EngineOptions, LLMJobConfigError
 from benchmark.taxonomy import BY_CODE
 
 UPSTREAM_JUDGE_MODEL = "claude-sonnet-4-5-20250929"
@@ -129,7 +129,7 @@ class Command(BaseCommand):
                 finished.append((outcome, "criteria"))
             else:
                 self.stdout.write(f"judge run {run.pk} already finished; nothing sent")
-        except (ImportFailure, DatasetNotFound, JudgeConfigError) as exc:
+        except (ImportFailure, DatasetNotFound, LLMJobConfigError) as exc:
             raise CommandError(str(exc), returncode=EXIT_CONFIG) from None
         call_command(
             "leaderboard",
