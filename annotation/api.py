@@ -15,6 +15,7 @@ from rest_framework.exceptions import (
     PermissionDenied,
     ValidationError,
 )
+from rest_framework.generics import ListAPIView
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -135,14 +136,16 @@ class TokenView(ObtainAuthToken):
         return super().post(request, *args, **kwargs)
 
 
-class StudyListView(ExpertAPIView):
-    @extend_schema(responses=StudyForExpertSerializer(many=True))
-    def get(self, request):
-        rows = [
+class StudyListView(ExpertAPIView, ListAPIView):
+    """The studies open to me, with whether there is work for me in each (in pages)."""
+
+    serializer_class = StudyForExpertSerializer
+
+    def get_queryset(self):
+        return [
             {"name": pool.name, "status": pool.status, "work_state": state}
-            for pool, state in selectors_work.studies_with_work_state(user=request.user)
+            for pool, state in selectors_work.studies_with_work_state(user=self.request.user)
         ]
-        return Response(StudyForExpertSerializer(rows, many=True).data)
 
 
 class StudyProgressView(ExpertAPIView):
@@ -314,8 +317,10 @@ class FlagView(ExpertAPIView):
         return Response(FlagOutSerializer(flag).data, status=status.HTTP_201_CREATED)
 
 
-class CompletedView(ExpertAPIView):
-    @extend_schema(responses=CompletedSerializer(many=True))
-    def get(self, request):
-        done = selectors.assignments_completed_for_expert(user=request.user)
-        return Response(CompletedSerializer(done, many=True).data)
+class CompletedView(ExpertAPIView, ListAPIView):
+    """My submitted work, newest first (in pages)."""
+
+    serializer_class = CompletedSerializer
+
+    def get_queryset(self):
+        return selectors.assignments_completed_for_expert(user=self.request.user)

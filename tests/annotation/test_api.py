@@ -68,7 +68,7 @@ def test_token_login_then_claim_draft_submit_and_next():
     )
     assert claim(client).status_code == 204
     done = client.get("/api/v1/assignments/completed/").json()
-    assert len(done) == 2
+    assert done["count"] == 2 and len(done["results"]) == 2
 
 
 def test_incomplete_submit_gets_400_with_the_reason():
@@ -112,7 +112,7 @@ def test_an_expert_cannot_see_or_claim_in_a_study_they_are_not_part_of():
     open_study(cases=1, experts=[member])
     client = client_for(outsider.user)
     assert claim(client).status_code == 404
-    assert client.get("/api/v1/studies/").json() == []
+    assert client.get("/api/v1/studies/").json()["results"] == []
 
 
 def test_a_user_without_expert_profile_is_forbidden():
@@ -146,3 +146,24 @@ def test_a_claim_that_finds_every_unit_busy_answers_503_with_retry_after(monkeyp
     assert response.status_code == 503
     assert int(response["Retry-After"]) >= 1
     assert response.json()["detail"]
+
+
+def test_lists_come_in_pages_that_a_client_can_follow():
+    expert = ExpertFactory()
+    open_study(cases=3, experts=[expert])
+    client = client_for(expert.user)
+    submitted = []
+    while (reply := claim(client)).status_code == 201:
+        body = reply.json()
+        client.post(
+            f"/api/v1/assignments/{body['id']}/submit/", {"labels": labels(body)}, format="json"
+        )
+        submitted.append(body["id"])
+    first = client.get("/api/v1/assignments/completed/?page_size=2").json()
+    assert first["count"] == 3 and len(first["results"]) == 2 and first["previous"] is None
+    second = client.get(first["next"]).json()
+    assert second["next"] is None and len(second["results"]) == 1
+    listed = [row["id"] for row in first["results"] + second["results"]]
+    assert listed == submitted[::-1]  # newest first, each once
+    assert client.get("/api/v1/assignments/completed/?page=9").status_code == 404
+    assert client.get("/api/v1/studies/?page_size=1").json()["count"] == 1

@@ -46,7 +46,7 @@ def state_of(expert, name="study-a") -> WorkState:
 
 
 def listed_state(expert, name="study-a") -> str:
-    rows = api_for(expert.user).get("/api/v1/studies/").json()
+    rows = api_for(expert.user).get("/api/v1/studies/").json()["results"]
     return {row["name"]: row["work_state"] for row in rows}[name]
 
 
@@ -132,7 +132,7 @@ def test_a_draft_study_is_not_open_yet_for_its_experts_and_unknown_to_others():
     assert next_reply(outsider.user, "later").status_code == 404
     # Drafts are not listed: the expert's list is what they may work on.
     assert "later" not in {
-        row["name"] for row in api_for(member.user).get("/api/v1/studies/").json()
+        row["name"] for row in api_for(member.user).get("/api/v1/studies/").json()["results"]
     }
 
 

@@ -103,4 +103,4 @@ def test_a_draft_survives_a_database_restart_and_the_submit_goes_through(web, ow
         again = client.post(f"/api/v1/assignments/{ident}/submit/", json={"labels": labels})
         assert again.status_code == 200  # the same submission, stored once
         done = client.get("/api/v1/assignments/completed/")
-        assert [row["id"] for row in done.json()] == [ident]
+        assert [row["id"] for row in done.json()["results"]] == [ident]
