@@ -201,6 +201,8 @@ def pool_enrol_experts(*, pool: Pool, experts: Iterable[Expert], actor=None) -> 
 
 
 def units_mark_for_adjudication(*, pool: Pool, unit_ids: Iterable[int]) -> int:
+    """Send whole units to the senior queue (validation's settling service calls this when a
+    study closes short, setting the study units' state in the same transaction)."""
     with transaction.atomic():
         return Unit.objects.filter(pool=pool, pk__in=list(unit_ids)).update(needs_adjudication=True)
 
