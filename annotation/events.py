@@ -5,9 +5,11 @@ rating. Validation subscribes in its ``AppConfig.ready()``; annotation's service
 Reading ``validation/apps.py`` shows who listens, and a test can swap the lists.
 
 - ``unit_rated``: in the transaction of a unit's last rating, before it commits; a handler
-  that raises rolls the rating back (the study's split routing lives there).
+  that raises rolls the rating back (the study settles the unit there: gold, or the senior
+  queue for a split).
 - ``unit_complete``: after the commit of a unit's last rating or a senior's decision; each
-  subscriber is a Celery task, queued with the unit's id (gold is computed there).
+  subscriber is a Celery task, queued with the unit's id (a senior's decision becomes gold
+  there).
 """
 
 from collections.abc import Callable
@@ -37,8 +39,8 @@ def unit_complete(unit_id: int) -> None:
     """Queue every subscribed task for the unit once the caller's transaction commits.
 
     Robust: the submission is committed by then, so a task that fails in process (eager) or
-    cannot be published is logged, not answered to the expert as a 500; closing or exporting
-    the study writes any gold still missing.
+    cannot be published is logged, not answered to the expert as a 500; closing the study
+    settles any unit still unsettled.
     """
     for task in COMPLETE:
         transaction.on_commit(lambda task=task: task.delay(unit_id=unit_id), robust=True)

@@ -57,6 +57,11 @@ def rating_labels() -> QuerySet[Label]:
     return Label.objects.filter(submission__kind=Assignment.Kind.RATING)
 
 
+def decision_submissions() -> QuerySet[Submission]:
+    """Every senior's decision (an adjudication submission; its labels are the decisions)."""
+    return Submission.objects.filter(kind=Assignment.Kind.ADJUDICATION)
+
+
 def decision_labels() -> QuerySet[Label]:
     """A senior's decisions: the labels of every adjudication (the note holds the reason)."""
     return Label.objects.filter(submission__kind=Assignment.Kind.ADJUDICATION)

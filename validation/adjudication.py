@@ -8,6 +8,7 @@ study did not choose: its majority is the gold, as before.
 from collections.abc import Iterable, Mapping, Sequence
 
 from benchmark.taxonomy import BY_CODE
+from validation.gold import majority
 
 ALL = "*"
 
@@ -63,14 +64,6 @@ def split_items(
         if met and not_met and (every or abilities.get(item_id) in chosen):
             split.append(item_id)
     return sorted(split)
-
-
-def majority(votes: Sequence[bool]) -> bool | None:
-    """The strict majority of the votes, or None when there is none (no votes, or a tie)."""
-    met, not_met = tally(votes)
-    if met == not_met:
-        return None
-    return met > not_met
 
 
 def overturned(*, votes: Sequence[bool], decision: bool) -> bool | None:

@@ -9,9 +9,9 @@ class ValidationConfig(AppConfig):
 
     def ready(self) -> None:
         # Validation listens to annotation's unit events (annotation never imports validation):
-        # a unit's last rating routes 2/1 splits to a senior in that rating's transaction, and
-        # its gold is computed by a task after the commit.
+        # a unit's last rating settles it in that rating's transaction (its gold, or the senior
+        # queue for a 2/1 split), and a task settles it after the commit of a senior's decision.
         from annotation import events
         from validation import services, tasks
 
-        events.subscribe(rated=services.study_route_splits, complete=tasks.unit_gold_compute)
+        events.subscribe(rated=services.unit_settle, complete=tasks.unit_gold_compute)

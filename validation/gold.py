@@ -1,8 +1,33 @@
-"""The golden standard of one criterion from its independent labels (pure)."""
+"""The majority rule, and the golden standard of one criterion from its labels (pure).
+
+One rule for every majority in the project: the category more raters chose than any other,
+none when the top categories tie. The gold of a unit's criterion (``gold_from_votes``), a
+senior's decision against the raters (``majority``) and the statistics' array gold
+(``validation.statistics.raters.gold_majority``) all apply ``majority_codes``.
+"""
 
 from collections.abc import Sequence
 
+import numpy as np
+
 ADJUDICATED = "adjudicated"
+NO_MAJORITY = -1
+
+
+def majority_codes(counts: np.ndarray) -> np.ndarray:
+    """Per row of per-category counts, the category chosen more often than every other one,
+    or ``NO_MAJORITY`` where the top categories tie (a row of zeros ties too)."""
+    counts = np.asarray(counts)
+    top = counts.max(axis=1, initial=0)
+    alone = (counts == top[:, None]).sum(axis=1) == 1
+    return np.where(alone, counts.argmax(axis=1), NO_MAJORITY)
+
+
+def majority(votes: Sequence[bool]) -> bool | None:
+    """The majority of binary labels, or None when there is none (no votes, or a tie)."""
+    met = sum(1 for v in votes if v)
+    code = int(majority_codes(np.array([[len(votes) - met, met]]))[0])
+    return None if code == NO_MAJORITY else bool(code)
 
 
 def gold_from_votes(votes: Sequence[bool]) -> tuple[bool, str]:
@@ -10,8 +35,7 @@ def gold_from_votes(votes: Sequence[bool]) -> tuple[bool, str]:
     n = len(votes)
     if n == 0 or n % 2 == 0:
         raise ValueError(f"a majority needs an odd number of labels, got {n}")
-    hits = sum(1 for v in votes if v)
-    gold = hits * 2 > n
-    majority = hits if gold else n - hits
-    provenance = f"{n}/{n}" if majority == n else f"{majority}/{n - majority}"
+    gold = bool(majority(votes))
+    agreeing = sum(1 for v in votes if bool(v) == gold)
+    provenance = f"{n}/{n}" if agreeing == n else f"{agreeing}/{n - agreeing}"
     return gold, provenance

@@ -20,11 +20,6 @@ def unit_gold(*, unit_id: int) -> dict[int, GoldLabel]:
     return {g.rubric_item_id: g for g in GoldLabel.objects.filter(study_unit__unit_id=unit_id)}
 
 
-def study_for_unit(*, unit_id: int) -> Study | None:
-    study_unit = StudyUnit.objects.select_related("study__pool").filter(unit_id=unit_id).first()
-    return study_unit.study if study_unit else None
-
-
 def demo_dataset() -> Dataset | None:
     """The demo dataset if loaded, else the newest dataset that has responses."""
     with_responses = Dataset.objects.filter(cases__responses__isnull=False).distinct()

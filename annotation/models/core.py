@@ -136,7 +136,10 @@ class Unit(models.Model):
         verbose_name=_("response"),
     )
     token = models.CharField(_("unit token"), max_length=20, unique=True, default=unit_token)
-    # Set when the pool closed before three ratings arrived: a senior's labels decide.
+    # The senior queue's record: set when the pool closed before three ratings arrived (a
+    # senior's labels decide) or a criterion split. Written only by validation's settling
+    # service (validation.services.settle), with the study unit's state, through
+    # ``unit_queue_adjudication`` and ``units_mark_for_adjudication``.
     needs_adjudication = models.BooleanField(_("needs adjudication"), default=False)
     # The criteria a senior decides (a 2/1 split on a criterion the study chose); empty means
     # the whole unit (it never got three ratings).

@@ -1,16 +1,13 @@
 """Writes of the annotation app. Import services from here; the modules split them by concern:
-``core`` (experts, pools, leases, submissions), ``claims`` (the next-unit claim),
+``core`` (experts, pools, leases, drafts), ``claims`` (the next-unit claim), ``submissions``
+(recording a rating, a calibration sitting or a senior's decision),
 ``calibration``, ``certificates``, ``pay``, ``adjudication`` (the senior queue), ``knowledge``
 (discussion threads, votes, moderation), ``review`` (revising and flagging submitted work) and
 ``routing`` (an admin's manual routing,
 recalibration and deactivation)."""
 
 from annotation.labels import InvalidLabels
-from annotation.services.adjudication import (
-    adjudication_claim_next,
-    adjudication_submit,
-    unit_queue_adjudication,
-)
+from annotation.services.adjudication import adjudication_claim_next, unit_queue_adjudication
 from annotation.services.calibration import (
     calibration_claim_next,
     calibration_create,
@@ -30,7 +27,6 @@ from annotation.services.claims import (
 from annotation.services.core import (
     assignment_reassign,
     assignment_renew,
-    assignment_submit,
     draft_save,
     expert_create,
     leases_expire,
@@ -55,6 +51,7 @@ from annotation.services.routing import (
     expert_set_active,
     unit_route_to_expert,
 )
+from annotation.services.submissions import adjudication_submit, assignment_submit
 
 __all__ = [
     "AnnotationError",

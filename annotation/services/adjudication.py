@@ -13,21 +13,14 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext
 
-from annotation import events
 from annotation import selectors_adjudication as queue
 from annotation.assignment import Candidate, rank_candidates
-from annotation.decisions import decisions_parse
-from annotation.models import Assignment, Draft, Pool, Submission, Unit
+from annotation.models import Assignment, Pool, Unit
 from annotation.services.claims import claim_first_free
-from annotation.services.core import (
-    assignment_lock,
-    leases_expire,
-    submission_labels_equal,
-    submission_labels_write,
-)
-from annotation.services.errors import AnnotationError, PoolBusy, SubmissionConflict
-from annotation.services.leases import lease_held_renew, lease_hold
-from annotation.services.pay import pay_record_earning
+from annotation.services.core import leases_expire
+from annotation.services.errors import AnnotationError, PoolBusy
+from annotation.services.leases import lease_held_renew
+from annotation.services.locks import unit_lock
 from benchmark.audit_actions import AuditAction
 from benchmark.services.audit import audit_record
 
@@ -38,8 +31,7 @@ def unit_queue_adjudication(*, unit_id: int, items: Iterable[int], actor=None) -
     """Send a unit to the senior queue for these rubric items (empty: the whole unit)."""
     items = sorted({int(pk) for pk in items})
     with transaction.atomic():
-        # NO KEY UPDATE, as claims take it: rows referencing the unit only need KEY SHARE.
-        unit = Unit.objects.select_for_update(no_key=True).get(pk=unit_id)
+        unit = unit_lock(unit_id=unit_id)
         if unit.needs_adjudication and unit.adjudicate_items == items:
             return unit  # already queued for exactly these criteria
         unit.needs_adjudication = True
@@ -98,55 +90,3 @@ def adjudication_claim_next(*, user, pool: Pool, now: datetime | None = None) ->
             )
             return assignment
     raise PoolBusy(gettext("every unit in the senior queue is busy; try again in a moment"))
-
-
-def adjudication_submit(
-    *, assignment: Assignment, decisions: object, now: datetime | None = None
-) -> tuple[Submission, bool]:
-    """Record a senior's decisions (met / not met and a reason per criterion) once.
-
-    Returns (submission, created); the identical request again returns the stored one, a
-    different one is refused. The reason is stored as the label's note and the label keeps
-    the criterion version the senior decided on. Gold follows after commit.
-    """
-    now = now or timezone.now()
-    if assignment.kind != Assignment.Kind.ADJUDICATION:
-        raise AnnotationError(gettext("this assignment is not an adjudication"))
-    tokens = queue.adjudication_tokens(assignment=assignment)
-    parsed = decisions_parse(decisions, criteria=tokens)
-    wanted = {tokens[token]: value for token, value in parsed.items()}
-    with transaction.atomic():
-        assignment = assignment_lock(assignment_id=assignment.pk, related=("pool", "expert__user"))
-        if assignment.status == Assignment.Status.SUBMITTED:
-            submission = assignment.submission
-            if submission_labels_equal(submission, wanted):
-                return submission, False
-            raise SubmissionConflict(
-                gettext("this unit was already adjudicated with other decisions")
-            )
-        lease_hold(assignment=assignment, now=now)
-        submission = Submission.objects.create(
-            assignment=assignment,
-            unit_id=assignment.unit_id,
-            expert_id=assignment.expert_id,
-            kind=Assignment.Kind.ADJUDICATION,
-            slot=None,
-        )
-        submission_labels_write(submission=submission, wanted=wanted)
-        assignment.status = Assignment.Status.SUBMITTED
-        assignment.submitted_at = now
-        assignment.save(update_fields=["status", "submitted_at"])
-        Draft.objects.filter(assignment=assignment).delete()
-        pay_record_earning(submission=submission, pool=assignment.pool, expert=assignment.expert)
-        audit_record(
-            actor=assignment.expert.user,
-            action=AuditAction.ADJUDICATION_SUBMIT,
-            obj=submission,
-            data={
-                "assignment": str(assignment.public_id),
-                "unit": assignment.unit_id,
-                "decisions": {str(pk): value.hit for pk, value in wanted.items()},
-            },
-        )
-        events.unit_complete(assignment.unit_id)
-    return submission, True

@@ -22,6 +22,7 @@ from annotation.models import (
 from annotation.references import ReferenceRow
 from annotation.services.errors import AnnotationError
 from annotation.services.leases import lease_held_renew
+from annotation.services.locks import pool_lock
 from benchmark.audit_actions import AuditAction
 from benchmark.models import Dataset, Response, RubricItem
 from benchmark.services.audit import audit_record
@@ -119,7 +120,7 @@ def pool_set_quality_policy(
     if calibration is not None and calibration.pool_id == pool.pk:
         raise AnnotationError("a calibration set cannot gate itself")
     with transaction.atomic():
-        pool = Pool.objects.select_for_update().get(pk=pool.pk)
+        pool = pool_lock(pool_id=pool.pk)
         if hasattr(pool, "calibration_set"):
             raise AnnotationError(f"{pool} is a calibration set, not a study")
         before = [pool.calibration_id, pool.min_quality, pool.hard_min_quality]

@@ -23,7 +23,7 @@ from django.utils.translation import gettext
 
 from annotation import selectors
 from annotation.assignment import free_slot, rank_candidates
-from annotation.models import ACTIVE, Assignment, Expert, Pool, Unit
+from annotation.models import ACTIVE, Assignment, Expert, Pool
 from annotation.selectors_work import (
     CalibrationDue,
     WorkState,
@@ -35,6 +35,7 @@ from annotation.services.calibration import calibration_claim_next
 from annotation.services.core import leases_expire
 from annotation.services.errors import AnnotationError, PoolBusy
 from annotation.services.leases import lease_held_renew
+from annotation.services.locks import units_locked
 
 # How many ranked units a claim tries before it looks at the pool again, and how often.
 CLAIM_TRIES_PER_ROUND = 32
@@ -52,16 +53,9 @@ def _try_claim(
     another transaction holds it and ``wait`` is False."""
     try:
         with transaction.atomic():
-            # NO KEY UPDATE, because inserting rows that reference the unit (assignments,
-            # submissions) takes KEY SHARE on it, which a plain FOR UPDATE would wrongly skip.
-            # The unit's row alone: its default ordering joins the pool, whose row would be
-            # locked too and make every claim in the pool wait for (or skip) every other.
-            unit = (
-                Unit.objects.select_for_update(skip_locked=not wait, no_key=True, of=("self",))
-                .filter(pk=unit_id)
-                .order_by()
-                .first()
-            )
+            # The unit's row alone (``units_locked``), and no ordering: the default one joins
+            # the pool, whose row would make every claim in the pool wait for (or skip) others.
+            unit = units_locked(skip_locked=not wait).filter(pk=unit_id).order_by().first()
             if unit is None:
                 raise _Locked
             if adjudication:

@@ -1,6 +1,7 @@
-"""Writes of the annotation app: experts, pools, leases, drafts, submissions, reassignment.
+"""Writes of the annotation app: experts, pools, leases, drafts, reassignment.
 
-Handing out units (the next-unit claim) lives in ``claims``.
+Handing out units (the next-unit claim) lives in ``claims``, recording a submission in
+``submissions``.
 """
 
 import secrets
@@ -14,20 +15,15 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext
 
-from annotation import events, selectors
+from annotation import selectors
 from annotation.active_time import active_seconds_parse
-from annotation.labels import LabelValue, label_versions, labels_parse
-from annotation.models import Assignment, Draft, Expert, Label, Pool, Submission, Unit
-from annotation.services.agreement import unit_record_peer_agreement
-from annotation.services.calibration import (
-    calibration_finish_if_complete,
-)
-from annotation.services.errors import AnnotationError, SubmissionConflict
+from annotation.labels import labels_parse
+from annotation.models import Assignment, Draft, Expert, Pool, Unit
+from annotation.services.errors import AnnotationError
 from annotation.services.leases import lease_hold
-from annotation.services.pay import pay_record_earning
+from annotation.services.locks import assignment_lock, assignments_locked, pool_lock
 from benchmark.audit_actions import AuditAction
 from benchmark.models import AuditEvent, Response
-from benchmark.selectors.rubric import rubric_item_versions
 from benchmark.services.audit import audit_entry, audit_record
 
 
@@ -120,7 +116,7 @@ def pool_set_status(*, pool: Pool, status: str, actor=None) -> Pool:
     """Move a pool along draft → open → closed (the only order allowed)."""
     order = [Pool.Status.DRAFT, Pool.Status.OPEN, Pool.Status.CLOSED]
     with transaction.atomic():
-        pool = Pool.objects.select_for_update().get(pk=pool.pk)
+        pool = pool_lock(pool_id=pool.pk)
         if order.index(status) != order.index(pool.status) + 1:
             raise AnnotationError(f"cannot go from {pool.status} to {status}")
         previous, pool.status = pool.status, status
@@ -151,7 +147,7 @@ def pool_delete(*, pool: Pool, actor=None) -> int:
     a pool holding any is refused. Returns how many units went.
     """
     with transaction.atomic():
-        pool = Pool.objects.select_for_update().get(pk=pool.pk)
+        pool = pool_lock(pool_id=pool.pk)
         submitted = selectors.pool_submissions_count(pool=pool)
         if submitted:
             raise AnnotationError(
@@ -183,7 +179,7 @@ def pool_enrol_experts(*, pool: Pool, experts: Iterable[Expert], actor=None) -> 
         names = ", ".join(e.user.username for e in inactive)
         raise AnnotationError(f"not active: {names}; activate them in the admin first")
     with transaction.atomic():
-        pool = Pool.objects.select_for_update().get(pk=pool.pk)
+        pool = pool_lock(pool_id=pool.pk)
         if pool.status == Pool.Status.CLOSED:
             raise AnnotationError(f"{pool.name!r} is closed")
         present = set(
@@ -205,6 +201,8 @@ def pool_enrol_experts(*, pool: Pool, experts: Iterable[Expert], actor=None) -> 
 
 
 def units_mark_for_adjudication(*, pool: Pool, unit_ids: Iterable[int]) -> int:
+    """Send whole units to the senior queue (validation's settling service calls this when a
+    study closes short, setting the study units' state in the same transaction)."""
     with transaction.atomic():
         return Unit.objects.filter(pool=pool, pk__in=list(unit_ids)).update(needs_adjudication=True)
 
@@ -213,7 +211,7 @@ def leases_expire(*, now: datetime | None = None, pool: Pool | None = None) -> i
     """Return expired leases to the pool, one audit row each. Safe to run concurrently."""
     now = now or timezone.now()
     with transaction.atomic():
-        stale = Assignment.objects.select_for_update(skip_locked=True).filter(
+        stale = assignments_locked(skip_locked=True).filter(
             status=Assignment.Status.LEASED, lease_expires_at__lte=now
         )
         if pool is not None:
@@ -232,19 +230,6 @@ def leases_expire(*, now: datetime | None = None, pool: Pool | None = None) -> i
             for a in expired
         )
     return len(expired)
-
-
-def assignment_lock(*, assignment_id: int, related: tuple[str, ...] = ("pool",)) -> Assignment:
-    """The assignment, re-read under its row lock (inside the caller's transaction).
-
-    Only the assignment's own row is locked (``of=self``): the joined pool's row is read, not
-    locked, or every expert of a study would wait for every other's autosave and submit.
-    """
-    return (
-        Assignment.objects.select_for_update(of=("self",))
-        .select_related(*related)
-        .get(pk=assignment_id)
-    )
 
 
 def assignment_renew(*, assignment: Assignment, now: datetime | None = None) -> Assignment:
@@ -286,112 +271,6 @@ def draft_save(
             defaults["active_seconds"] = active_seconds
         draft, _ = Draft.objects.update_or_create(assignment=assignment, defaults=defaults)
     return draft
-
-
-def submission_labels_equal(submission: Submission, wanted: dict[int, LabelValue]) -> bool:
-    """Whether the submission holds exactly these labels (a repeated request sends them again)."""
-    stored = {
-        label.rubric_item_id: LabelValue(hit=label.hit, note=label.note)
-        for label in submission.labels.all()
-    }
-    return stored == wanted
-
-
-def submission_labels_write(*, submission: Submission, wanted: dict[int, LabelValue]) -> None:
-    """Store a rater's labels, each with the criterion version the expert was shown."""
-    shown = label_versions(wanted, current=rubric_item_versions(item_ids=wanted))
-    Label.objects.bulk_create(
-        Label(
-            submission=submission,
-            rubric_item_id=pk,
-            hit=bool(v.hit),
-            note=v.note,
-            rubric_version=shown[pk],
-        )
-        for pk, v in wanted.items()
-    )
-
-
-def unit_lock_count_ratings(*, unit_id: int) -> int:
-    """The unit's rating submissions, counted under the unit's row lock.
-
-    Submits and revisions on one unit count its ratings one after another (on SQLite every
-    write is serialised anyway), so exactly one submit sees the unit complete however close
-    together they commit, and no revision slips in after the last rating.
-    """
-    Unit.objects.select_for_update(no_key=True).only("pk").get(pk=unit_id)
-    return Submission.objects.filter(unit_id=unit_id, kind=Assignment.Kind.RATING).count()
-
-
-def assignment_submit(
-    *,
-    assignment: Assignment,
-    labels: object,
-    active_seconds: int | None = None,
-    now: datetime | None = None,
-) -> tuple[Submission, bool]:
-    """Record the expert's complete labels once; returns (submission, created).
-
-    Repeating the identical submission returns the stored one (created=False); a different
-    one is refused with SubmissionConflict. Labels are never edited afterwards.
-    ``active_seconds`` is the active time on the unit (``annotation.active_time``; None: not
-    measured), stored with the submission; a repeat keeps the first figure.
-    """
-    now = now or timezone.now()
-    if assignment.kind == Assignment.Kind.ADJUDICATION:
-        # Decisions need a reason each and cover only the criteria to decide.
-        raise AnnotationError(gettext("adjudications are decided in the senior queue"))
-    tokens = selectors.criterion_tokens(assignment=assignment)
-    parsed = labels_parse(labels, criteria=tokens, complete=True)
-    wanted = {tokens[token]: value for token, value in parsed.items()}
-    active_seconds = active_seconds_parse(active_seconds)
-    with transaction.atomic():
-        assignment = assignment_lock(assignment_id=assignment.pk)
-        if assignment.status == Assignment.Status.SUBMITTED:
-            submission = assignment.submission
-            if submission_labels_equal(submission, wanted):
-                return submission, False
-            raise SubmissionConflict(
-                gettext("this assignment was already submitted with other labels")
-            )
-        lease_hold(assignment=assignment, now=now)
-        submission = Submission.objects.create(
-            assignment=assignment,
-            unit_id=assignment.unit_id,
-            expert_id=assignment.expert_id,
-            kind=assignment.kind,
-            slot=assignment.slot,
-            active_seconds=active_seconds,
-        )
-        submission_labels_write(submission=submission, wanted=wanted)
-        assignment.status = Assignment.Status.SUBMITTED
-        assignment.submitted_at = now
-        assignment.save(update_fields=["status", "submitted_at"])
-        Draft.objects.filter(assignment=assignment).delete()
-        pay_record_earning(submission=submission, pool=assignment.pool, expert=assignment.expert)
-        audit_record(
-            actor=assignment.expert.user,
-            action=AuditAction(f"{assignment.kind}.submit"),
-            obj=submission,
-            data={
-                "assignment": str(assignment.public_id),
-                "unit": assignment.unit_id,
-                "slot": assignment.slot,
-                "labels": len(wanted),
-            },
-        )
-        if assignment.kind == Assignment.Kind.CALIBRATION:
-            calibration_finish_if_complete(attempt=assignment.attempt, now=now)
-        else:
-            done = unit_lock_count_ratings(unit_id=assignment.unit_id)
-            if done >= assignment.pool.raters_per_unit:
-                if done >= 2:  # agreement needs another rater
-                    unit_record_peer_agreement(
-                        unit_id=assignment.unit_id, pool_id=assignment.pool_id
-                    )
-                events.unit_rated(assignment.unit_id)
-                events.unit_complete(assignment.unit_id)
-    return submission, True
 
 
 def assignment_reassign(

@@ -16,13 +16,13 @@ from annotation import selectors_adjudication as queue
 from annotation.labels import MAX_NOTE_CHARS, labels_parse
 from annotation.models import Assignment, Pool, ReviewFlag, Submission, SubmissionVersion
 from annotation.selectors_review import Standing, flags_open_for_senior, submission_standing
-from annotation.services.core import (
-    assignment_lock,
+from annotation.services.errors import AnnotationError
+from annotation.services.locks import assignment_lock
+from annotation.services.submissions import (
     submission_labels_equal,
     submission_labels_write,
     unit_lock_count_ratings,
 )
-from annotation.services.errors import AnnotationError
 from benchmark.audit_actions import AuditAction
 from benchmark.services.audit import audit_record
 

@@ -12,6 +12,7 @@ from annotation import selectors_quality
 from annotation.assignment import free_slot
 from annotation.models import ACTIVE, Assignment, CalibrationAttempt, Expert, Pool, Unit
 from annotation.services.errors import AnnotationError
+from annotation.services.locks import assignments_locked, unit_lock
 from benchmark.audit_actions import AuditAction
 from benchmark.services.audit import audit_record
 
@@ -33,11 +34,7 @@ def unit_route_to_expert(
     now = now or timezone.now()
     with transaction.atomic():
         # Lock the unit as claims do, so no claim takes the last slot between check and insert.
-        unit = (
-            Unit.objects.select_for_update(no_key=True, of=("self",))
-            .select_related("pool")
-            .get(pk=unit.pk)
-        )
+        unit = unit_lock(unit_id=unit.pk, related=("pool",))
         pool = unit.pool
         if pool.status != Pool.Status.OPEN:
             raise AnnotationError(_("the study is not open"))
@@ -131,7 +128,7 @@ def expert_set_active(*, expert: Expert, active: bool, actor) -> Expert:
         expert.save(update_fields=["is_active"])
         released = 0
         if not active:
-            for assignment in Assignment.objects.select_for_update().filter(
+            for assignment in assignments_locked().filter(
                 expert=expert, status=Assignment.Status.LEASED
             ):
                 assignment.status = Assignment.Status.RELEASED

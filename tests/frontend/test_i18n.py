@@ -386,7 +386,7 @@ def team(db):
     from tests.validation.adjudication_helpers import split_study
     from tests.validation.factories import MODEL_NAME_MARKER, open_study
     from tests.validation.test_report_db import XSS, rated_study
-    from validation.services import study_compute_gold
+    from validation.services import study_settle
 
     # First: it renames its two models, so the open study's model name stays free.
     closed = rated_study(name="closed-zh", cases=3, models=2)
@@ -414,7 +414,7 @@ def team(db):
     decisions = [{"criterion": c["id"], "hit": True, "reason": "语气温暖"}
                  for c in body["unit"]["criteria"]]  # fmt: skip
     api.post(f"/api/v1/adjudications/{body['id']}/submit/", {"decisions": decisions}, format="json")
-    study_compute_gold(study=decided)
+    study_settle(study=decided)
     FaqEntry.objects.create(question="如何标注？", answer="逐条判断。", tags=["标注"])
     case = assignment.unit.response.case
     comment = annotation_services.comment_post(user=expert.user, case=case, body="回应很共情。")

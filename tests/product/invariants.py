@@ -7,8 +7,8 @@ autosaves); the result is a list of problems, empty when everything holds.
 
 from django.db.models import Count
 
-# A unit's last rating and its gold are written in separate transactions when a broker
-# carries the gold task: states in which a unit may legitimately sit without gold yet.
+# A unit gets its gold with its last rating, or after a senior's decision from the task (a
+# separate transaction when a broker carries it): states in which a unit may sit without gold.
 WITHOUT_GOLD = ("pending", "incomplete", "awaiting")
 
 

@@ -334,7 +334,7 @@ def test_a_team_works_a_whole_study_at_once_on_the_served_product(product, chrom
         dict.fromkeys(_completed_ids(product.base_url, f"expert-{API_EXPERTS:02d}", tally))
     )
     deadline = time.monotonic() + 120
-    while True:  # with a broker, gold is written by the worker shortly after the last rating
+    while True:  # with a broker, a senior's decision becomes gold in the worker shortly after
         problems = json.loads(
             product.tool("check", STUDY, stdin=json.dumps({"submitted": submitted, "closed": True}))
         )

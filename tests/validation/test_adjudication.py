@@ -58,7 +58,7 @@ def test_a_split_on_a_chosen_criterion_sends_only_that_criterion_to_the_senior_q
     study_unit = study.units.get()
     assert study_unit.state == StudyUnit.State.AWAITING
     # Gold waits for the senior: not even the unanimous criteria are written yet.
-    services.study_compute_gold(study=study)
+    services.study_settle(study=study)
     assert not GoldLabel.objects.exists()
     assert study.units.get().state == StudyUnit.State.AWAITING
     queued = AuditEvent.objects.get(action="unit.adjudication_queued")
@@ -70,7 +70,6 @@ def test_a_split_on_a_chosen_criterion_sends_only_that_criterion_to_the_senior_q
 def test_a_split_on_a_criterion_the_study_did_not_choose_takes_the_majority():
     study, _, _ = split_study(splits=["curiosity", "emotional_coping"])
     assert not Unit.objects.get(pool=study.pool).needs_adjudication
-    services.study_compute_gold(study=study)  # what the on-commit task does
     gold = {g.rubric_item.position: (g.hit, g.provenance) for g in GoldLabel.objects.all()}
     assert gold == {
         WARMTH: (True, "2/1"),
@@ -93,7 +92,6 @@ def test_star_sends_every_split_criterion_and_no_unanimous_one():
 def test_no_choice_means_no_split_goes_to_a_senior():
     study, _, _ = split_study(splits=[])
     assert not Unit.objects.get(pool=study.pool).needs_adjudication
-    services.study_compute_gold(study=study)
     assert GoldLabel.objects.count() == 4
 
 
@@ -103,7 +101,6 @@ def test_a_unanimous_unit_never_goes_to_a_senior_even_with_star():
     for expert in raters:
         rate_positions(expert, study, {WARMTH: True})
     assert not Unit.objects.get(pool=study.pool).needs_adjudication
-    services.study_compute_gold(study=study)
     assert set(GoldLabel.objects.values_list("provenance", flat=True)) == {"3/3"}
 
 
@@ -247,7 +244,7 @@ def test_the_decision_is_the_gold_of_decided_criteria_and_the_majority_stays_for
     assert [c["met"] for c in body["unit"]["criteria"]] == [1]
     response = decide_all(client, body, hit=True, reason="the reply urges self-harm")
     assert response.status_code == 201
-    services.study_compute_gold(study=study)
+    services.study_settle(study=study)
     gold = {g.rubric_item.position: (g.hit, g.provenance) for g in GoldLabel.objects.all()}
     assert gold == {
         WARMTH: (True, "2/1"),
@@ -303,7 +300,7 @@ def test_incomplete_units_at_close_go_to_the_queue_whole_with_the_ratings_so_far
         (0, 1), (0, 1), (0, 1), (1, 0),
     ]  # fmt: skip
     assert decide_all(client, body, hit=False).status_code == 201
-    services.study_compute_gold(study=study)
+    services.study_settle(study=study)
     assert set(GoldLabel.objects.values_list("hit", "provenance")) == {(False, "adjudicated")}
     assert GoldLabel.objects.count() == 4
 

@@ -26,7 +26,7 @@ from tests.benchmark.factories import JudgeRunFactory
 from tests.validation.factories import open_study
 from validation.dashboard import alerts, rules, selectors
 from validation.dashboard.agreement import peer_agreement_by, peer_agreement_table
-from validation.services import study_close, study_compute_gold, study_create, study_open
+from validation.services import study_close, study_create, study_open
 
 pytestmark = pytest.mark.django_db
 OVERVIEW = "/admin/dashboard/"
@@ -64,7 +64,6 @@ def crowd():
     for _ in range(10):  # until no one can take anything (at most 8 units x 3 / 4 rounds)
         if not rate_round(study.pool, experts, labels_for=labels):
             break
-    study_compute_gold(study=study)
     return study, experts
 
 

@@ -89,7 +89,7 @@ def test_the_study_report_shows_each_decision_in_html_csv_and_json():
         f"/api/v1/adjudications/{body['id']}/submit/", {"decisions": decisions}, format="json"
     )
     assert response.status_code == 201
-    services.study_compute_gold(study=study)
+    services.study_settle(study=study)
     report = report_compute(
         data=study_report_data(study=study), bootstrap=BootstrapSettings(resamples=100)
     )
@@ -151,7 +151,7 @@ def test_the_admin_report_page_and_downloads_carry_the_section():
         for c in body["unit"]["criteria"]
     ]
     api.post(f"/api/v1/adjudications/{body['id']}/submit/", {"decisions": decisions}, format="json")
-    services.study_compute_gold(study=study)
+    services.study_settle(study=study)
 
     admin = Client()
     admin.force_login(ExpertFactory(user__is_staff=True, user__is_superuser=True).user)

@@ -80,7 +80,7 @@ def test_close_marks_short_units_for_a_senior_whose_labels_decide():
         for c in body["unit"]["criteria"]
     ]
     api.post(f"/api/v1/adjudications/{body['id']}/submit/", {"decisions": decisions}, format="json")
-    services.study_compute_gold(study=study)
+    services.study_settle(study=study)
     short = StudyUnit.objects.get(state="adjudicated")
     assert set(short.gold.values_list("hit", "provenance")) == {(False, "adjudicated")}
     assert AuditEvent.objects.filter(action="adjudication.decide").count() == 1

@@ -1,8 +1,8 @@
 """Writes of the validation app. Import services from here; the modules split them by concern:
-``studies`` (creating and opening a study), ``gold`` (split routing and the golden standard)
-and ``lifecycle`` (enrolling experts, closing or extending, deleting)."""
+``studies`` (creating and opening a study), ``settle`` (a unit's outcome applied: the senior
+queue and the golden standard) and ``lifecycle`` (enrolling experts, closing or extending,
+deleting)."""
 
-from validation.services.gold import study_compute_gold, study_route_splits
 from validation.services.lifecycle import (
     Enrolment,
     study_check_closable,
@@ -12,6 +12,7 @@ from validation.services.lifecycle import (
     study_enrol,
     study_extend,
 )
+from validation.services.settle import study_settle, study_units_to_senior, unit_settle
 from validation.services.studies import (
     STRATUM_FIELDS,
     StudyError,
@@ -26,13 +27,14 @@ __all__ = [
     "StudyError",
     "study_check_closable",
     "study_close",
-    "study_compute_gold",
     "study_create",
     "study_delete",
     "study_delete_refusal",
     "study_enrol",
     "study_extend",
     "study_open",
-    "study_route_splits",
     "study_set_adjudicate_splits",
+    "study_settle",
+    "study_units_to_senior",
+    "unit_settle",
 ]

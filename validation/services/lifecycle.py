@@ -18,7 +18,8 @@ from validation import closing
 from validation.dashboard.services import study_set_due_date
 from validation.models import Study, StudyUnit
 from validation.selectors import study_units_with_ratings
-from validation.services.gold import study_compute_gold
+from validation.services.locks import study_lock
+from validation.services.settle import study_settle, study_units_to_senior
 from validation.services.studies import StudyError
 
 
@@ -40,21 +41,16 @@ def study_close(
             raise StudyError(f"{flag} must be one of {', '.join(closing.CHOICES)}, got {choice!r}")
     with transaction.atomic():
         annotation_services.pool_set_status(pool=study.pool, status="closed", actor=actor)
-        counts = study_compute_gold(study=study)
+        counts = study_settle(study=study)
         raters = study.pool.raters_per_unit
         short = list(study_units_with_ratings(study=study).filter(state=StudyUnit.State.PENDING))
-        # A pending unit has fewer ratings than raters once the gold is computed; should one
+        # A pending unit has fewer ratings than raters once the study is settled; should one
         # have them all, it goes to a senior as every short unit did before the choice.
         group = {u.pk: closing.completion_of(ratings=u.ratings, raters=raters) for u in short}
         choice = {closing.PARTLY_RATED: partial, closing.NEVER_RATED: unrated}
         drop = [u for u in short if choice.get(group[u.pk]) == closing.DROP]
         senior = [u for u in short if choice.get(group[u.pk]) != closing.DROP]
-        StudyUnit.objects.filter(pk__in=[u.pk for u in senior]).update(
-            state=StudyUnit.State.INCOMPLETE
-        )
-        annotation_services.units_mark_for_adjudication(
-            pool=study.pool, unit_ids=[u.unit_id for u in senior]
-        )
+        study_units_to_senior(study=study, study_units=senior)
         for reason in (closing.PARTLY_RATED, closing.NEVER_RATED):
             StudyUnit.objects.filter(pk__in=[u.pk for u in drop if group[u.pk] == reason]).update(
                 state=StudyUnit.State.DROPPED, drop_reason=reason
@@ -161,7 +157,7 @@ def study_delete(*, study: Study, actor=None) -> int:
     many units went.
     """
     with transaction.atomic():
-        study = Study.objects.select_for_update().select_related("pool").get(pk=study.pk)
+        study = study_lock(study_id=study.pk)
         submitted = annotation_selectors.pool_submissions_count(pool=study.pool)
         if submitted:
             raise StudyError(study_delete_refusal(name=study.name, submissions=submitted))

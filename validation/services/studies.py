@@ -15,6 +15,7 @@ from validation.adjudication import UnknownAbility, splits_parse
 from validation.models import DEFAULT_STRATA, Study, StudyUnit
 from validation.naming import study_name_problem
 from validation.sampling import sample_stratified, stratum_label
+from validation.services.locks import study_lock
 
 STRATUM_FIELDS = ("difficulty", "primary_scene", "secondary_scene")
 
@@ -142,7 +143,7 @@ def study_set_adjudicate_splits(*, study: Study, codes: Iterable[str] | str, act
     so every unit of a study is judged by the same rule."""
     splits = _splits(codes)
     with transaction.atomic():
-        study = Study.objects.select_for_update().select_related("pool").get(pk=study.pk)
+        study = study_lock(study_id=study.pk)
         if study.pool.status != "draft":
             raise StudyError("adjudication of splits can only be chosen while the study is a draft")
         previous = study.adjudicate_splits

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
+from validation.gold import NO_MAJORITY, majority_codes
 from validation.statistics.coding import MISSING, Ratings, category_counts
 from validation.statistics.pairwise import (
     PairwiseAgreement,
@@ -36,20 +37,21 @@ class Gold:
 
 
 def gold_majority(*, codes: ArrayLike, n_categories: int) -> Gold:
-    """Gold label per item: the category most raters chose, when no other category ties it."""
+    """Gold label per item: the category most raters chose, when no other category ties it
+    (``validation.gold.majority_codes``, the project's one majority rule)."""
     counts = category_counts(codes=np.asarray(codes), n_categories=n_categories)
     ratings = counts.sum(axis=1)
     top = counts.max(axis=1, initial=0)
-    tied = (counts == top[:, None]).sum(axis=1) > 1
     rated = ratings > 0
-    has_gold = rated & ~tied
-    gold = np.where(has_gold, counts.argmax(axis=1), MISSING)
+    winner = majority_codes(counts)
+    has_gold = rated & (winner != NO_MAJORITY)
+    gold = np.where(has_gold, winner, MISSING)
     return Gold(
         codes=gold,
         unanimous=int((has_gold & (ratings >= 2) & (top == ratings)).sum()),
         split=int((has_gold & (top < ratings)).sum()),
         single=int((has_gold & (ratings == 1)).sum()),
-        ties=int((rated & tied).sum()),
+        ties=int((rated & ~has_gold).sum()),
         unrated=int((~rated).sum()),
     )
 

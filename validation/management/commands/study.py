@@ -250,7 +250,6 @@ class Command(BaseCommand):
 
     def do_export(self, *, name, format, output, **options):
         study = self._study(name)
-        services.study_compute_gold(study=study)
         rows = selectors.study_export_rows(study=study)
         written = []
         if output == "-":
@@ -265,7 +264,6 @@ class Command(BaseCommand):
         if resamples < 100:
             raise CommandError(f"--resamples must be at least 100, got {resamples}")
         study = self._study(name)
-        services.study_compute_gold(study=study)
         report = report_compute(
             data=study_report_data(study=study),
             bootstrap=BootstrapSettings(resamples=resamples, seed=seed),

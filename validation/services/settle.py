@@ -1,0 +1,149 @@
+"""Settling a unit: the one writer of gold labels and of a study unit's way to a senior.
+
+``validation.outcome.unit_outcome`` decides what becomes of a unit; these services apply it.
+A unit is settled in the transaction of its last rating (``annotation.events.unit_rated``,
+subscribed in validation/apps.py), after a senior's decision by the task
+``validation.tasks.unit_gold_compute``, and by ``study_close``, whose sweep settles whatever
+is still unsettled (a decision whose task never ran). Every path goes through ``_settle``.
+"""
+
+from collections import defaultdict
+from collections.abc import Sequence
+
+from django.db import transaction
+
+from annotation import selectors as annotation_selectors
+from annotation import services as annotation_services
+from benchmark.audit_actions import AuditAction
+from benchmark.models import RubricItem
+from benchmark.services.audit import audit_record
+from validation.models import GoldLabel, Study, StudyUnit
+from validation.outcome import NeedsSenior, Policy, Settled, UnitOutcome, unit_outcome
+from validation.services.locks import study_units_locked
+
+# States whose unit may still change: everything but gold, adjudicated and dropped.
+UNSETTLED = (StudyUnit.State.PENDING, StudyUnit.State.INCOMPLETE, StudyUnit.State.AWAITING)
+
+
+def unit_settle(*, unit_id: int) -> UnitOutcome | None:
+    """Apply the unit's outcome: write its gold, or send it to the senior queue.
+
+    A fully rated unit whose criterion the study chose split 2/1 goes to the senior queue for
+    those criteria (so gold is never written from the bare majority of a split a senior must
+    decide); a unit with a senior's decisions, or with all its ratings and no such split, gets
+    its gold. Idempotent: a settled unit, or a unit of no study, is left alone (None).
+    """
+    with transaction.atomic():
+        study_unit = (
+            study_units_locked()
+            .select_related("study__pool", "unit")
+            .filter(unit_id=unit_id, state__in=UNSETTLED)
+            .first()
+        )
+        return None if study_unit is None else _settle(study_unit)
+
+
+def study_settle(*, study: Study) -> dict[str, int]:
+    """Settle every unit of the study not settled yet (the sweep of ``study_close``).
+
+    Returns how many got gold from their raters (``gold``) and from a senior
+    (``adjudicated``).
+    """
+    done = {"gold": 0, "adjudicated": 0}
+    with transaction.atomic():
+        waiting = (
+            study_units_locked(no_key=False)
+            .filter(study=study, state__in=UNSETTLED)
+            .select_related("study__pool", "unit")
+        )
+        for study_unit in list(waiting):
+            outcome = _settle(study_unit)
+            if isinstance(outcome, Settled):
+                done["adjudicated" if outcome.adjudicated else "gold"] += 1
+    return done
+
+
+def study_units_to_senior(*, study: Study, study_units: Sequence[StudyUnit]) -> None:
+    """Send whole units that will get no more ratings (the study closed) to a senior."""
+    with transaction.atomic():
+        StudyUnit.objects.filter(pk__in=[u.pk for u in study_units]).update(
+            state=StudyUnit.State.INCOMPLETE
+        )
+        annotation_services.units_mark_for_adjudication(
+            pool=study.pool, unit_ids=[u.unit_id for u in study_units]
+        )
+
+
+def _settle(study_unit: StudyUnit) -> UnitOutcome:
+    """Decide the locked, unsettled study unit's outcome and write it."""
+    study, unit = study_unit.study, study_unit.unit
+    votes, ratings = _rating_votes(unit.pk)
+    decision = (
+        annotation_selectors.decision_submissions()
+        .filter(unit_id=unit.pk)
+        .select_related("expert__user")
+        .prefetch_related("labels")
+        .first()
+    )
+    decisions = None
+    if decision is not None:
+        decisions = {label.rubric_item_id: label.hit for label in decision.labels.all()}
+    outcome = unit_outcome(
+        votes=votes,
+        ratings=ratings,
+        decisions=decisions,
+        policy=Policy(
+            raters=study.pool.raters_per_unit,
+            adjudicate=study.adjudicate_splits,
+            abilities=_abilities(votes) if study.adjudicate_splits else {},
+        ),
+        queued=list(unit.adjudicate_items) if unit.needs_adjudication else None,
+    )
+    if isinstance(outcome, Settled):
+        GoldLabel.objects.bulk_create(
+            GoldLabel(study_unit=study_unit, rubric_item_id=pk, hit=g.hit, provenance=g.provenance)
+            for pk, g in outcome.gold.items()
+        )
+        study_unit.state = (
+            StudyUnit.State.ADJUDICATED if outcome.adjudicated else StudyUnit.State.GOLD
+        )
+        study_unit.save(update_fields=["state"])
+        if outcome.adjudicated:
+            audit_record(
+                actor=decision.expert.user,
+                action=AuditAction.ADJUDICATION_DECIDE,
+                obj=study_unit,
+                data={
+                    "submission": decision.pk,
+                    "decided": outcome.decided,
+                    "by_majority": len(outcome.gold) - outcome.decided,
+                },
+            )
+    elif isinstance(outcome, NeedsSenior) and study_unit.state == StudyUnit.State.PENDING:
+        items = list(outcome.items)
+        annotation_services.unit_queue_adjudication(unit_id=unit.pk, items=items)
+        study_unit.state = StudyUnit.State.AWAITING
+        study_unit.save(update_fields=["state"])
+        audit_record(
+            actor=None,
+            action=AuditAction.STUDY_UNIT_AWAIT_ADJUDICATION,
+            obj=study_unit,
+            data={"unit": unit.pk, "items": items, "chosen": study.adjudicate_splits},
+        )
+    return outcome
+
+
+def _rating_votes(unit_id: int) -> tuple[dict[int, list[bool]], int]:
+    """Each criterion's rating votes on a unit, and how many rating submissions it has."""
+    votes: dict[int, list[bool]] = defaultdict(list)
+    submissions = annotation_selectors.rating_submissions().filter(unit_id=unit_id)
+    count = 0
+    for submission in submissions.prefetch_related("labels"):
+        count += 1
+        for label in submission.labels.all():
+            votes[label.rubric_item_id].append(label.hit)
+    return votes, count
+
+
+def _abilities(votes: dict[int, list[bool]]) -> dict[int, str]:
+    return dict(RubricItem.objects.filter(pk__in=votes).values_list("pk", "ability"))
