@@ -11,7 +11,7 @@ expert's reference label.
 """
 
 from collections import defaultdict
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from django.utils.translation import gettext, ngettext
@@ -55,15 +55,32 @@ def unit_peer_agreements(labels: Iterable[tuple[int, int, bool]]) -> dict[int, A
 
     ``labels`` are (submission id, criterion id, hit) of the unit's rating submissions.
     """
+    return {
+        submission_id: agreement
+        for (submission_id, _), agreement in unit_peer_agreements_by(
+            labels, group_of=lambda criterion: None
+        ).items()
+    }
+
+
+def unit_peer_agreements_by(
+    labels: Iterable[tuple[int, int, bool]], *, group_of: Callable[[int], Hashable]
+) -> dict[tuple[int, Hashable], Agreement]:
+    """(submission id, group) → that submission's pairwise agreement with the others of one
+    unit on the criteria ``group_of`` puts in the group (an ability, say); the groups of a
+    submission add up to its ``unit_peer_agreements``, each counting the unit once."""
     by_submission: dict[int, dict[int, bool]] = defaultdict(dict)
     for submission_id, criterion_id, hit in labels:
         by_submission[submission_id][criterion_id] = hit
-    return {
-        submission_id: peer_agreement(
-            [(own, [other for key, other in by_submission.items() if key != submission_id])]
-        )
-        for submission_id, own in by_submission.items()
-    }
+    found = {}
+    for submission_id, own in by_submission.items():
+        others = [other for key, other in by_submission.items() if key != submission_id]
+        groups: dict[Hashable, dict[int, bool]] = defaultdict(dict)
+        for criterion, hit in own.items():
+            groups[group_of(criterion)][criterion] = hit
+        for group, part in groups.items():
+            found[(submission_id, group)] = peer_agreement([(part, others)])
+    return found
 
 
 def reference_agreement(

@@ -24,6 +24,25 @@ def test_peer_agreement_is_pairwise_and_hand_counted():
     assert quality.Agreement().share is None
 
 
+def test_a_units_agreement_splits_by_group_and_the_parts_add_up():
+    # Submissions 1, 2, 3 on criteria 10 (group "a") and 20 (group "b"): 1 and 2 say hit on
+    # both, 3 says miss on 10. On 10, 1 agrees with 2 only; on 20 everyone agrees.
+    labels = [(1, 10, True), (1, 20, True), (2, 10, True), (2, 20, True),
+              (3, 10, False), (3, 20, True)]  # fmt: skip
+    split = quality.unit_peer_agreements_by(labels, group_of={10: "a", 20: "b"}.__getitem__)
+    assert {key: (a.agreed, a.compared, a.units) for key, a in split.items()} == {
+        (1, "a"): (1, 2, 1), (1, "b"): (2, 2, 1),
+        (2, "a"): (1, 2, 1), (2, "b"): (2, 2, 1),
+        (3, "a"): (0, 2, 1), (3, "b"): (2, 2, 1),
+    }  # fmt: skip
+    whole = quality.unit_peer_agreements(labels)
+    assert {key: (a.agreed, a.compared, a.units) for key, a in whole.items()} == {
+        1: (3, 4, 1),
+        2: (3, 4, 1),
+        3: (2, 4, 1),
+    }
+
+
 def test_reference_agreement_counts_a_missing_label_as_wrong():
     result = quality.reference_agreement(
         labels={1: True, 2: False}, reference={1: True, 2: True, 3: False}

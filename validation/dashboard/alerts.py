@@ -9,10 +9,10 @@ from django.utils import timezone
 
 from annotation.models import Assignment, Expert, Pool
 from annotation.quality import QUALITY_MIN_UNITS, Agreement
+from annotation.selectors_quality import peer_agreement_by
 from benchmark.models import JudgeRun
 from benchmark.selectors.runs import judge_run_successors, verdict_counts
 from validation.dashboard import rules
-from validation.dashboard.agreement import peer_agreement_by
 from validation.dashboard.selectors import StudyProgress
 from validation.models import Study, StudyUnit
 
