@@ -99,7 +99,7 @@ def peer_agreement_by_ability(*, pool_ids: Iterable[int]) -> list[RatingAgreemen
     )
     ability_of: dict[int, str] = {}
     parts: dict[int, dict[str, quality.Agreement]] = {}
-    for _unit, unit_labels in groupby(labels.iterator(), key=lambda label: label[0]):
+    for _unit, unit_labels in groupby(labels, key=lambda label: label[0]):
         votes = []
         for _, submission_id, item_id, ability, hit in unit_labels:
             ability_of[item_id] = ability

@@ -12,13 +12,14 @@ from tests.validation.factories import open_study
 def test_peer_agreement_is_pairwise_and_hand_counted():
     # Unit 1: own {1: T, 2: F}; others {1: T, 2: T} and {1: F, 2: F} -> 2 of 4 agree.
     # Unit 2: own {3: T}; others {3: T} and {3: T} -> 2 of 2. A unit without others is skipped.
-    result = quality.peer_agreement(
-        [
-            ({1: True, 2: False}, [{1: True, 2: True}, {1: False, 2: False}]),
-            ({3: True}, [{3: True}, {3: True}]),
-            ({4: True}, []),
-        ]
-    )
+    own = 1
+    units = [
+        [(own, 1, True), (own, 2, False), (2, 1, True), (2, 2, True), (3, 1, False),
+         (3, 2, False)],
+        [(own, 3, True), (2, 3, True), (3, 3, True)],
+        [(own, 4, True)],
+    ]  # fmt: skip
+    result = quality.combine(quality.unit_peer_agreements(labels)[own] for labels in units)
     assert (result.agreed, result.compared, result.units) == (4, 6, 2)
     assert result.share == pytest.approx(4 / 6)
     assert quality.Agreement().share is None

@@ -105,12 +105,16 @@ def _table_compute(*, pool_ids: list[int]) -> AgreementTable:
     """The pools' completed ratings with their agreement per ability, summed by week and
     ability. The unit counts are kept on ability None cells, so roll-ups over abilities count
     each unit once."""
-    found: dict[tuple[int, int, date, str | None], list[Agreement]] = defaultdict(list)
+    sums: dict[tuple[int, int, date, str | None], list[int]] = defaultdict(lambda: [0, 0, 0])
     for rating in peer_agreement_by_ability(pool_ids=pool_ids):
         week = submission_week(rating.submitted_at)
-        found[(rating.pool_id, rating.expert_id, week, None)].append(Agreement(units=1))
+        sums[(rating.pool_id, rating.expert_id, week, None)][2] += 1
         for ability, agreement in rating.abilities.items():
-            found[(rating.pool_id, rating.expert_id, week, ability)].append(
-                Agreement(agreed=agreement.agreed, compared=agreement.compared)
-            )
-    return AgreementTable(cells={key: combine(parts) for key, parts in found.items()})
+            cell = sums[(rating.pool_id, rating.expert_id, week, ability)]
+            cell[0] += agreement.agreed
+            cell[1] += agreement.compared
+    cells = {
+        key: Agreement(agreed=agreed, compared=compared, units=units)
+        for key, (agreed, compared, units) in sums.items()
+    }
+    return AgreementTable(cells=cells)
