@@ -84,7 +84,7 @@ class RatingAgreement:
 def peer_agreement_by_ability(*, pool_ids: Iterable[int]) -> list[RatingAgreement]:
     """Every rating submission of the pools' completed units (those with a recorded row), its
     pairwise agreement split by ability: the rows' rule (``quality.unit_peer_agreements_by``)
-    applied to the units' labels, read in one query (two in all)."""
+    applied to the units' labels. Two queries: the rows, then the labels."""
     pool_ids = list(pool_ids)
     rated = PeerAgreement.objects.filter(pool_id__in=pool_ids).values_list(
         "submission_id", "pool_id", "expert_id", "submission__submitted_at"
