@@ -11,7 +11,7 @@ expert's reference label.
 """
 
 from collections import defaultdict
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
 
 from django.utils.translation import gettext, ngettext
@@ -33,36 +33,46 @@ class Agreement:
         return self.agreed / self.compared if self.compared else None
 
 
-def peer_agreement(
-    units: Iterable[tuple[Mapping[int, bool], Sequence[Mapping[int, bool]]]],
-) -> Agreement:
-    """Pairwise agreement over (own labels, [other raters' labels]) per unit, keyed by criterion."""
-    agreed = compared = counted = 0
-    for own, others in units:
-        if not others:
-            continue
-        counted += 1
-        for other in others:
-            for criterion, hit in own.items():
-                if criterion in other:
-                    compared += 1
-                    agreed += other[criterion] == hit
-    return Agreement(agreed=agreed, compared=compared, units=counted)
-
-
 def unit_peer_agreements(labels: Iterable[tuple[int, int, bool]]) -> dict[int, Agreement]:
     """Each submission's pairwise agreement with the others of one unit.
 
     ``labels`` are (submission id, criterion id, hit) of the unit's rating submissions.
     """
-    by_submission: dict[int, dict[int, bool]] = defaultdict(dict)
-    for submission_id, criterion_id, hit in labels:
-        by_submission[submission_id][criterion_id] = hit
     return {
-        submission_id: peer_agreement(
-            [(own, [other for key, other in by_submission.items() if key != submission_id])]
-        )
-        for submission_id, own in by_submission.items()
+        submission_id: agreement
+        for (submission_id, _), agreement in unit_peer_agreements_by(
+            labels, group_of=lambda criterion: None
+        ).items()
+    }
+
+
+def unit_peer_agreements_by(
+    labels: Iterable[tuple[int, int, bool]], *, group_of: Callable[[int], Hashable]
+) -> dict[tuple[int, Hashable], Agreement]:
+    """(submission id, group) → that submission's pairwise agreement with the others of one
+    unit on the criteria ``group_of`` puts in the group (an ability, say); the groups of a
+    submission add up to its ``unit_peer_agreements``, each counting the unit once.
+
+    A label of a criterion that ``n`` raters labelled, ``k`` of them a hit, is compared with
+    the other ``n - 1`` labels and agrees with ``k - 1`` of them when it is a hit, ``n - k - 1``
+    when a miss: the pairwise count without pairing every label with every other.
+    """
+    labels = list(labels)
+    votes: dict[int, list[int]] = defaultdict(lambda: [0, 0])  # criterion → [labels, hits]
+    for _, criterion, hit in labels:
+        votes[criterion][0] += 1
+        votes[criterion][1] += hit
+    counts: dict[tuple[int, Hashable], list[int]] = defaultdict(lambda: [0, 0])
+    for submission_id, criterion, hit in labels:
+        n, k = votes[criterion]
+        cell = counts[(submission_id, group_of(criterion))]
+        cell[0] += (k if hit else n - k) - 1
+        cell[1] += n - 1
+    # A unit counts for a submission once another rater's labels are there to compare with.
+    units = int(len({submission_id for submission_id, _, _ in labels}) > 1)
+    return {
+        key: Agreement(agreed=agreed, compared=compared, units=units)
+        for key, (agreed, compared) in counts.items()
     }
 
 

@@ -12,13 +12,14 @@ from datetime import datetime
 
 from django.conf import settings
 from django.core.paginator import Page, Paginator
-from django.db.models import QuerySet
+from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 from django.http import Http404
 from django.utils import timezone
 from django.utils.translation import gettext
 
 from annotation.blinding import criterion_token, shuffled
-from annotation.models import Assignment, Expert, Label, Pool, Submission
+from annotation.models import ACTIVE, Assignment, Expert, Label, Pool, Submission, Unit
 from benchmark.models import RubricItem
 
 SPEAKERS = {"A": "user", "B": "counsellor"}
@@ -65,6 +66,75 @@ def decision_submissions() -> QuerySet[Submission]:
 def decision_labels() -> QuerySet[Label]:
     """A senior's decisions: the labels of every adjudication (the note holds the reason)."""
     return Label.objects.filter(submission__kind=Assignment.Kind.ADJUDICATION)
+
+
+def rating_count(*, unit: OuterRef) -> Coalesce:
+    """An expression for the number of rating submissions of ``unit`` (a reference to a unit
+    id in the outer query), so a caller counts them per row in its own query."""
+    counts = (
+        rating_submissions().filter(unit_id=unit).values("unit_id").annotate(n=Count("id"))
+    ).values("n")
+    return Coalesce(Subquery(counts), 0)
+
+
+def labels_of_units(*, unit_ids: list[int]) -> QuerySet[Label]:
+    """Every label given on the units: ratings and a senior's decisions."""
+    return Label.objects.filter(submission__unit_id__in=unit_ids)
+
+
+def rating_assignments() -> QuerySet[Assignment]:
+    """Every rating assignment (never a senior's decision or a calibration unit)."""
+    return Assignment.objects.filter(kind=Assignment.Kind.RATING)
+
+
+def rating_assignments_holding() -> QuerySet[Assignment]:
+    """Rating assignments that hold a rater's place on their unit: leased or submitted."""
+    return rating_assignments().filter(status__in=ACTIVE)
+
+
+def rating_assignments_leased() -> QuerySet[Assignment]:
+    """Rating assignments out on a lease (whether or not it has run out yet)."""
+    return rating_assignments().filter(status=Assignment.Status.LEASED)
+
+
+def rating_assignments_lapsed(*, now: datetime) -> QuerySet[Assignment]:
+    """Rating assignments whose lease ran out: marked expired, or past their expiry."""
+    return rating_assignments().filter(
+        Q(status=Assignment.Status.EXPIRED)
+        | Q(status=Assignment.Status.LEASED, lease_expires_at__lte=now)
+    )
+
+
+def assignments_live(*, now: datetime) -> QuerySet[Assignment]:
+    """Assignments of any kind whose lease still runs at ``now``."""
+    return Assignment.objects.filter(status=Assignment.Status.LEASED, lease_expires_at__gt=now)
+
+
+def pool_units(*, pool: Pool) -> QuerySet[Unit]:
+    """The pool's units, oldest first."""
+    return pool.units.order_by("pk")
+
+
+def pool_experts(*, pool: Pool) -> QuerySet[Expert]:
+    """The experts enrolled in the pool (active or not), by username."""
+    return pool.experts.select_related("user").order_by("user__username")
+
+
+def experts_active() -> QuerySet[Expert]:
+    """Every expert who may work now."""
+    return Expert.objects.filter(is_active=True).select_related("user")
+
+
+def experts_by_id(*, ids: list[int]) -> dict[int, Expert]:
+    return Expert.objects.select_related("user").in_bulk(ids)
+
+
+def experts_by_username(*, usernames: list[str]) -> dict[str, Expert]:
+    """Username → expert, for those of the names that are experts."""
+    return {
+        e.user.username: e
+        for e in Expert.objects.filter(user__username__in=usernames).select_related("user")
+    }
 
 
 def pool_get_for_expert(*, user, name: str) -> Pool:

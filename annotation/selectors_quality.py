@@ -1,9 +1,11 @@
 """Reads about an expert's standing: running agreement, calibration state and certificates."""
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import groupby
 
-from django.db.models import QuerySet
+from django.db.models import Count, QuerySet, Sum
 
 from annotation import quality
 from annotation.models import (
@@ -15,6 +17,7 @@ from annotation.models import (
     PeerAgreement,
     Pool,
 )
+from annotation.selectors import rating_labels
 
 FIRST = "first"
 RECALIBRATION = "recalibration"
@@ -48,6 +51,72 @@ def expert_peer_agreement(*, expert: Expert, since: datetime | None = None) -> q
         compared=sum(compared for _, compared in recent),
         units=len(recent),
     )
+
+
+def peer_agreement_by(*, pool_ids: Iterable[int]) -> dict[tuple[int, int], quality.Agreement]:
+    """(pool id, expert id) → pairwise agreement on the pools' completed units, in one query.
+
+    The sums of the rows recorded as each unit completed (one per rating submission): no
+    label is read.
+    """
+    rows = (
+        PeerAgreement.objects.filter(pool_id__in=list(pool_ids))
+        .values_list("pool_id", "expert_id")
+        .annotate(agreed=Sum("agreed"), compared=Sum("compared"), units=Count("pk"))
+        .order_by()
+    )
+    return {
+        (pool_id, expert_id): quality.Agreement(agreed=agreed, compared=compared, units=units)
+        for pool_id, expert_id, agreed, compared, units in rows
+    }
+
+
+@dataclass(frozen=True)
+class RatingAgreement:
+    """A rating submission of a completed unit and its agreement per ability of the criteria."""
+
+    pool_id: int
+    expert_id: int
+    submitted_at: datetime
+    abilities: dict[str, quality.Agreement]
+
+
+def peer_agreement_by_ability(*, pool_ids: Iterable[int]) -> list[RatingAgreement]:
+    """Every rating submission of the pools' completed units (those with a recorded row), its
+    pairwise agreement split by ability: the rows' rule (``quality.unit_peer_agreements_by``)
+    applied to the units' labels. Two queries: the rows, then the labels."""
+    pool_ids = list(pool_ids)
+    rated = PeerAgreement.objects.filter(pool_id__in=pool_ids).values_list(
+        "submission_id", "pool_id", "expert_id", "submission__submitted_at"
+    )
+    labels = (
+        rating_labels()
+        .filter(submission__peer_agreement__pool_id__in=pool_ids)
+        .values_list(
+            "submission__unit_id", "submission_id", "rubric_item_id", "rubric_item__ability", "hit"
+        )
+        .order_by("submission__unit_id")
+    )
+    ability_of: dict[int, str] = {}
+    parts: dict[int, dict[str, quality.Agreement]] = {}
+    for _unit, unit_labels in groupby(labels, key=lambda label: label[0]):
+        votes = []
+        for _, submission_id, item_id, ability, hit in unit_labels:
+            ability_of[item_id] = ability
+            votes.append((submission_id, item_id, hit))
+        for (submission_id, ability), agreement in quality.unit_peer_agreements_by(
+            votes, group_of=ability_of.__getitem__
+        ).items():
+            parts.setdefault(submission_id, {})[ability] = agreement
+    return [
+        RatingAgreement(
+            pool_id=pool_id,
+            expert_id=expert_id,
+            submitted_at=submitted_at,
+            abilities=parts.get(submission_id, {}),
+        )
+        for submission_id, pool_id, expert_id, submitted_at in rated
+    ]
 
 
 def calibration_latest(

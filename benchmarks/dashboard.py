@@ -347,11 +347,12 @@ def explain_agreement() -> None:
     from django.db import connection
 
     from annotation.models import Pool
+    from annotation.selectors_quality import peer_agreement_by
     from validation.dashboard import agreement
 
     open_pools = list(Pool.objects.filter(status="open").values_list("pk", flat=True))
     for count in (
-        lambda: agreement.peer_agreement_by(pool_ids=open_pools),
+        lambda: peer_agreement_by(pool_ids=open_pools),
         lambda: agreement._table_compute(pool_ids=open_pools[:1]),
     ):
         captured = []

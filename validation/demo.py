@@ -21,7 +21,7 @@ DEMO_NOTE = "demo rating"
 
 def demo_split_seed(*, study: Study, raters: Sequence[Expert]) -> Unit | None:
     """Rate the study's first unit by three raters so that it splits 2/1; None if no unit."""
-    unit = study.pool.units.order_by("pk").first()
+    unit = annotation_selectors.pool_units(pool=study.pool).first()
     if unit is None or len(raters) < 3:
         return None
     positions = dict(

@@ -3,9 +3,9 @@
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import OuterRef, QuerySet
 
-from annotation.models import Assignment, Submission
+from annotation.selectors import decision_labels, rating_count, rating_labels
 from benchmark.models import Dataset, JudgeRun, ModelUnderTest, RubricItem, Verdict
 from validation.closing import COMPLETE, NEVER_RATED, PARTLY_RATED, Completion, completion_of
 from validation.models import GoldLabel, Study, StudyUnit
@@ -44,9 +44,7 @@ _RATED = (StudyUnit.State.GOLD, StudyUnit.State.AWAITING, StudyUnit.State.ADJUDI
 
 def study_units_with_ratings(*, study: Study) -> QuerySet[StudyUnit]:
     """The study's units, each with ``ratings``: its number of rating submissions."""
-    return study.units.annotate(
-        ratings=Count("unit__submissions", filter=Q(unit__submissions__kind=Assignment.Kind.RATING))
-    )
+    return study.units.annotate(ratings=rating_count(unit=OuterRef("unit_id")))
 
 
 def study_completion(*, study: Study) -> Completion:
@@ -94,18 +92,17 @@ def study_export_rows(*, study: Study) -> Iterator[dict]:
     # (pseudonym, label, note) per slot: the export is blind to who rated, as the report is.
     labels: dict[tuple[int, int], dict[int, tuple[str, bool, str]]] = defaultdict(dict)
     adjudicated: dict[tuple[int, int], tuple[str, bool, str]] = {}
-    for submission in (
-        Submission.objects.filter(unit__in=[u.unit_id for u in units])
-        .select_related("expert")
-        .prefetch_related("labels")
+    unit_ids = [u.unit_id for u in units]
+    fields = ("submission__unit_id", "rubric_item_id", "submission__slot",
+              "submission__expert__pseudonym", "hit", "note")  # fmt: skip
+    for unit_id, item_id, slot, *value in (
+        rating_labels().filter(submission__unit_id__in=unit_ids).values_list(*fields)
     ):
-        for label in submission.labels.all():
-            key = (submission.unit_id, label.rubric_item_id)
-            value = (submission.expert.pseudonym, label.hit, label.note)
-            if submission.kind == "adjudication":
-                adjudicated[key] = value
-            else:
-                labels[key][submission.slot] = value
+        labels[(unit_id, item_id)][slot] = tuple(value)
+    for unit_id, item_id, _slot, *value in (
+        decision_labels().filter(submission__unit_id__in=unit_ids).values_list(*fields)
+    ):
+        adjudicated[(unit_id, item_id)] = tuple(value)
     gold = {
         (g.study_unit_id, g.rubric_item_id): g
         for g in GoldLabel.objects.filter(study_unit__study=study)

@@ -4,7 +4,7 @@ from django.db import transaction
 from django.utils.translation import gettext
 
 from benchmark.audit_actions import AuditAction
-from benchmark.models import JudgeRun, Verdict
+from benchmark.models import JudgeRun
 from benchmark.selectors import runs as run_selectors
 from benchmark.services.audit import audit_record
 from benchmark.services.judging import judge_run_queue
@@ -36,7 +36,7 @@ def judge_run_retry_errors(*, run: JudgeRun, actor) -> JudgeRun:
             raise LLMJobConfigError(
                 gettext("Run %(run)s is still going: wait until it ends.") % {"run": run.pk}
             )
-        errors = run.verdicts.filter(state=Verdict.State.ERROR).count()
+        _done, errors = run_selectors.verdict_counts(run_ids=[run.pk]).get(run.pk, (0, 0))
         if not errors:
             raise LLMJobConfigError(gettext("Run %(run)s has no errors.") % {"run": run.pk})
         if not run.judge.base_url:

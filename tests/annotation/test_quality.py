@@ -12,16 +12,36 @@ from tests.validation.factories import open_study
 def test_peer_agreement_is_pairwise_and_hand_counted():
     # Unit 1: own {1: T, 2: F}; others {1: T, 2: T} and {1: F, 2: F} -> 2 of 4 agree.
     # Unit 2: own {3: T}; others {3: T} and {3: T} -> 2 of 2. A unit without others is skipped.
-    result = quality.peer_agreement(
-        [
-            ({1: True, 2: False}, [{1: True, 2: True}, {1: False, 2: False}]),
-            ({3: True}, [{3: True}, {3: True}]),
-            ({4: True}, []),
-        ]
-    )
+    own = 1
+    units = [
+        [(own, 1, True), (own, 2, False), (2, 1, True), (2, 2, True), (3, 1, False),
+         (3, 2, False)],
+        [(own, 3, True), (2, 3, True), (3, 3, True)],
+        [(own, 4, True)],
+    ]  # fmt: skip
+    result = quality.combine(quality.unit_peer_agreements(labels)[own] for labels in units)
     assert (result.agreed, result.compared, result.units) == (4, 6, 2)
     assert result.share == pytest.approx(4 / 6)
     assert quality.Agreement().share is None
+
+
+def test_a_units_agreement_splits_by_group_and_the_parts_add_up():
+    # Submissions 1, 2, 3 on criteria 10 (group "a") and 20 (group "b"): 1 and 2 say hit on
+    # both, 3 says miss on 10. On 10, 1 agrees with 2 only; on 20 everyone agrees.
+    labels = [(1, 10, True), (1, 20, True), (2, 10, True), (2, 20, True),
+              (3, 10, False), (3, 20, True)]  # fmt: skip
+    split = quality.unit_peer_agreements_by(labels, group_of={10: "a", 20: "b"}.__getitem__)
+    assert {key: (a.agreed, a.compared, a.units) for key, a in split.items()} == {
+        (1, "a"): (1, 2, 1), (1, "b"): (2, 2, 1),
+        (2, "a"): (1, 2, 1), (2, "b"): (2, 2, 1),
+        (3, "a"): (0, 2, 1), (3, "b"): (2, 2, 1),
+    }  # fmt: skip
+    whole = quality.unit_peer_agreements(labels)
+    assert {key: (a.agreed, a.compared, a.units) for key, a in whole.items()} == {
+        1: (3, 4, 1),
+        2: (3, 4, 1),
+        3: (2, 4, 1),
+    }
 
 
 def test_reference_agreement_counts_a_missing_label_as_wrong():

@@ -1,6 +1,6 @@
 """The admin dashboard against the database: figures, each alert firing, and its action."""
 
-from collections import Counter
+from collections import Counter, defaultdict
 from datetime import timedelta
 
 import pytest
@@ -10,7 +10,16 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from annotation import selectors_quality, services
-from annotation.models import Assignment, CalibrationAttempt, PeerAgreement, Pool, Submission
+from annotation.models import (
+    Assignment,
+    CalibrationAttempt,
+    Label,
+    PeerAgreement,
+    Pool,
+    Submission,
+)
+from annotation.quality import Agreement
+from annotation.selectors_quality import peer_agreement_by
 from annotation.services.agreement import peer_agreements_backfill
 from annotation.services.routing import (
     ROUTED_LEASE_SECONDS,
@@ -25,7 +34,7 @@ from tests.annotation.helpers import all_labels
 from tests.benchmark.factories import JudgeRunFactory
 from tests.validation.factories import open_study
 from validation.dashboard import alerts, rules, selectors
-from validation.dashboard.agreement import peer_agreement_by, peer_agreement_table
+from validation.dashboard.agreement import peer_agreement_table
 from validation.services import study_close, study_create, study_open
 
 pytestmark = pytest.mark.django_db
@@ -67,12 +76,43 @@ def crowd():
     return study, experts
 
 
-def test_agreement_counted_in_sql_matches_the_annotation_selector(crowd):
+def test_peer_agreement_is_every_pair_of_labels_counted_by_hand(crowd):
     study, experts = crowd
+    # The expectation, label against label: on each unit all three raters finished, every
+    # label of a rater is compared with each other rater's label of the same criterion.
+    units: dict[int, dict[int, dict[int, bool]]] = defaultdict(lambda: defaultdict(dict))
+    expert_of, ability_of = {}, {}
+    for unit_id, submission_id, expert_id, item_id, ability, hit in Label.objects.filter(
+        submission__unit__pool=study.pool, submission__kind=Assignment.Kind.RATING
+    ).values_list("submission__unit_id", "submission_id", "submission__expert_id",
+                  "rubric_item_id", "rubric_item__ability", "hit"):  # fmt: skip
+        units[unit_id][submission_id][item_id] = hit
+        expert_of[submission_id], ability_of[item_id] = expert_id, ability
+    expected: dict[tuple[int, str], list[int]] = defaultdict(lambda: [0, 0])
+    completed = Counter()
+    for ratings in units.values():
+        if len(ratings) < 3:
+            continue
+        for mine, own in ratings.items():
+            completed[expert_of[mine]] += 1
+            for theirs, other in ratings.items():
+                if theirs == mine:
+                    continue
+                for item_id, hit in own.items():
+                    cell = expected[(expert_of[mine], ability_of[item_id])]
+                    cell[0] += other[item_id] == hit
+                    cell[1] += 1
+    assert completed and len({a for _, a in expected}) == 4  # and the crowd finished units
+
+    def by_hand(expert):
+        cells = [cell for (e, _), cell in expected.items() if e == expert.pk]
+        return Agreement(agreed=sum(a for a, _ in cells), compared=sum(c for _, c in cells),
+                         units=completed[expert.pk])  # fmt: skip
+
     figures = peer_agreement_by(pool_ids=[study.pool_id])
     for expert in experts:
-        python = selectors_quality.expert_peer_agreement(expert=expert)
-        assert figures[(study.pool_id, expert.pk)] == python
+        assert figures[(study.pool_id, expert.pk)] == by_hand(expert)
+        assert selectors_quality.expert_peer_agreement(expert=expert) == by_hand(expert)
     assert figures[(study.pool_id, experts[3].pk)].share == 0.0
     # Split per week and ability, the same comparisons and units add up again.
     table = peer_agreement_table(pool_ids=[study.pool_id])
@@ -80,10 +120,9 @@ def test_agreement_counted_in_sql_matches_the_annotation_selector(crowd):
     weeks = table.roll_up(week=True)
     assert {week for (_p, _e, week) in weeks} == {rules.week_start(timezone.localdate())}
     abilities = table.roll_up(ability=True)
-    for expert in experts:
-        parts = [a for (_p, e, ability), a in abilities.items() if e == expert.pk and ability]
-        assert len(parts) == 4  # warmth, curiosity, emotional_coping, catastrophic
-        assert sum(a.compared for a in parts) == figures[(study.pool_id, expert.pk)].compared
+    assert {
+        (e, ability): [a.agreed, a.compared] for (_p, e, ability), a in abilities.items() if ability
+    } == expected
 
 
 def test_study_page_shows_units_by_state_work_per_expert_and_per_day(crowd, admin_client):

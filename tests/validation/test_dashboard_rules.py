@@ -1,11 +1,11 @@
 """The dashboard's alert rules on hand-made numbers (no database)."""
 
-from datetime import date
+from datetime import UTC, date, datetime, timedelta, timezone
 
 import pytest
 
 from validation.dashboard import rules
-from validation.dashboard.agreement import week_of_bucket
+from validation.dashboard.agreement import submission_week
 
 
 def test_robust_floor_is_median_minus_three_scaled_mads():
@@ -89,6 +89,9 @@ def test_run_error_share_alerts_above_five_percent_once_enough_verdicts_are_in()
 def test_weeks_start_on_monday():
     assert rules.week_start(date(2026, 11, 22)) == date(2026, 11, 16)  # a Sunday
     assert rules.week_start(date(2026, 11, 16)) == date(2026, 11, 16)
-    # The SQL bucket of the first days of 1970: Thursday 1 Jan is in the week of Monday 29 Dec.
-    assert week_of_bucket(0) == date(1969, 12, 29)
-    assert week_of_bucket(1) == date(1970, 1, 5)
+    # A submission counts in its UTC week: Thursday 1 Jan 1970 is in the week of Monday 29 Dec,
+    # and Monday 5 Jan 02:00 at UTC+8 is still Sunday in UTC.
+    assert submission_week(datetime(1970, 1, 1, tzinfo=UTC)) == date(1969, 12, 29)
+    assert submission_week(datetime(1970, 1, 5, tzinfo=UTC)) == date(1970, 1, 5)
+    east = timezone(timedelta(hours=8))
+    assert submission_week(datetime(1970, 1, 5, 2, tzinfo=east)) == date(1969, 12, 29)

@@ -4,15 +4,16 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from django.db.models import Count, Q
+from django.db.models import Count
 from django.utils import timezone
 
-from annotation.models import Assignment, Expert, Pool
+from annotation.models import Expert, Pool
 from annotation.quality import QUALITY_MIN_UNITS, Agreement
+from annotation.selectors import assignments_live, experts_by_id, rating_assignments_lapsed
+from annotation.selectors_quality import peer_agreement_by
 from benchmark.models import JudgeRun
 from benchmark.selectors.runs import judge_run_successors, verdict_counts
 from validation.dashboard import rules
-from validation.dashboard.agreement import peer_agreement_by
 from validation.dashboard.selectors import StudyProgress
 from validation.models import Study, StudyUnit
 
@@ -81,7 +82,7 @@ def _weak_experts(
             {e: a.share for e, a in agreements.items()}, min_quality=study.pool.min_quality
         )
         found += [(study, o, agreements[o.key]) for o in outliers]
-    experts = Expert.objects.select_related("user").in_bulk([o.key for _, o, _ in found])
+    experts = experts_by_id(ids=[o.key for _, o, _ in found])
     return [
         WeakExpert(study=s, expert=experts[o.key], agreement=a, outlier=o)
         for s, o, a in found
@@ -96,16 +97,10 @@ def _expiring_units(studies: list[Study], *, now: datetime) -> list[ExpiringUnit
     waiting = StudyUnit.objects.filter(study__in=studies, state=StudyUnit.State.PENDING).values(
         "unit_id"
     )
-    live = Assignment.objects.filter(
-        status=Assignment.Status.LEASED, lease_expires_at__gt=now, pool_id__in=list(by_pool)
-    ).values("unit_id")
+    live = assignments_live(now=now).filter(pool_id__in=list(by_pool)).values("unit_id")
     rows = (
-        Assignment.objects.filter(pool_id__in=list(by_pool), kind=Assignment.Kind.RATING)
-        .filter(
-            Q(status=Assignment.Status.EXPIRED)
-            | Q(status=Assignment.Status.LEASED, lease_expires_at__lte=now)
-        )
-        .filter(unit_id__in=waiting)
+        rating_assignments_lapsed(now=now)
+        .filter(pool_id__in=list(by_pool), unit_id__in=waiting)
         .exclude(unit_id__in=live)
         .values_list("unit_id", "pool_id", "unit__token")
         .annotate(n=Count("id"))

@@ -15,9 +15,17 @@ from django.db.models.functions import TruncDate
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from annotation.models import ACTIVE, Assignment, Expert, Pool
+from annotation.models import Expert, Pool
 from annotation.quality import QUALITY_MIN_UNITS, Agreement, combine
-from annotation.selectors import rating_submissions
+from annotation.selectors import (
+    experts_active,
+    experts_by_id,
+    pool_experts,
+    pool_units,
+    rating_assignments_holding,
+    rating_assignments_leased,
+    rating_submissions,
+)
 from validation.dashboard import rules
 from validation.dashboard.agreement import peer_agreement_table
 from validation.models import Study, StudyUnit
@@ -73,9 +81,7 @@ def _bucket(state: str, needs_adjudication: bool, busy: bool) -> str:
 
 
 def _unit_buckets(studies: list[Study]) -> dict[int, dict[str, int]]:
-    busy = Assignment.objects.filter(
-        unit_id=OuterRef("unit_id"), status__in=ACTIVE, kind=Assignment.Kind.RATING
-    )
+    busy = rating_assignments_holding().filter(unit_id=OuterRef("unit_id"))
     rows = (
         StudyUnit.objects.filter(study__in=studies)
         .annotate(busy=Exists(busy))
@@ -192,7 +198,7 @@ def study_detail(*, study: Study, now: datetime | None = None) -> StudyDetail:
     today = timezone.localdate(now)
     progress = _progress([study], today=today, now=now)[study.pk]
     pool = study.pool
-    members = list(pool.experts.select_related("user").order_by("user__username"))
+    members = list(pool_experts(pool=pool))
     subs = dict(
         rating_submissions()
         .filter(unit__pool=pool)
@@ -201,9 +207,8 @@ def study_detail(*, study: Study, now: datetime | None = None) -> StudyDetail:
         .order_by()
     )
     leased = dict(
-        Assignment.objects.filter(
-            pool=pool, kind=Assignment.Kind.RATING, status=Assignment.Status.LEASED
-        )
+        rating_assignments_leased()
+        .filter(pool=pool)
         .values_list("expert_id")
         .annotate(n=Count("id"))
         .order_by()
@@ -220,7 +225,7 @@ def study_detail(*, study: Study, now: datetime | None = None) -> StudyDetail:
     known = {e.pk for e in members}
     others = {eid for eid in subs if eid not in known}
     if others:
-        members += list(Expert.objects.filter(pk__in=others).select_related("user"))
+        members += list(experts_by_id(ids=list(others)).values())
     rows = [
         ExpertRow(
             expert=e,
@@ -260,7 +265,7 @@ def study_detail(*, study: Study, now: datetime | None = None) -> StudyDetail:
 
 def route_choices(*, study: Study) -> list[Expert]:
     """Active experts of the study, for the manual-routing form (the service checks the rest)."""
-    return list(study.pool.experts.filter(is_active=True).select_related("user"))
+    return list(experts_active().filter(pools=study.pool))
 
 
 def study_get_for_admin(*, name: str) -> Study | None:
@@ -269,7 +274,7 @@ def study_get_for_admin(*, name: str) -> Study | None:
 
 def unit_in_study(*, study: Study, token: str):
     """The study's unit with this token, or None (never a unit of another study)."""
-    return study.pool.units.filter(token=token).first()
+    return pool_units(pool=study.pool).filter(token=token).first()
 
 
 def expert_in_study(*, study: Study, expert_id) -> Expert | None:
@@ -277,4 +282,4 @@ def expert_in_study(*, study: Study, expert_id) -> Expert | None:
         key = int(expert_id)
     except (TypeError, ValueError):
         return None
-    return Expert.objects.filter(pk=key, pools=study.pool).select_related("user").first()
+    return pool_experts(pool=study.pool).filter(pk=key).first()

@@ -5,7 +5,7 @@ from collections import Counter
 
 import numpy as np
 
-from annotation.models import Label
+from annotation.selectors import labels_of_units
 from benchmark.models import JudgeRun, RubricItem, Verdict
 from benchmark.selectors.rubric import rubric_version_reasons
 from validation.models import Study
@@ -39,9 +39,9 @@ def rubric_versions_gather(
     label_max = np.zeros(n, dtype=np.int64)
     label_counts: dict[int, Counter] = {}
     unit_ids = sorted({unit_id for unit_id, _ in unit_rows})
-    for unit_id, item_id, version in Label.objects.filter(
-        submission__unit_id__in=unit_ids
-    ).values_list("submission__unit_id", "rubric_item_id", "rubric_version"):
+    for unit_id, item_id, version in labels_of_units(unit_ids=unit_ids).values_list(
+        "submission__unit_id", "rubric_item_id", "rubric_version"
+    ):
         row = unit_rows.get((unit_id, item_id))
         if row is None:
             continue

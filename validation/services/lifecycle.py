@@ -10,7 +10,7 @@ from django.utils.translation import ngettext
 
 from annotation import selectors as annotation_selectors
 from annotation import services as annotation_services
-from annotation.models import Expert, Pool
+from annotation.models import Pool
 from annotation.services import AnnotationError
 from benchmark.audit_actions import AuditAction
 from benchmark.services.audit import audit_record
@@ -118,13 +118,10 @@ def study_enrol(
     if bool(usernames) == all_active:
         raise StudyError("either name the experts to enrol or enrol all active ones")
     if all_active:
-        experts = list(Expert.objects.filter(is_active=True).select_related("user"))
+        experts = list(annotation_selectors.experts_active())
     else:
         wanted = list(dict.fromkeys(usernames))
-        found = {
-            e.user.username: e
-            for e in Expert.objects.filter(user__username__in=wanted).select_related("user")
-        }
+        found = annotation_selectors.experts_by_username(usernames=wanted)
         unknown = [name for name in wanted if name not in found]
         if unknown:
             raise StudyError(f"no expert named: {', '.join(unknown)}; nobody was enrolled")

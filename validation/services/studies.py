@@ -8,6 +8,7 @@ from django.utils import timezone
 
 from annotation import services as annotation_services
 from annotation.models import Expert
+from annotation.selectors import experts_active, pool_units
 from benchmark.audit_actions import AuditAction
 from benchmark.models import Dataset, JudgeRun, ModelUnderTest, Response
 from benchmark.services.audit import audit_record
@@ -81,7 +82,7 @@ def study_create(
     if not responses:
         raise StudyError("the chosen models have no responses on the sampled cases")
     if experts is None:
-        experts = Expert.objects.filter(is_active=True)
+        experts = experts_active()
     with transaction.atomic():
         pool = annotation_services.pool_create(
             name=name,
@@ -104,7 +105,7 @@ def study_create(
         )
         study.models_under_test.set(models)
         study.judge_runs.set(judge_runs)
-        unit_of = {u.response_id: u for u in pool.units.all()}
+        unit_of = {u.response_id: u for u in pool_units(pool=pool)}
         StudyUnit.objects.bulk_create(
             StudyUnit(
                 study=study,

@@ -11,6 +11,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotation import services as annotation_services
 from annotation.models import Expert
+from annotation.selectors import experts_by_username
 from benchmark.cli_types import non_negative_int, positive_fraction
 from validation import selectors, services
 from validation.adjudication import ALL
@@ -37,8 +38,9 @@ class Command(BaseCommand):
     def handle(self, *args, fraction, seed, **options):
         created = []
         experts = []
+        found = experts_by_username(usernames=[username for username, _, _ in DEMO_EXPERTS])
         for username, tier, specialties in DEMO_EXPERTS:
-            expert = Expert.objects.filter(user__username=username).first()
+            expert = found.get(username)
             if expert is None:
                 expert = annotation_services.expert_create(
                     username=username, password=DEMO_PASSWORD, tier=tier,
