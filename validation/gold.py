@@ -3,30 +3,28 @@
 One rule for every majority in the project: the category more raters chose than any other,
 none when the top categories tie. The gold of a unit's criterion (``gold_from_votes``), a
 senior's decision against the raters (``majority``) and the statistics' array gold
-(``validation.statistics.raters.gold_majority``) all apply ``majority_codes``.
+(``validation.statistics.raters.gold_majority``) all apply ``majority_code``. Plain Python: it
+runs in an expert's submit, which must not load numpy.
 """
 
 from collections.abc import Sequence
-
-import numpy as np
 
 ADJUDICATED = "adjudicated"
 NO_MAJORITY = -1
 
 
-def majority_codes(counts: np.ndarray) -> np.ndarray:
-    """Per row of per-category counts, the category chosen more often than every other one,
-    or ``NO_MAJORITY`` where the top categories tie (a row of zeros ties too)."""
-    counts = np.asarray(counts)
-    top = counts.max(axis=1, initial=0)
-    alone = (counts == top[:, None]).sum(axis=1) == 1
-    return np.where(alone, counts.argmax(axis=1), NO_MAJORITY)
+def majority_code(counts: Sequence[int]) -> int:
+    """Of per-category counts, the category chosen more often than every other one, or
+    ``NO_MAJORITY`` where the top categories tie (counts of zero tie too)."""
+    top = max(counts, default=0)
+    winners = [code for code, count in enumerate(counts) if count == top]
+    return winners[0] if len(winners) == 1 else NO_MAJORITY
 
 
 def majority(votes: Sequence[bool]) -> bool | None:
     """The majority of binary labels, or None when there is none (no votes, or a tie)."""
     met = sum(1 for v in votes if v)
-    code = int(majority_codes(np.array([[len(votes) - met, met]]))[0])
+    code = majority_code([len(votes) - met, met])
     return None if code == NO_MAJORITY else bool(code)
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from validation.gold import NO_MAJORITY, majority_codes
+from validation.gold import NO_MAJORITY, majority_code
 from validation.statistics.coding import MISSING, Ratings, category_counts
 from validation.statistics.pairwise import (
     PairwiseAgreement,
@@ -38,12 +38,12 @@ class Gold:
 
 def gold_majority(*, codes: ArrayLike, n_categories: int) -> Gold:
     """Gold label per item: the category most raters chose, when no other category ties it
-    (``validation.gold.majority_codes``, the project's one majority rule)."""
+    (``validation.gold.majority_code``, the project's one majority rule)."""
     counts = category_counts(codes=np.asarray(codes), n_categories=n_categories)
     ratings = counts.sum(axis=1)
     top = counts.max(axis=1, initial=0)
     rated = ratings > 0
-    winner = majority_codes(counts)
+    winner = np.array([majority_code(row) for row in counts.tolist()], dtype=int)
     has_gold = rated & (winner != NO_MAJORITY)
     gold = np.where(has_gold, winner, MISSING)
     return Gold(
