@@ -18,6 +18,7 @@ from tests.benchmark.factories import (
     ResponseFactory,
     case_with_rubric,
 )
+from tests.benchmark.schema_check import schema_validator
 
 pytestmark = pytest.mark.django_db
 
@@ -79,6 +80,8 @@ def test_jsonl_has_one_line_per_answer_with_verdicts_and_scores(run):
     assert (failed["scored"], failed["score"], failed["abilities"]) == (False, None, None)
     assert ok["run"]["judge_model"] == "claude-sonnet-4-5"
     assert (ok["run"]["tokens_in"], ok["run"]["cost"]) == (1200, 0.25)
+    for line in (ok, failed):
+        schema_validator("export-log").validate(line)
 
 
 def test_jsonl_to_a_file_and_upstream_scoring(run, tmp_path):
