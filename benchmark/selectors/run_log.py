@@ -9,18 +9,6 @@ from benchmark.selectors.leaderboard import RunScores
 from benchmark.selectors.runs import judge_run_record
 
 
-class RunNotFound(LookupError):
-    """No judge run has the id asked for."""
-
-
-def judge_run_for_log(*, run_id: int) -> JudgeRun:
-    """The judge run ``run_id`` with its judge, model and dataset; RunNotFound if none."""
-    run = JudgeRun.objects.select_related("judge", "model", "dataset").filter(pk=run_id).first()
-    if run is None:
-        raise RunNotFound(f"no judge run with id {run_id}")
-    return run
-
-
 def judge_run_log_header(*, run: JudgeRun) -> dict:
     """The run as every line of its log names it: judge, model, dataset, status, and what the
     run recorded (an engine run's options, requests, tokens and cost; an import's summary)."""

@@ -6,14 +6,11 @@ from django.core.management.base import BaseCommand, CommandError
 from benchmark.cli_types import positive_int
 from benchmark.files import FileWriteError, file_write_atomically
 from benchmark.inspect_log import InspectUnavailable, inspect_log_write, inspect_require
+from benchmark.models import JudgeRun
 from benchmark.scoring import SCORING_MODES
 from benchmark.selectors.leaderboard import judge_run_scores
-from benchmark.selectors.run_log import (
-    RunNotFound,
-    judge_run_for_log,
-    judge_run_log_header,
-    judge_run_log_lines,
-)
+from benchmark.selectors.run_log import judge_run_log_header, judge_run_log_lines
+from benchmark.selectors.runs import judge_run_get
 
 FORMATS = ("inspect", "jsonl")
 
@@ -43,9 +40,11 @@ class Command(BaseCommand):
                     raise CommandError(
                         "--format inspect writes a file: give --output FILE.eval", returncode=2
                     )
-            run = judge_run_for_log(run_id=options["run"])
-        except (InspectUnavailable, RunNotFound) as exc:
+            run = judge_run_get(run_id=options["run"])
+        except InspectUnavailable as exc:
             raise CommandError(str(exc), returncode=2) from exc
+        except JudgeRun.DoesNotExist as exc:
+            raise CommandError(f"no judge run with id {options['run']}", returncode=2) from exc
         scores = judge_run_scores(run=run, scoring=options["scoring"])
         lines = judge_run_log_lines(run=run, scores=scores)
         try:
