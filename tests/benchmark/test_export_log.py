@@ -160,3 +160,18 @@ def test_a_stopped_run_is_a_cancelled_inspect_log(run, tmp_path):
     target = tmp_path / "run.eval"
     call_command("export_log", run=run.pk, format="inspect", output=str(target))
     assert inspect_log.read_eval_log(str(target)).status == "cancelled"
+
+
+def test_a_criterion_not_judged_yet_leaves_the_question_unscored(run, tmp_path):
+    Verdict.objects.filter(
+        run=run, response__case__question_id="q-ok", rubric_item__position=3
+    ).delete()
+    ok = jsonl_lines(run.pk)[0]
+    assert ok["criteria"][3]["verdict"] is None and ok["criteria"][3]["rubric_version"] is None
+    assert (ok["scored"], ok["score"]) == (False, None)
+    schema_validator("export-log").validate(ok)
+    inspect_log = pytest.importorskip("inspect_ai.log")
+    target = tmp_path / "run.json"
+    call_command("export_log", run=run.pk, format="inspect", output=str(target))
+    sample = next(s for s in inspect_log.read_eval_log(str(target)).samples if s.id == "q-ok")
+    assert "criterion_3" not in sample.scores and "question_score" not in sample.scores
