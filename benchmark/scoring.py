@@ -132,12 +132,21 @@ def case_score(
     if len(criteria) != len(hits):
         raise ValueError(f"{len(hits)} verdicts for {len(criteria)} criteria")
     values, catastrophic = RubricLayout.build([criteria]).score(hits=hits, scoring=scoring)
-    abilities = {
-        code: float(values[0, j])
-        for j, code in enumerate(SCORED_CODES)
-        if not np.isnan(values[0, j])
-    }
-    return CaseScore(abilities=abilities, catastrophic=bool(catastrophic[0]))
+    return case_scores(values=values, catastrophic=catastrophic)[0]
+
+
+def case_scores(*, values: np.ndarray, catastrophic: np.ndarray) -> list[CaseScore]:
+    """One CaseScore per row of ``RubricLayout.score``'s output (abilities that are NaN, absent
+    from the case, are left out)."""
+    return [
+        CaseScore(
+            abilities={
+                code: float(row[j]) for j, code in enumerate(SCORED_CODES) if not np.isnan(row[j])
+            },
+            catastrophic=bool(failed),
+        )
+        for row, failed in zip(values, catastrophic, strict=True)
+    ]
 
 
 @dataclass

@@ -16,9 +16,11 @@ from benchmark.leaderboard_rules import (
 )
 from benchmark.models import Case, Dataset, JudgeRun, RubricItem, Verdict
 from benchmark.scoring import (
+    CaseScore,
     ModelScores,
     RubricLayout,
     ScoringMode,
+    case_scores,
     hard_decay,
     model_aggregate,
     overall_ci95,
@@ -138,8 +140,9 @@ def _not_shown(*, runs: list[JudgeRun], judge: str | None) -> list[dict]:
     return [{"model": name, "judges": sorted(others[name])} for name in sorted(others)]
 
 
-def _layout(*, dataset: Dataset) -> tuple[RubricLayout, np.ndarray, np.ndarray]:
-    """The dataset's rubric as a layout, the rubric item ids in layout order, and hard cases."""
+def _layout(*, dataset: Dataset) -> tuple[RubricLayout, np.ndarray, np.ndarray, np.ndarray]:
+    """The dataset's rubric as a layout, the rubric item ids in layout order, the case ids in
+    row order, and which cases are hard."""
     cases = list(
         Case.objects.filter(dataset=dataset).order_by("id").values_list("id", "difficulty")
     )
@@ -155,7 +158,7 @@ def _layout(*, dataset: Dataset) -> tuple[RubricLayout, np.ndarray, np.ndarray]:
         cases=len(cases),
     )
     hard = np.array([difficulty == "hard" for _, difficulty in cases], dtype=bool)
-    return layout, np.array(item_ids, dtype=np.int64), hard
+    return layout, np.array(item_ids, dtype=np.int64), case_ids, hard
 
 
 def leaderboard_compute(
@@ -179,7 +182,7 @@ def leaderboard_compute(
     if not 0 <= min_coverage <= 1:
         raise LeaderboardError(f"min_coverage must be between 0 and 1, got {min_coverage}")
     every_run = _latest_runs(dataset=dataset)
-    layout, item_ids, hard = _layout(dataset=dataset)
+    layout, item_ids, _, hard = _layout(dataset=dataset)
     rows = {"all": np.ones_like(hard), "normal": ~hard, "hard": hard}
     states = _verdict_states(runs=every_run, item_ids=item_ids)
     scored = {run.pk: int(_scored_cases(layout=layout, states=states[run.pk]).sum())
@@ -229,6 +232,31 @@ def leaderboard_compute(
         min_coverage=min_coverage,
         judges=judges,
         not_shown=_not_shown(runs=every_run, judge=name),
+    )
+
+
+@dataclass
+class RunScores:
+    scoring: ScoringMode
+    cases: dict[int, CaseScore | None]  # case id -> its score; None: unscored
+    model: ModelScores
+
+
+def judge_run_scores(*, run: JudgeRun, scoring: ScoringMode = "paper") -> RunScores:
+    """One run's scores as the leaderboard computes them: each case of its dataset (None where
+    a verdict is an error or missing) and the model's scores over the whole dataset."""
+    layout, item_ids, case_ids, _ = _layout(dataset=run.dataset)
+    states = _verdict_states(runs=[run], item_ids=item_ids)[run.pk]
+    matrix, catastrophic = _score_run(layout=layout, states=states, scoring=scoring)
+    scored = _scored_cases(layout=layout, states=states)
+    per_case = case_scores(values=matrix, catastrophic=catastrophic)
+    return RunScores(
+        scoring=scoring,
+        cases={
+            int(case_id): score if usable else None
+            for case_id, score, usable in zip(case_ids, per_case, scored, strict=True)
+        },
+        model=model_aggregate(matrix=matrix, catastrophic=catastrophic),
     )
 
 

@@ -1,0 +1,156 @@
+"""A judge run as an Inspect AI eval log, written through ``inspect_ai.log`` (the optional
+``inspect`` extra), so that ``inspect view`` opens it.
+
+The mapping: one sample per answer (id: the question id); the dialogue is the input (A: user,
+B: assistant), the answer the output, the rubric's texts the target. Each criterion is a score
+``criterion_<position>`` (1 met, 0 not met, "error"; absent when not judged yet) whose
+explanation is the judge's reasoning and whose metadata holds the raw reply; the question's
+score is ``question_score`` (absent when the question is unscored). The run's requests, tokens
+and cost are the log's model usage; the run's overall and category scores its metrics.
+"""
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from benchmark.files import file_produce_atomically
+from benchmark.scoring import ModelScores
+
+INSTALL_HINT = "pip install 'heartbench-platform[inspect]'"
+TASK = "heartbench"
+
+# LLMRun.Status -> the Inspect log's status.
+STATUS = {
+    "finished": "success",
+    "stopped": "cancelled",
+    "failed": "error",
+    "pending": "started",
+    "running": "started",
+}
+VERDICT_VALUE = {"met": 1, "not_met": 0, "error": "error"}
+
+
+class InspectUnavailable(RuntimeError):
+    """inspect_ai is not installed."""
+
+
+def inspect_require() -> None:
+    """Raise InspectUnavailable, saying how to install it, when inspect_ai is missing."""
+    try:
+        import inspect_ai.log  # noqa: F401
+    except ImportError as exc:
+        raise InspectUnavailable(
+            f"--format inspect needs the optional inspect_ai package: {INSTALL_HINT}"
+        ) from exc
+
+
+def _sample(line: dict):
+    from inspect_ai.log import EvalSample
+    from inspect_ai.model import (
+        ChatMessageAssistant,
+        ChatMessageUser,
+        ModelOutput,
+    )
+    from inspect_ai.scorer import Score
+
+    message = {"A": ChatMessageUser, "B": ChatMessageAssistant}
+    dialogue = [message[turn["role"]](content=turn["content"]) for turn in line["dialogue"]]
+    scores = {
+        f"criterion_{c['position']}": Score(
+            value=VERDICT_VALUE[c["verdict"]],
+            explanation=c["reasoning"],
+            metadata={
+                key: c[key] for key in ("ability", "points", "text", "rubric_version", "raw_reply")
+            },
+        )
+        for c in line["criteria"]
+        if c["verdict"] is not None
+    }
+    if line["scored"]:
+        scores["question_score"] = Score(
+            value=line["score"],
+            metadata={"abilities": line["abilities"], "catastrophic": line["catastrophic"]},
+        )
+    return EvalSample(
+        id=line["question_id"],
+        epoch=1,
+        input=dialogue,
+        target=[c["text"] for c in line["criteria"]],
+        messages=[*dialogue, ChatMessageAssistant(content=line["response"])],
+        output=ModelOutput.from_content(model=line["run"]["model"], content=line["response"]),
+        scores=scores,
+        metadata={
+            key: line[key]
+            for key in ("difficulty", "primary_scene", "secondary_scene", "scoring", "scored")
+        },
+    )
+
+
+def inspect_log_write(
+    *, path: Path, header: dict, lines: Iterable[dict], model: ModelScores
+) -> None:
+    """Write the log to ``path`` whole or not at all: the ``.json`` format for a ``.json`` path,
+    else Inspect's ``.eval``. ``header`` is ``judge_run_log_header``, ``lines`` the run's
+    ``judge_run_log_lines`` and ``model`` the model's scores over the dataset."""
+    inspect_require()
+    from inspect_ai.log import (
+        EvalConfig,
+        EvalDataset,
+        EvalLog,
+        EvalMetric,
+        EvalResults,
+        EvalScore,
+        EvalSpec,
+        EvalStats,
+        write_eval_log,
+    )
+    from inspect_ai.model import ModelUsage
+
+    samples = [_sample(line) for line in lines]
+    metrics = {"overall": model.overall, **model.categories}
+    usage = {}
+    if header["source"] == "engine":
+        usage[header["judge_model"] or header["judge"]] = ModelUsage(
+            input_tokens=header["tokens_in"],
+            output_tokens=header["tokens_out"],
+            total_tokens=header["tokens_in"] + header["tokens_out"],
+            total_cost=header["cost"],
+        )
+    log = EvalLog(
+        status=STATUS[header["status"]],
+        eval=EvalSpec(
+            created=header["created_at"],
+            task=TASK,
+            task_id=f"run-{header['id']}",
+            run_id=f"run-{header['id']}",
+            model=header["model"],
+            dataset=EvalDataset(
+                name=header["dataset"], version=header["dataset_version"], samples=len(samples)
+            ),
+            config=EvalConfig(),
+            metadata={"judge_run": header},
+        ),
+        results=EvalResults(
+            total_samples=len(samples),
+            completed_samples=sum(1 for s in samples if "question_score" in s.scores),
+            scores=[
+                EvalScore(
+                    name="question_score",
+                    scorer=TASK,
+                    metrics={
+                        name: EvalMetric(name=name, value=value)
+                        for name, value in metrics.items()
+                        if value is not None
+                    },
+                    metadata={"scored": model.scored, "total": model.total},
+                )
+            ],
+        ),
+        stats=EvalStats(
+            started_at=header["created_at"],
+            completed_at=header["finished_at"] or "",
+            model_usage=usage,
+        ),
+        samples=samples,
+    )
+    fmt = "json" if Path(path).suffix == ".json" else "eval"
+    file_produce_atomically(path=path, produce=lambda partial: write_eval_log(log, partial, fmt))
