@@ -5,7 +5,7 @@ from rest_framework import serializers
 
 from annotation.active_time import MAX_ACTIVE_SECONDS
 from annotation.labels import MAX_NOTE_CHARS
-from annotation.selectors_work import WorkState
+from annotation.selectors.work import WorkState
 
 ACTIVE_SECONDS_DOC = (
     "seconds the unit was on a visible tab while the expert was active (input within the last "

@@ -1,7 +1,8 @@
 from django.urls import path
 
 import config.converters  # noqa: F401  (registers the <study:...> converter)
-from annotation import api, api_adjudication
+from annotation import api
+from annotation.api import adjudication as api_adjudication
 
 app_name = "annotation"
 

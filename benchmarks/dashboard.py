@@ -266,7 +266,7 @@ def _timed(client, url: str, requests: int, before=None) -> tuple[float, float]:
 def time_standing() -> tuple[float, float]:
     """Every expert's running agreement as the next-unit claim reads it (median, p95 ms)."""
     from annotation.models import Expert
-    from annotation.selectors_quality import expert_peer_agreement
+    from annotation.selectors.quality import expert_peer_agreement
 
     times = []
     for expert in Expert.objects.all():
@@ -347,7 +347,7 @@ def explain_agreement() -> None:
     from django.db import connection
 
     from annotation.models import Pool
-    from annotation.selectors_quality import peer_agreement_by
+    from annotation.selectors.quality import peer_agreement_by
     from validation.dashboard import agreement
 
     open_pools = list(Pool.objects.filter(status="open").values_list("pk", flat=True))

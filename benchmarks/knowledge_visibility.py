@@ -162,7 +162,7 @@ def measure(cases: int, models: int, studies: int) -> dict:
     from django.db import connection
 
     from annotation import selectors
-    from annotation import selectors_knowledge as knowledge
+    from annotation.selectors import knowledge
 
     built = build(cases, models, studies)
     me, target = built["me"], built["target"]

@@ -86,7 +86,7 @@ def measure(path: Path, models: int, study_models: int) -> dict:
     from annotation import services as annotation_services
     from benchmark.selectors.leaderboard import leaderboard_compute
     from benchmark.services.imports import dataset_import
-    from validation.selectors_badge import judge_badge_get
+    from validation.selectors.badge import judge_badge_get
 
     dataset = dataset_import(path=path).dataset
     _judge_randomly(dataset, models)

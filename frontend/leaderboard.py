@@ -21,7 +21,7 @@ from benchmark.models import Dataset
 from benchmark.selectors.leaderboard import leaderboard_compute
 from benchmark.selectors.leaderboard_options import leaderboard_fingerprint
 from benchmark.taxonomy import CATEGORIES, SCORED_CODES, ability_name, category_name
-from validation.selectors_badge import (
+from validation.selectors.badge import (
     JudgeBadge,
     judge_badge_fingerprint,
     judge_badge_for_study,

@@ -13,9 +13,9 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext
 
-from annotation import selectors_adjudication as queue
 from annotation.assignment import Candidate, rank_candidates
 from annotation.models import Assignment, Pool, Unit
+from annotation.selectors import adjudication as queue
 from annotation.services.claims import claim_first_free
 from annotation.services.core import leases_expire
 from annotation.services.errors import AnnotationError, PoolBusy

@@ -6,7 +6,7 @@ from datetime import datetime, timedelta
 
 from django.db import IntegrityError, transaction
 
-from annotation import quality, selectors_quality
+from annotation import quality
 from annotation.assignment import Candidate, rank_candidates
 from annotation.models import (
     ACTIVE,
@@ -20,6 +20,7 @@ from annotation.models import (
     Unit,
 )
 from annotation.references import ReferenceRow
+from annotation.selectors import quality as selectors_quality
 from annotation.services.errors import AnnotationError
 from annotation.services.leases import lease_held_renew
 from annotation.services.locks import pool_lock

@@ -2,8 +2,9 @@
 
 from django.db import IntegrityError, transaction
 
-from annotation import quality, selectors_quality
+from annotation import quality
 from annotation.models import CalibrationAttempt, Certificate, CertificationBar, Expert
+from annotation.selectors import quality as selectors_quality
 from annotation.services.errors import AnnotationError
 from benchmark.audit_actions import AuditAction
 from benchmark.services.audit import audit_record

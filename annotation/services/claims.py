@@ -24,7 +24,7 @@ from django.utils.translation import gettext
 from annotation import selectors
 from annotation.assignment import free_slot, rank_candidates
 from annotation.models import ACTIVE, Assignment, Expert, Pool
-from annotation.selectors_work import (
+from annotation.selectors.work import (
     CalibrationDue,
     WorkState,
     hard_cases_for,

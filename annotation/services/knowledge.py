@@ -12,8 +12,8 @@ from pathlib import Path
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
-from annotation import selectors_knowledge
 from annotation.models import Comment, CommentVote, FaqEntry, LibraryEntry, Pool, Unit
+from annotation.selectors import knowledge as selectors_knowledge
 from annotation.services.errors import AnnotationError
 from benchmark.audit_actions import AuditAction
 from benchmark.models import Case, Dataset, Response, RubricItem

@@ -12,10 +12,10 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 from annotation import selectors
-from annotation import selectors_adjudication as queue
 from annotation.labels import MAX_NOTE_CHARS, labels_parse
 from annotation.models import Assignment, Pool, ReviewFlag, Submission, SubmissionVersion
-from annotation.selectors_review import Standing, flags_open_for_senior, submission_standing
+from annotation.selectors import adjudication as queue
+from annotation.selectors.review import Standing, flags_open_for_senior, submission_standing
 from annotation.services.errors import AnnotationError
 from annotation.services.locks import assignment_lock
 from annotation.services.submissions import (

@@ -8,9 +8,9 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from annotation import selectors_quality
 from annotation.assignment import free_slot
 from annotation.models import ACTIVE, Assignment, CalibrationAttempt, Expert, Pool, Unit
+from annotation.selectors import quality as selectors_quality
 from annotation.services.errors import AnnotationError
 from annotation.services.locks import assignments_locked, unit_lock
 from benchmark.audit_actions import AuditAction
@@ -92,7 +92,7 @@ def expert_require_recalibration(
     """Open a recalibration sitting of the study's calibration set for ``expert``.
 
     Study work in the pool waits until the sitting is finished and passed (see
-    ``annotation.selectors_work.work_gate``). An open sitting is returned as it is.
+    ``annotation.selectors.work.work_gate``). An open sitting is returned as it is.
     """
     now = now or timezone.now()
     if pool.calibration_id is None:

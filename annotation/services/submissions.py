@@ -15,11 +15,11 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 from annotation import events, selectors
-from annotation import selectors_adjudication as queue
 from annotation.active_time import active_seconds_parse
 from annotation.decisions import decisions_parse
 from annotation.labels import LabelValue, label_versions, labels_parse
 from annotation.models import Assignment, Draft, Label, Submission
+from annotation.selectors import adjudication as queue
 from annotation.services.agreement import unit_record_peer_agreement
 from annotation.services.calibration import calibration_finish_if_complete
 from annotation.services.errors import AnnotationError, SubmissionConflict

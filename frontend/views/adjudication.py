@@ -9,8 +9,9 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from annotation import selectors, selectors_review
-from annotation import selectors_adjudication as queue
+from annotation import selectors
+from annotation.selectors import adjudication as queue
+from annotation.selectors import review as selectors_review
 
 
 def _denied(request: HttpRequest) -> HttpResponse:

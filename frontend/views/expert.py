@@ -11,9 +11,11 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
-from annotation import selectors, selectors_quality, selectors_work, services
+from annotation import selectors, services
 from annotation.models import CertificationBar
-from annotation.selectors_work import WorkState
+from annotation.selectors import quality as selectors_quality
+from annotation.selectors import work as selectors_work
+from annotation.selectors.work import WorkState
 from validation import selectors as validation_selectors
 
 

@@ -1,6 +1,6 @@
 """Pages for discussion threads, the FAQ and the case library.
 
-Thin: who is asking, a scoped fetch through ``annotation.selectors_knowledge`` (which holds
+Thin: who is asking, a scoped fetch through ``annotation.selectors.knowledge`` (which holds
 the blindness rule and answers 404 for anything the reader may not see), a service call for
 writes, a render or a redirect back to the thread.
 """
@@ -12,9 +12,8 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from annotation import selectors_knowledge as knowledge
 from annotation import services
-from annotation.selectors import NotAnExpert
+from annotation.selectors import NotAnExpert, knowledge
 from benchmark.models import RubricItem
 
 

@@ -12,8 +12,10 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext
 
-from annotation import selectors, selectors_knowledge, selectors_review, services
+from annotation import selectors, services
 from annotation.labels import InvalidLabels
+from annotation.selectors import knowledge as selectors_knowledge
+from annotation.selectors import review as selectors_review
 from frontend.views.expert import expert_required
 from validation import selectors as validation_selectors
 

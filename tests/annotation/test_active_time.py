@@ -13,7 +13,7 @@ from rest_framework.test import APIClient
 from annotation import services
 from annotation.active_time import MAX_ACTIVE_SECONDS, InvalidActiveSeconds, active_seconds_parse
 from annotation.models import Assignment, Draft, PayEntry, Submission
-from annotation.selectors_time import active_seconds_by_expert
+from annotation.selectors.time_on_task import active_seconds_by_expert
 from tests.annotation.factories import ExpertFactory
 from tests.annotation.helpers import all_labels
 from tests.validation.factories import open_study

@@ -15,7 +15,6 @@ from django.test import Client
 from django.utils import timezone
 
 from annotation import selectors, services
-from annotation import selectors_knowledge as knowledge
 from annotation.models import (
     ACTIVE,
     Assignment,
@@ -29,6 +28,7 @@ from annotation.models import (
     Submission,
     Unit,
 )
+from annotation.selectors import knowledge
 from benchmark.models import AuditEvent, RubricItem
 from benchmark.services.demo import demo_load
 from tests.annotation.factories import ExpertFactory, UserFactory

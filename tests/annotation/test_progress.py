@@ -5,7 +5,8 @@ import datetime
 import pytest
 from django.test import Client
 
-from annotation import selectors_work, services
+from annotation import services
+from annotation.selectors import work as selectors_work
 from tests.annotation.factories import ExpertFactory
 from tests.annotation.helpers import all_labels
 from tests.validation.factories import open_study

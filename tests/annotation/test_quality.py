@@ -1,9 +1,10 @@
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotation import quality, selectors_quality, services
+from annotation import quality, services
 from annotation.assignment import Candidate, HardCases, rank_candidates
 from annotation.models import Certificate, CertificationBar
+from annotation.selectors import quality as selectors_quality
 from tests.annotation.factories import ExpertFactory
 from tests.annotation.helpers import all_labels
 from tests.validation.factories import open_study

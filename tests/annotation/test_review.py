@@ -2,11 +2,12 @@
 
 import pytest
 
-from annotation import selectors_review, services
+from annotation import services
 from annotation.labels import InvalidLabels
 from annotation.models import Assignment, Expert, Label, ReviewFlag, SubmissionVersion
-from annotation.selectors_adjudication import NotASenior
-from annotation.selectors_review import Standing, submission_standing
+from annotation.selectors import review as selectors_review
+from annotation.selectors.adjudication import NotASenior
+from annotation.selectors.review import Standing, submission_standing
 from benchmark.models import AuditEvent
 from tests.annotation.factories import ExpertFactory
 from tests.annotation.helpers import all_labels

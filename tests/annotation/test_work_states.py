@@ -12,9 +12,10 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from annotation import selectors_work, services
+from annotation import services
 from annotation.models import Assignment
-from annotation.selectors_work import WorkState
+from annotation.selectors import work as selectors_work
+from annotation.selectors.work import WorkState
 from tests.annotation.calibration_helpers import calibration_set
 from tests.annotation.factories import ExpertFactory
 from tests.annotation.helpers import all_labels

@@ -9,7 +9,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from annotation import selectors_quality, services
+from annotation import services
 from annotation.models import (
     Assignment,
     CalibrationAttempt,
@@ -19,7 +19,8 @@ from annotation.models import (
     Submission,
 )
 from annotation.quality import Agreement
-from annotation.selectors_quality import peer_agreement_by
+from annotation.selectors import quality as selectors_quality
+from annotation.selectors.quality import peer_agreement_by
 from annotation.services.agreement import peer_agreements_backfill
 from annotation.services.routing import (
     ROUTED_LEASE_SECONDS,

@@ -216,7 +216,7 @@ def test_leaderboard_html_shows_the_gate_of_the_closed_study(study):
 
 
 def test_the_command_line_and_the_web_badge_give_the_same_gate(study):
-    from validation.selectors_badge import judge_badge_get, leaderboard_gate
+    from validation.selectors.badge import judge_badge_get, leaderboard_gate
 
     gate = leaderboard_gate(dataset=study.dataset)
     assert gate is not None and gate["judges"]

@@ -12,8 +12,8 @@ from django.core.management import CommandError, call_command
 from django.test import Client
 from django.utils import timezone
 
-from annotation import selectors_adjudication as queue
 from annotation import services as annotation_services
+from annotation.selectors import adjudication as queue
 from annotation.services.routing import unit_route_to_expert
 from benchmark.models import AuditEvent, RubricItem, Verdict
 from tests.annotation.factories import ExpertFactory, UserFactory

@@ -3,10 +3,10 @@
 When the last of a unit's raters submits, annotation records each rating submission's
 pairwise agreement with the others (``annotation.PeerAgreement``, by the one rule
 ``annotation.quality.unit_peer_agreements``); a unit is completed then and only then. The
-per (pool, expert) totals are those rows' sums (``annotation.selectors_quality
+per (pool, expert) totals are those rows' sums (``annotation.selectors.quality
 .peer_agreement_by``). The study page's split by week and ability, which the rows do not hold,
 is the same rule applied per ability to the completed units' labels
-(``annotation.selectors_quality.peer_agreement_by_ability``), summed here by week
+(``annotation.selectors.quality.peer_agreement_by_ability``), summed here by week
 (``submission_week``). Cached per pool.
 """
 
@@ -20,7 +20,7 @@ from django.db.models import Count, Max
 
 from annotation.quality import Agreement, combine
 from annotation.selectors import rating_submissions
-from annotation.selectors_quality import peer_agreement_by_ability
+from annotation.selectors.quality import peer_agreement_by_ability
 from validation.dashboard import rules
 
 

@@ -10,7 +10,7 @@ from django.utils import timezone
 from annotation.models import Expert, Pool
 from annotation.quality import QUALITY_MIN_UNITS, Agreement
 from annotation.selectors import assignments_live, experts_by_id, rating_assignments_lapsed
-from annotation.selectors_quality import peer_agreement_by
+from annotation.selectors.quality import peer_agreement_by
 from benchmark.models import JudgeRun
 from benchmark.selectors.runs import judge_run_successors, verdict_counts
 from validation.dashboard import rules

@@ -7,7 +7,7 @@ Staff only. The figures come from annotation's selector (two queries); the too-f
 from dataclasses import dataclass
 
 from annotation.models import Expert
-from annotation.selectors_time import active_seconds_by_expert
+from annotation.selectors.time_on_task import active_seconds_by_expert
 from validation.dashboard import rules
 from validation.models import Study
 

@@ -11,9 +11,10 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation import selectors_quality, services
+from annotation import services
 from annotation.models import CalibrationSet, Expert, Pool
 from annotation.references import ReferenceFileError, references_parse
+from annotation.selectors import quality as selectors_quality
 from benchmark.cli_types import fraction_0_1
 from benchmark.models import Dataset
 

@@ -9,7 +9,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotation import services
 from annotation.models import Expert, Pool
-from annotation.selectors_pay import pay_earnings
+from annotation.selectors.pay import pay_earnings
 from benchmark.cli_types import iso_date, non_negative_amount
 from benchmark.csv_safe import csv_cell
 from benchmark.files import FileWriteError, file_write_atomically

@@ -19,7 +19,7 @@ def _gate(dataset):
     benchmark app does not depend on validation (validation → annotation → benchmark)."""
     if not apps.is_installed("validation"):
         return None
-    from validation.selectors_badge import leaderboard_gate
+    from validation.selectors.badge import leaderboard_gate
 
     return leaderboard_gate(dataset=dataset)
 

@@ -20,11 +20,13 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation import selectors, selectors_quality, selectors_work, services
+from annotation import selectors, services
 from annotation.active_time import MAX_ACTIVE_SECONDS, InvalidActiveSeconds
 from annotation.labels import InvalidLabels
 from annotation.models import Assignment
-from annotation.selectors_work import NOTHING_TO_HAND_OUT, WorkState
+from annotation.selectors import quality as selectors_quality
+from annotation.selectors import work as selectors_work
+from annotation.selectors.work import NOTHING_TO_HAND_OUT, WorkState
 from annotation.serializers import (
     AssignmentSerializer,
     CompletedSerializer,

@@ -11,10 +11,10 @@ from rest_framework import serializers, status
 from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.response import Response
 
-from annotation import selectors_adjudication as queue
 from annotation import services
 from annotation.api import BAD_BODY_DOC, ExpertAPIView
 from annotation.models import Assignment
+from annotation.selectors import adjudication as queue
 from annotation.serializers import SubmissionOutSerializer, TurnSerializer
 
 

@@ -18,9 +18,10 @@ from enum import StrEnum
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
-from annotation import selectors, selectors_quality
+from annotation import selectors
 from annotation.assignment import Candidate, HardCases
 from annotation.models import ACTIVE, Assignment, CalibrationSet, Expert, Pool, Unit
+from annotation.selectors import quality as selectors_quality
 
 
 class WorkState(StrEnum):

@@ -17,7 +17,6 @@ from django.http import Http404
 from django.utils.translation import gettext
 
 from annotation import selectors
-from annotation import selectors_adjudication as queue
 from annotation.models import (
     Assignment,
     Pool,
@@ -25,6 +24,7 @@ from annotation.models import (
     Submission,
     SubmissionVersion,
 )
+from annotation.selectors import adjudication as queue
 from benchmark.models import RubricItem
 
 
