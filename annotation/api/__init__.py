@@ -4,6 +4,7 @@ from collections.abc import Mapping
 
 from django.http import Http404
 from django.utils.translation import gettext
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.authentication import SessionAuthentication, TokenAuthentication
@@ -44,6 +45,7 @@ from annotation.serializers import (
     TokenOutSerializer,
 )
 from config.busy import RETRY_AFTER_SECONDS
+from config.openapi import BUSY, bad_request, json_body, refusal
 
 
 class Conflict(APIException):
@@ -77,10 +79,26 @@ def _translate(exc: Exception) -> APIException:
     return Conflict(str(exc))
 
 
-BAD_BODY_DOC = (
+BAD_BODY = bad_request(
     "the body is not JSON, not a JSON object, its labels are malformed or incomplete, or its "
     f"`active_seconds` is not a whole number from 0 to {MAX_ACTIVE_SECONDS}; "
     "`detail` (or the field's list) says which, in the request's language"
+)
+NO_STUDY = bad_request("no `?study=`, or an empty one")
+NOT_YOURS = refusal("no assignment of yours has this id")
+LEASE_CONFLICT = refusal(
+    "the lease was lost (it expired and the unit went to someone else) or the assignment is "
+    "already submitted; `detail` says which"
+)
+PAGES = {
+    400: bad_request("`page_size` is not a whole number from 1"),
+    404: refusal("no such page"),
+}
+# Assignment ids are UUIDs; config.openapi.LINKS fills them in from a claim's answer.
+ASSIGNMENT_ID = OpenApiParameter("assignment_id", OpenApiTypes.UUID, OpenApiParameter.PATH)
+# Any name a study has (names stored before validation.naming's rule still work), not blank.
+STUDY_PARAMETER = OpenApiParameter(
+    "study", OpenApiTypes.STR, required=True, allow_blank=False, description="the study's name"
 )
 
 
@@ -133,7 +151,16 @@ class ExpertAPIView(APIView):
 
 
 class TokenView(ObtainAuthToken):
-    @extend_schema(request=TokenInSerializer, responses=TokenOutSerializer, auth=[])
+    @extend_schema(
+        request=TokenInSerializer,
+        responses={
+            200: TokenOutSerializer,
+            400: bad_request("no user name or password, or they do not match an active user"),
+            429: refusal("too many failed logins from this address or for this user name"),
+            503: refusal(BUSY),
+        },
+        auth=[],
+    )
     def post(self, request, *args, **kwargs):
         return super().post(request, *args, **kwargs)
 
@@ -142,6 +169,10 @@ class StudyListView(ExpertAPIView, ListAPIView):
     """The studies open to me, with whether there is work for me in each (in pages)."""
 
     serializer_class = StudyForExpertSerializer
+
+    @extend_schema(responses={200: StudyForExpertSerializer(many=True), **PAGES})
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
 
     def get_queryset(self):
         return [
@@ -152,7 +183,7 @@ class StudyListView(ExpertAPIView, ListAPIView):
 
 class StudyProgressView(ExpertAPIView):
     @extend_schema(
-        responses={200: StudyProgressSerializer, 404: OpenApiResponse(description="not your study")}
+        responses={200: StudyProgressSerializer, 404: refusal("no study of yours has this name")}
     )
     def get(self, request, study: str):
         pool = selectors.pool_get_for_expert(user=request.user, name=study)
@@ -178,7 +209,7 @@ class NextAssignmentView(ExpertAPIView):
     @extend_schema(
         request=None,
         parameters=[
-            OpenApiParameter("study", str, required=True),
+            STUDY_PARAMETER,
             OpenApiParameter(
                 WORK_STATE_HEADER,
                 str,
@@ -198,6 +229,8 @@ class NextAssignmentView(ExpertAPIView):
                 description=f"the expert is not part of a study of that name ({WORK_STATE_HEADER}"
                 " and `state`: `not_enrolled`)",
             ),
+            400: NO_STUDY,
+            409: refusal("you hold a unit in the senior queue; decide it there first"),
         },
     )
     def post(self, request):
@@ -221,15 +254,18 @@ class NextAssignmentView(ExpertAPIView):
 
 
 class AssignmentDetailView(ExpertAPIView):
-    @extend_schema(responses=AssignmentSerializer)
+    @extend_schema(
+        parameters=[ASSIGNMENT_ID], responses={200: AssignmentSerializer, 404: NOT_YOURS}
+    )
     def get(self, request, assignment_id):
         return Response(self.assignment_payload(self.assignment(assignment_id)))
 
 
 class DraftView(ExpertAPIView):
     @extend_schema(
-        request=LabelsInSerializer,
-        responses={200: LeaseSerializer, 400: OpenApiResponse(description=BAD_BODY_DOC)},
+        request=json_body(LabelsInSerializer),
+        parameters=[ASSIGNMENT_ID],
+        responses={200: LeaseSerializer, 400: BAD_BODY, 404: NOT_YOURS, 409: LEASE_CONFLICT},
     )
     def put(self, request, assignment_id):
         assignment = self.assignment(assignment_id)
@@ -243,7 +279,11 @@ class DraftView(ExpertAPIView):
 
 
 class RenewView(ExpertAPIView):
-    @extend_schema(request=None, responses=LeaseSerializer)
+    @extend_schema(
+        request=None,
+        parameters=[ASSIGNMENT_ID],
+        responses={200: LeaseSerializer, 404: NOT_YOURS, 409: LEASE_CONFLICT},
+    )
     def post(self, request, assignment_id):
         assignment = services.assignment_renew(assignment=self.assignment(assignment_id))
         return Response(LeaseSerializer(assignment).data)
@@ -251,11 +291,14 @@ class RenewView(ExpertAPIView):
 
 class SubmitView(ExpertAPIView):
     @extend_schema(
-        request=LabelsInSerializer,
+        request=json_body(LabelsInSerializer),
+        parameters=[ASSIGNMENT_ID],
         responses={
             201: SubmissionOutSerializer,
             200: SubmissionOutSerializer,
-            400: OpenApiResponse(description=BAD_BODY_DOC),
+            400: BAD_BODY,
+            404: NOT_YOURS,
+            409: LEASE_CONFLICT,
         },
     )
     def post(self, request, assignment_id):
@@ -275,13 +318,14 @@ class SubmitView(ExpertAPIView):
 
 class ReviseView(ExpertAPIView):
     @extend_schema(
-        request=RevisedLabelsInSerializer,
+        request=json_body(RevisedLabelsInSerializer),
+        parameters=[ASSIGNMENT_ID],
         responses={
             200: RevisionOutSerializer,
-            400: OpenApiResponse(description=BAD_BODY_DOC),
-            404: OpenApiResponse(description="not your assignment"),
-            409: OpenApiResponse(
-                description="not revisable: the unit has all its ratings, is with a senior, "
+            400: BAD_BODY,
+            404: NOT_YOURS,
+            409: refusal(
+                "not revisable: the unit has all its ratings, is with a senior, "
                 "or the study is closed (flag it for review instead); or not submitted yet"
             ),
         },
@@ -300,11 +344,13 @@ class ReviseView(ExpertAPIView):
 class FlagView(ExpertAPIView):
     @extend_schema(
         request=FlagInSerializer,
+        parameters=[ASSIGNMENT_ID],
         responses={
             201: FlagOutSerializer,
-            404: OpenApiResponse(description="not your assignment"),
-            409: OpenApiResponse(
-                description="no reason given, the unit still waits for ratings (revise it "
+            400: bad_request("the body is not JSON or not a JSON object"),
+            404: NOT_YOURS,
+            409: refusal(
+                "no reason given, the unit still waits for ratings (revise it "
                 "instead), or a flag of yours on it is still open"
             ),
         },
@@ -323,6 +369,10 @@ class CompletedView(ExpertAPIView, ListAPIView):
     """My submitted work, newest first (in pages)."""
 
     serializer_class = CompletedSerializer
+
+    @extend_schema(responses={200: CompletedSerializer(many=True), **PAGES})
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
 
     def get_queryset(self):
         return selectors.assignments_completed_for_expert(user=self.request.user)

@@ -6,16 +6,25 @@ renewed through the ordinary ``assignments/<id>/renew/`` endpoint.
 """
 
 from django.utils.translation import gettext
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.response import Response
 
 from annotation import services
-from annotation.api import BAD_BODY_DOC, ExpertAPIView
+from annotation.api import (
+    ASSIGNMENT_ID,
+    LEASE_CONFLICT,
+    NO_STUDY,
+    STUDY_PARAMETER,
+    ExpertAPIView,
+)
 from annotation.models import Assignment
 from annotation.selectors import adjudication as queue
 from annotation.serializers import SubmissionOutSerializer, TurnSerializer
+from config.openapi import bad_request, json_body, refusal
+
+NOT_YOURS = refusal("no adjudication of yours has this id")
 
 
 class TalliedCriterionSerializer(serializers.Serializer):
@@ -77,10 +86,13 @@ class SeniorAPIView(ExpertAPIView):
 class NextAdjudicationView(SeniorAPIView):
     @extend_schema(
         request=None,
-        parameters=[OpenApiParameter("study", str, required=True)],
+        parameters=[STUDY_PARAMETER],
         responses={
             201: AdjudicationSerializer,
             204: OpenApiResponse(description="nothing waits for you"),
+            400: NO_STUDY,
+            404: refusal("no study of that name for you"),
+            409: refusal("you hold a unit to rate in this study; submit it in the workbench first"),
         },
     )
     def post(self, request):
@@ -95,18 +107,26 @@ class NextAdjudicationView(SeniorAPIView):
 
 
 class AdjudicationDetailView(SeniorAPIView):
-    @extend_schema(responses=AdjudicationSerializer)
+    @extend_schema(
+        parameters=[ASSIGNMENT_ID], responses={200: AdjudicationSerializer, 404: NOT_YOURS}
+    )
     def get(self, request, assignment_id):
         return Response(self.payload(self.adjudication(assignment_id)))
 
 
 class AdjudicationSubmitView(SeniorAPIView):
     @extend_schema(
-        request=DecisionsInSerializer,
+        request=json_body(DecisionsInSerializer),
+        parameters=[ASSIGNMENT_ID],
         responses={
             201: SubmissionOutSerializer,
             200: SubmissionOutSerializer,
-            400: OpenApiResponse(description=BAD_BODY_DOC),
+            400: bad_request(
+                "the body is not JSON or not a JSON object, or its decisions are malformed or "
+                "incomplete; `detail` (or the field's list) says which"
+            ),
+            404: NOT_YOURS,
+            409: LEASE_CONFLICT,
         },
     )
     def post(self, request, assignment_id):

@@ -1,0 +1,134 @@
+"""The API's schema as a contract: every status an operation answers, with its body.
+
+Refusals all have DRF's shape, in the request's language: ``{"detail": "..."}``, or for a 400
+about fields one list of messages per field (``{"study": ["..."]}``). The statuses every
+authenticated operation may answer (401, 403, and 503 from ``config.busy``) are added here,
+once, by the schema class; each view documents the ones of its own (400, 404, 409, 429) with
+``refusal`` and ``bad_request``. ``add_links`` says where an answer leads, so a client (and
+Schemathesis's stateful phase) can go from a claim to its draft and its submit.
+"""
+
+from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.utils import OpenApiResponse
+from rest_framework import serializers
+
+from config.busy import RETRY_AFTER_SECONDS
+
+
+class ErrorSerializer(serializers.Serializer):
+    detail = serializers.CharField(help_text="why, in the request's language")
+    code = serializers.CharField(
+        required=False, help_text="`busy` when the database was too busy to answer"
+    )
+
+
+class BadRequestSerializer(serializers.Serializer):
+    """``detail`` when the request as a whole is wrong; otherwise one list of messages per
+    field at fault, named by the field (``{"labels": ["..."]}``)."""
+
+    detail = serializers.CharField(required=False, help_text="why, in the request's language")
+
+
+def refusal(description: str) -> OpenApiResponse:
+    return OpenApiResponse(ErrorSerializer, description=description)
+
+
+def bad_request(description: str) -> OpenApiResponse:
+    return OpenApiResponse(BadRequestSerializer, description=description)
+
+
+def json_body(serializer: type[serializers.Serializer]) -> dict:
+    """A request body only JSON can carry (lists of objects): a form's fields are strings."""
+    return {"application/json": serializer}
+
+
+BUSY = (
+    "the database was too busy to answer in time; nothing was changed. Try again after "
+    "`Retry-After` seconds"
+)
+# Answered by any operation that needs a user: who asks, may they, and is the database free.
+AUTHENTICATED = {
+    "401": "no credentials, or a token or session that is not valid; `WWW-Authenticate` says "
+    "how to authenticate",
+    "403": "this user may not do this: not an expert (the senior queue: not a senior), or an "
+    "expert's session without its CSRF token",
+    "503": BUSY,
+}
+HEADERS = {
+    "401": {
+        "WWW-Authenticate": {
+            "schema": {"type": "string"},
+            "description": "`Token`: send `Authorization: Token <key>`",
+        },
+    },
+    "429": {
+        "Retry-After": {
+            "schema": {"type": "integer"},
+            "description": "seconds until the login window has passed",
+        }
+    },
+    "503": {
+        "Retry-After": {
+            "schema": {"type": "integer", "example": RETRY_AFTER_SECONDS},
+            "description": "seconds to wait before trying again",
+        }
+    },
+}
+
+
+class Schema(AutoSchema):
+    def get_operation(self, path, path_regex, path_prefix, method, registry):
+        operation = super().get_operation(path, path_regex, path_prefix, method, registry)
+        if operation is None:
+            return None
+        responses = operation["responses"]
+        auth = self.get_auth()
+        # An operation open to anyone has no requirement, or the empty one ({}) among them.
+        if auth and {} not in auth:
+            error = self.resolve_serializer(ErrorSerializer, "response").ref
+            for code, description in AUTHENTICATED.items():
+                responses.setdefault(
+                    code,
+                    {
+                        "description": description,
+                        "content": {"application/json": {"schema": error}},
+                    },
+                )
+        for code, headers in HEADERS.items():
+            if code in responses:
+                responses[code].setdefault("headers", {}).update(headers)
+        return operation
+
+
+# A response's `id` is the {assignment_id} of what is done with it next.
+LINKS = {
+    ("/api/v1/assignments/next/", "post", "201"): [
+        ("/api/v1/assignments/{assignment_id}/", "get"),
+        ("/api/v1/assignments/{assignment_id}/draft/", "put"),
+        ("/api/v1/assignments/{assignment_id}/renew/", "post"),
+        ("/api/v1/assignments/{assignment_id}/submit/", "post"),
+    ],
+    ("/api/v1/assignments/{assignment_id}/submit/", "post", "201"): [
+        ("/api/v1/assignments/{assignment_id}/revise/", "post"),
+        ("/api/v1/assignments/{assignment_id}/flag/", "post"),
+    ],
+    ("/api/v1/adjudications/next/", "post", "201"): [
+        ("/api/v1/adjudications/{assignment_id}/", "get"),
+        ("/api/v1/assignments/{assignment_id}/renew/", "post"),
+        ("/api/v1/adjudications/{assignment_id}/submit/", "post"),
+    ],
+}
+
+
+def add_links(result, generator, request, public):
+    """drf-spectacular postprocessing hook: the OpenAPI links of ``LINKS``."""
+    paths = result["paths"]
+    for (path, method, code), targets in LINKS.items():
+        links = paths[path][method]["responses"][code].setdefault("links", {})
+        for target, target_method in targets:
+            operation_id = paths[target][target_method]["operationId"]
+            links[operation_id] = {
+                "operationId": operation_id,
+                "parameters": {"assignment_id": "$response.body#/id"},
+            }
+    return result
