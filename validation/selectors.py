@@ -25,6 +25,10 @@ def studies_for_admin() -> QuerySet[Study]:
     )
 
 
+def study_for_admin(*, name: str) -> Study | None:
+    return studies_for_admin().filter(name=name).first()
+
+
 class UnknownName(LookupError):
     """A name given for a new study that matches nothing; ``field`` says which input."""
 
