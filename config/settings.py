@@ -147,6 +147,8 @@ SPECTACULAR_SETTINGS = {
         "drf_spectacular.hooks.postprocess_schema_enums",
         "config.openapi.add_links",
     ],
+    # The admin API's close takes the same choice for two groups of units: one enum.
+    "ENUM_NAME_OVERRIDES": {"ShortUnitsEnum": "validation.closing.CHOICES"},
 }
 
 # Celery: with no broker configured, tasks run in process (the embedded default). Three queues

@@ -15,6 +15,7 @@ urlpatterns = [
     path("admin/", include((urls_admin.validation_urls, "validation"))),
     path("admin/dashboard/", include((urls_admin.dashboard_urls, "dashboard"))),
     path("admin/", admin.site.urls),
+    path("api/v1/admin/", include("validation.urls")),
     path("api/v1/", include("annotation.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),

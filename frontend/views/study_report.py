@@ -4,22 +4,15 @@ import io
 
 from django.contrib import admin
 from django.contrib.admin.views.decorators import staff_member_required
-from django.http import Http404, HttpResponse
+from django.http import Http404
 from django.shortcuts import render
-from django.utils.text import slugify
 from django.utils.translation import gettext as _
 
 from validation import export
+from validation.downloads import study_file_response
 from validation.report import FORMATS, report_render
 from validation.report.html import report_context
 from validation.selectors import study_export_rows, study_get
-
-CONTENT_TYPES = {
-    "json": "application/json; charset=utf-8",
-    "jsonl": "application/jsonl; charset=utf-8",
-    "csv": "text/csv; charset=utf-8",
-    "html": "text/html; charset=utf-8",
-}
 
 
 @staff_member_required
@@ -43,10 +36,9 @@ def study_report(request, name: str):
         context = admin.site.each_context(request) | report_context(report)
         context |= {"title": title, "study": study}
         return render(request, "frontend/study_report_page.html", context)
-    response = HttpResponse(report_render(report, fmt=fmt), content_type=CONTENT_TYPES[fmt])
-    filename = f"study-report-{slugify(study.name) or study.pk}.{fmt}"
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return response
+    return study_file_response(
+        study=study, what="report", fmt=fmt, text=report_render(report, fmt=fmt)
+    )
 
 
 @staff_member_required
@@ -60,7 +52,4 @@ def study_export(request, name: str):
         raise Http404("unknown format")
     out = io.StringIO()
     export.rows_write(rows=study_export_rows(study=study), fmt=fmt, out=out)
-    response = HttpResponse(out.getvalue(), content_type=CONTENT_TYPES[fmt])
-    filename = f"study-export-{slugify(study.name) or study.pk}.{fmt}"
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return response
+    return study_file_response(study=study, what="export", fmt=fmt, text=out.getvalue())

@@ -59,6 +59,8 @@ def routes(assignment_id: str) -> dict[str, Route]:
                    "other": (403,)}  # fmt: skip
     api_senior = {"anonymous": (401,), "expert": (403,), "senior": (404,), "admin": (403,),
                   "other": (403,)}  # fmt: skip
+    api_staff = {"anonymous": (401,), "expert": (403,), "senior": (403,), "admin": (200,),
+                 "other": (403,)}  # fmt: skip
     # The API's schema and docs describe shapes only, no data: public, as the API tests expect.
     public = dict.fromkeys(ROLES, (200,))
     return {
@@ -156,6 +158,16 @@ def routes(assignment_id: str) -> dict[str, Route]:
                                      {**staff_only, "admin": (404,)}),
         "dashboard:due-date": Route("POST", "/admin/dashboard/studies/study-a/due-date/",
                                     dict.fromkeys(ROLES, (302,))),
+        # The admin API: staff only. It opens the draft study and closes study-b (the admin's
+        # last use of either), and reads study-a.
+        "admin-api:studies": Route("GET", "/api/v1/admin/studies/", api_staff),
+        "admin-api:study": Route("GET", "/api/v1/admin/studies/study-a/", api_staff),
+        "admin-api:open": Route("POST", "/api/v1/admin/studies/study-draft/open/", api_staff),
+        "admin-api:close": Route("POST", "/api/v1/admin/studies/study-b/close/", api_staff, {}),
+        "admin-api:progress": Route("GET", "/api/v1/admin/studies/study-a/progress/", api_staff),
+        "admin-api:report": Route("GET", "/api/v1/admin/studies/study-a/report/?format=csv",
+                                  api_staff),
+        "admin-api:export": Route("GET", "/api/v1/admin/studies/study-a/export/", api_staff),
         "schema": Route("GET", "/api/schema/", public),
         "api-docs": Route("GET", "/api/docs/", public),
         # The language switch and the scripts' string catalogue hold no data: open to all.
@@ -184,8 +196,12 @@ def world():
     expert = ExpertFactory()
     senior = ExpertFactory(tier="senior")
     other = ExpertFactory()
-    open_study(cases=3, experts=[expert, senior], name="study-a")
+    study_a = open_study(cases=3, experts=[expert, senior], name="study-a")
     other_study(expert=other)
+    services.study_create(
+        name="study-draft", dataset=study_a.dataset, models=study_a.models_under_test.all(),
+        fraction=1.0, seed=1, experts=[],
+    )  # fmt: skip
     admin_user = UserFactory(is_staff=True, is_superuser=True)
     users = {"expert": expert.user, "senior": senior.user, "admin": admin_user,
              "other": other.user}  # fmt: skip

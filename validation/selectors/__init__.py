@@ -1,7 +1,7 @@
 """Reads of the validation app (admin and export side; nothing here is shown to experts)."""
 
 from collections import Counter, defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from django.db.models import OuterRef, QuerySet
 
@@ -13,6 +13,72 @@ from validation.models import GoldLabel, Study, StudyUnit
 
 def study_get(*, name: str) -> Study | None:
     return Study.objects.select_related("pool", "dataset").filter(name=name).first()
+
+
+def studies_for_admin() -> QuerySet[Study]:
+    """Every study, newest first, with what its summary shows (``unit_count``: its units)."""
+    return (
+        Study.objects.select_related("pool", "dataset")
+        .prefetch_related("models_under_test", "judge_runs")
+        .annotate(unit_count=Count("units"))
+        .order_by("-created_at", "-id")
+    )
+
+
+def study_for_admin(*, name: str) -> Study | None:
+    return studies_for_admin().filter(name=name).first()
+
+
+class UnknownName(LookupError):
+    """A name given for a new study that matches nothing; ``field`` says which input."""
+
+    def __init__(self, message: str, *, field: str):
+        super().__init__(message)
+        self.field = field
+
+
+def dataset_newest(*, name: str) -> Dataset:
+    """The newest version of the dataset of this name."""
+    dataset = Dataset.objects.filter(name=name).order_by("-version").first()
+    if dataset is None:
+        raise UnknownName(f"no dataset named {name!r}", field="dataset")
+    return dataset
+
+
+def models_named(*, names: Sequence[str]) -> list[ModelUnderTest]:
+    """The models of these names, in the order given."""
+    found = {m.name: m for m in ModelUnderTest.objects.filter(name__in=names)}
+    missing = [n for n in names if n not in found]
+    if missing:
+        raise UnknownName(f"unknown model(s): {', '.join(missing)}", field="models")
+    return [found[n] for n in names]
+
+
+def judge_runs_named(
+    *, values: Sequence[str], dataset: Dataset, models: Sequence[ModelUnderTest]
+) -> list[JudgeRun]:
+    """Each value is a run id or a judge name (its newest finished run per chosen model)."""
+    runs: list[JudgeRun] = []
+    for value in values:
+        if value.isdigit():
+            run = JudgeRun.objects.filter(pk=int(value)).first()
+            if run is None:
+                raise UnknownName(f"no judge run {value}", field="judge_runs")
+            runs.append(run)
+            continue
+        named = judge_runs_for(dataset=dataset, models=models).filter(
+            judge__name=value, status=JudgeRun.Status.FINISHED
+        )
+        latest = {}
+        for run in named.order_by("created_at", "pk"):
+            latest[run.model_id] = run
+        if not latest:
+            raise UnknownName(
+                f"judge {value!r} has no finished run on {dataset} for these models",
+                field="judge_runs",
+            )
+        runs.extend(latest.values())
+    return runs
 
 
 def unit_gold(*, unit_id: int) -> dict[int, GoldLabel]:

@@ -22,7 +22,12 @@ STRATUM_FIELDS = ("difficulty", "primary_scene", "secondary_scene")
 
 
 class StudyError(Exception):
-    """A study request the rules refuse; the message says why."""
+    """A study request the rules refuse; the message says why, and ``field`` (when one input
+    is at fault) which input of ``study_create``."""
+
+    def __init__(self, message: str, *, field: str | None = None):
+        super().__init__(message)
+        self.field = field
 
 
 def study_create(
@@ -48,26 +53,31 @@ def study_create(
     """
     problem = study_name_problem(name=name)
     if problem is not None:
-        raise StudyError(problem)
+        raise StudyError(problem, field="name")
     if Study.objects.filter(name=name).exists():
-        raise StudyError(f"a study named {name!r} exists already")
+        raise StudyError(f"a study named {name!r} exists already", field="name")
     if not models:
-        raise StudyError("choose at least one model")
+        raise StudyError("choose at least one model", field="models")
     if not 0 < fraction <= 1:
-        raise StudyError(f"fraction must be in (0, 1], got {fraction}")
+        raise StudyError(f"fraction must be in (0, 1], got {fraction}", field="fraction")
     if raters_per_unit != 3:
         raise StudyError("the golden standard is a majority of three: raters per unit must be 3")
     splits = _splits(adjudicate_splits)
     unknown = set(stratify_by) - set(STRATUM_FIELDS)
     if unknown:
-        raise StudyError(f"cannot stratify by {sorted(unknown)}; use {', '.join(STRATUM_FIELDS)}")
+        raise StudyError(
+            f"cannot stratify by {sorted(unknown)}; use {', '.join(STRATUM_FIELDS)}",
+            field="stratify_by",
+        )
     for run in judge_runs:
         if run.dataset_id != dataset.pk or run.model_id not in {m.pk for m in models}:
-            raise StudyError(f"judge run {run.pk} is not on {dataset} for the chosen models")
+            raise StudyError(
+                f"judge run {run.pk} is not on {dataset} for the chosen models", field="judge_runs"
+            )
     seed = secrets.randbelow(2**31) if seed is None else seed
     cases = list(dataset.cases.all())
     if not cases:
-        raise StudyError(f"dataset {dataset} has no cases")
+        raise StudyError(f"dataset {dataset} has no cases", field="dataset")
     by_key = {c.question_id: c for c in cases}
     sample = sample_stratified(
         items=[(c.question_id, stratum_label([getattr(c, f) for f in stratify_by])) for c in cases],
@@ -80,7 +90,7 @@ def study_create(
         .order_by("case__position", "model__name")
     )
     if not responses:
-        raise StudyError("the chosen models have no responses on the sampled cases")
+        raise StudyError("the chosen models have no responses on the sampled cases", field="models")
     if experts is None:
         experts = experts_active()
     with transaction.atomic():
@@ -136,7 +146,7 @@ def _splits(codes: Iterable[str] | str) -> list[str]:
     try:
         return splits_parse(codes)
     except UnknownAbility as exc:
-        raise StudyError(str(exc)) from exc
+        raise StudyError(str(exc), field="adjudicate_splits") from exc
 
 
 def study_set_adjudicate_splits(*, study: Study, codes: Iterable[str] | str, actor=None) -> Study:

@@ -10,7 +10,6 @@ from django.core.management.base import BaseCommand, CommandError
 from annotation.services import AnnotationError
 from benchmark.cli_types import non_negative_int, positive_fraction, positive_int
 from benchmark.files import FileWriteError, file_write_atomically
-from benchmark.models import Dataset, JudgeRun, ModelUnderTest
 from validation import closing, selectors, services
 from validation.export import FORMATS, rows_write
 from validation.report import FORMATS as REPORT_FORMATS
@@ -31,44 +30,6 @@ def _due_date(value: str) -> date:
         return date.fromisoformat(value)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(f"give the date as YYYY-MM-DD, not {value!r}") from exc
-
-
-def _dataset(name: str) -> Dataset:
-    dataset = Dataset.objects.filter(name=name).order_by("-version").first()
-    if dataset is None:
-        raise CommandError(f"no dataset named {name!r}")
-    return dataset
-
-
-def _models(names: str) -> list[ModelUnderTest]:
-    wanted = [n.strip() for n in names.split(",") if n.strip()]
-    found = {m.name: m for m in ModelUnderTest.objects.filter(name__in=wanted)}
-    missing = [n for n in wanted if n not in found]
-    if missing:
-        raise CommandError(f"unknown model(s): {', '.join(missing)}")
-    return [found[n] for n in wanted]
-
-
-def _judge_runs(values: list[str], *, dataset: Dataset, models) -> list[JudgeRun]:
-    """Each --judge is a run id or a judge name (its newest finished run per chosen model)."""
-    runs: list[JudgeRun] = []
-    for value in values:
-        if value.isdigit():
-            run = JudgeRun.objects.filter(pk=int(value)).first()
-            if run is None:
-                raise CommandError(f"no judge run {value}")
-            runs.append(run)
-            continue
-        named = selectors.judge_runs_for(dataset=dataset, models=models).filter(
-            judge__name=value, status=JudgeRun.Status.FINISHED
-        )
-        latest = {}
-        for run in named.order_by("created_at", "pk"):
-            latest[run.model_id] = run
-        if not latest:
-            raise CommandError(f"judge {value!r} has no finished run on {dataset} for these models")
-        runs.extend(latest.values())
-    return runs
 
 
 class Command(BaseCommand):
@@ -135,7 +96,7 @@ class Command(BaseCommand):
     def handle(self, *args, action, **options):
         try:
             getattr(self, f"do_{action}")(**options)
-        except (services.StudyError, AnnotationError) as exc:
+        except (services.StudyError, AnnotationError, selectors.UnknownName) as exc:
             raise CommandError(str(exc)) from exc
 
     def _study(self, name: str):
@@ -145,13 +106,13 @@ class Command(BaseCommand):
         return study
 
     def do_create(self, *, name, dataset, models, judge, fraction, seed, stratify, **options):
-        data = _dataset(dataset)
-        chosen = _models(models)
+        data = selectors.dataset_newest(name=dataset)
+        chosen = selectors.models_named(names=[n.strip() for n in models.split(",") if n.strip()])
         study = services.study_create(
             name=name,
             dataset=data,
             models=chosen,
-            judge_runs=_judge_runs(judge, dataset=data, models=chosen),
+            judge_runs=selectors.judge_runs_named(values=judge, dataset=data, models=chosen),
             fraction=fraction,
             seed=seed,
             stratify_by=[s.strip() for s in stratify.split(",") if s.strip()],
