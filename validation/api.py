@@ -6,7 +6,7 @@ import io
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework import serializers, status
+from rest_framework import status
 from rest_framework.authentication import SessionAuthentication, TokenAuthentication
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.generics import ListAPIView
@@ -17,6 +17,7 @@ from rest_framework.views import APIView
 
 from annotation.api import Conflict
 from annotation.services import AnnotationError
+from config.openapi import bad_request, refusal
 from validation import export, report, selectors, services
 from validation.dashboard.selectors import studies_progress
 from validation.downloads import CONTENT_TYPES, study_file_response
@@ -31,26 +32,16 @@ from validation.serializers import (
     AdminStudySerializer,
 )
 
-
-class AdminErrorSerializer(serializers.Serializer):
-    detail = serializers.CharField()
-
-
-# The error answers, each documented once. A 400 names the field at fault:
-# {"<field>": ["<reason>"]}; the others are {"detail": "<reason>"}.
+# The error answers of the admin's operations, each documented once (401 and 503 are added to
+# every authenticated operation by config.openapi.Schema). A 400 names the field at fault.
 ERRORS = {
-    400: OpenApiResponse(
-        OpenApiTypes.OBJECT,
-        description="a field is missing or refused: `{field: [reason]}`, with the reason "
-        "`heartbench study` gives",
+    400: bad_request(
+        "a field is missing or refused: `{field: [reason]}`, with the reason `heartbench study` "
+        "gives"
     ),
-    401: OpenApiResponse(AdminErrorSerializer, description="no valid token or session"),
-    403: OpenApiResponse(AdminErrorSerializer, description="signed in, but not staff"),
-    404: OpenApiResponse(AdminErrorSerializer, description="no study of that name"),
-    409: OpenApiResponse(
-        AdminErrorSerializer,
-        description="the study's state refuses it (only a draft opens, only an open study closes)",
-    ),
+    403: refusal("signed in, but not staff"),
+    404: refusal("no study of that name"),
+    409: refusal("the study's state refuses it (only a draft opens, only an open study closes)"),
 }
 
 
@@ -86,13 +77,13 @@ class StudyListView(AdminAPIView, ListAPIView):
     def get_queryset(self):
         return selectors.studies_for_admin()
 
-    @extend_schema(responses={200: AdminStudySerializer(many=True), **errors(401, 403)})
+    @extend_schema(responses={200: AdminStudySerializer(many=True), **errors(403)})
     def get(self, request, *args, **kwargs):
         return super().get(request, *args, **kwargs)
 
     @extend_schema(
         request=AdminStudyCreateSerializer,
-        responses={201: AdminStudySerializer, **errors(400, 401, 403)},
+        responses={201: AdminStudySerializer, **errors(400, 403)},
     )
     def post(self, request):
         """Draw the stratified sample into a draft study, as `heartbench study create`."""
@@ -113,15 +104,13 @@ class StudyListView(AdminAPIView, ListAPIView):
 
 
 class StudyDetailView(AdminAPIView):
-    @extend_schema(responses={200: AdminStudySerializer, **errors(401, 403, 404)})
+    @extend_schema(responses={200: AdminStudySerializer, **errors(403, 404)})
     def get(self, request, study: str):
         return Response(AdminStudySerializer(self.study(study)).data)
 
 
 class StudyOpenView(AdminAPIView):
-    @extend_schema(
-        request=None, responses={200: AdminStudySerializer, **errors(401, 403, 404, 409)}
-    )
+    @extend_schema(request=None, responses={200: AdminStudySerializer, **errors(403, 404, 409)})
     def post(self, request, study: str):
         """Let experts claim the study's units, as `heartbench study open`."""
         opened = services.study_open(study=self.study(study), actor=request.user)
@@ -131,7 +120,7 @@ class StudyOpenView(AdminAPIView):
 class StudyCloseView(AdminAPIView):
     @extend_schema(
         request=AdminStudyCloseSerializer,
-        responses={200: AdminStudyClosedSerializer, **errors(400, 401, 403, 404, 409)},
+        responses={200: AdminStudyClosedSerializer, **errors(400, 403, 404, 409)},
     )
     def post(self, request, study: str):
         """Stop rating, as `heartbench study close --yes`: units short of three ratings go to
@@ -146,7 +135,7 @@ class StudyCloseView(AdminAPIView):
 
 
 class StudyProgressView(AdminAPIView):
-    @extend_schema(responses={200: AdminStudyProgressSerializer, **errors(401, 403, 404)})
+    @extend_schema(responses={200: AdminStudyProgressSerializer, **errors(403, 404)})
     def get(self, request, study: str):
         """Units by state, ratings done and the pace against the due date (the dashboard's)."""
         [progress] = studies_progress(studies=[self.study(study)])
@@ -177,7 +166,7 @@ class StudyReportView(StudyFileView):
         responses={
             **file_responses(report.FORMATS),
             (200, "application/json"): OpenApiTypes.OBJECT,
-            **errors(400, 401, 403, 404),
+            **errors(400, 403, 404),
         },
     )
     def get(self, request, study: str):
@@ -203,7 +192,7 @@ class StudyReportView(StudyFileView):
 class StudyExportView(StudyFileView):
     @extend_schema(
         parameters=[format_parameter(export.FORMATS, "csv")],
-        responses={**file_responses(export.FORMATS), **errors(400, 401, 403, 404)},
+        responses={**file_responses(export.FORMATS), **errors(400, 403, 404)},
     )
     def get(self, request, study: str):
         """One row per unit × criterion with each rater's pseudonym, label and note, the

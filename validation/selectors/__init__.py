@@ -3,7 +3,7 @@
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
 
-from django.db.models import OuterRef, QuerySet
+from django.db.models import Count, OuterRef, QuerySet
 
 from annotation.selectors import decision_labels, rating_count, rating_labels
 from benchmark.models import Dataset, JudgeRun, ModelUnderTest, RubricItem, Verdict
