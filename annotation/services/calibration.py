@@ -27,6 +27,7 @@ from annotation.services.locks import pool_lock
 from benchmark.audit_actions import AuditAction
 from benchmark.models import Dataset, Response, RubricItem
 from benchmark.services.audit import audit_record
+from benchmark.services.locks import row_lock
 
 # A calibration sitting can take a while; its lease is the same as a study's default.
 CALIBRATION_LEASE_SECONDS = 30 * 60
@@ -196,7 +197,7 @@ def calibration_claim_next(
 def calibration_finish_if_complete(*, attempt: CalibrationAttempt, now: datetime) -> bool:
     """Score the sitting against the references once every unit is submitted (caller's
     transaction). Returns True when this call finished it."""
-    attempt = CalibrationAttempt.objects.select_for_update().get(pk=attempt.pk)
+    attempt = row_lock(attempt)
     if attempt.finished_at is not None:
         return False
     calibration_set = attempt.calibration_set

@@ -18,6 +18,7 @@ from annotation.services.errors import AnnotationError
 from benchmark.audit_actions import AuditAction
 from benchmark.models import Case, Dataset, Response, RubricItem
 from benchmark.services.audit import audit_record
+from benchmark.services.locks import row_lock
 
 MAX_COMMENT_CHARS = 5000
 
@@ -80,7 +81,7 @@ def comment_vote(*, user, comment: Comment, value: int) -> CommentVote | None:
 def comment_set_hidden(*, comment: Comment, hidden: bool, actor) -> Comment:
     """Hide a comment from everyone but staff (or show it again); audited."""
     with transaction.atomic():
-        comment = Comment.objects.select_for_update().get(pk=comment.pk)
+        comment = row_lock(comment)
         if comment.is_hidden == hidden:
             return comment
         comment.is_hidden = hidden

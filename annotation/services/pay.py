@@ -9,6 +9,7 @@ from annotation.models import Expert, PayEntry, PayRate, Pool, Submission
 from annotation.services.errors import AnnotationError
 from benchmark.audit_actions import AuditAction
 from benchmark.services.audit import audit_record
+from benchmark.services.locks import row_lock
 
 MAX_AMOUNT = Decimal("99999999.99")
 
@@ -75,7 +76,7 @@ def pay_correct(*, entry: PayEntry, reason: str, actor, amount: Decimal | None =
     if not reason.strip():
         raise AnnotationError("a correction needs a reason")
     with transaction.atomic():
-        entry = PayEntry.objects.select_for_update().get(pk=entry.pk)
+        entry = row_lock(entry)
         if entry.kind != PayEntry.Kind.EARNING:
             raise AnnotationError("only an earning can be corrected; correct the earning itself")
         already = entry.corrections.aggregate(total=Sum("amount"))["total"] or Decimal(0)

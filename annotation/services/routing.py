@@ -15,6 +15,7 @@ from annotation.services.errors import AnnotationError
 from annotation.services.locks import assignments_locked, unit_lock
 from benchmark.audit_actions import AuditAction
 from benchmark.services.audit import audit_record
+from benchmark.services.locks import row_lock
 
 # A routed unit waits for its expert, who may not be online right now; a claim renews it to
 # the pool's usual lease once the expert picks it up.
@@ -121,7 +122,7 @@ def expert_require_recalibration(
 def expert_set_active(*, expert: Expert, active: bool, actor) -> Expert:
     """Take an expert off all work (or back on). Their open leases go back to the pools."""
     with transaction.atomic():
-        expert = Expert.objects.select_for_update().get(pk=expert.pk)
+        expert = row_lock(expert)
         if expert.is_active == active:
             return expert
         expert.is_active = active

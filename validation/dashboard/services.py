@@ -6,13 +6,14 @@ from django.db import transaction
 
 from benchmark.audit_actions import AuditAction
 from benchmark.services.audit import audit_record
+from benchmark.services.locks import row_lock
 from validation.models import Study
 
 
 def study_set_due_date(*, study: Study, due_date: date | None, actor) -> Study:
     """Move (or clear) the date a study should close by; one audit row with old and new."""
     with transaction.atomic():
-        study = Study.objects.select_for_update().get(pk=study.pk)
+        study = row_lock(study)
         before = study.due_date
         study.due_date = due_date
         study.save(update_fields=["due_date"])

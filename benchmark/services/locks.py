@@ -1,0 +1,17 @@
+"""The plainest row lock, named once: a model instance re-read under FOR UPDATE.
+
+For rows nothing else references while they change (an expert's switch, a comment, a pay
+entry, a run). Units, assignments and study units have locks of their own semantics in
+``annotation.services.locks`` and ``validation.services.locks``.
+"""
+
+from typing import TypeVar
+
+from django.db.models import Model
+
+M = TypeVar("M", bound=Model)
+
+
+def row_lock(instance: M) -> M:
+    """The same row, read again under its lock (inside the caller's transaction)."""
+    return type(instance)._default_manager.select_for_update().get(pk=instance.pk)
