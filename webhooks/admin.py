@@ -24,7 +24,7 @@ class EndpointForm(forms.ModelForm):
         ),
     )
     events = forms.MultipleChoiceField(
-        label=_("events"), choices=Event.choices, widget=forms.CheckboxSelectMultiple
+        label=_("events received"), choices=Event.choices, widget=forms.CheckboxSelectMultiple
     )
     url = forms.URLField(
         label=_("URL"),
@@ -55,7 +55,7 @@ class EndpointAdmin(admin.ModelAdmin):
     list_filter = ["active"]
     search_fields = ["name", "url"]
 
-    @admin.display(description=_("events"))
+    @admin.display(description=_("events received"))
     def event_list(self, obj):
         return ", ".join(obj.events)
 

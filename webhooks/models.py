@@ -21,7 +21,7 @@ class Endpoint(models.Model):
         max_length=200,
         help_text=_("Signs every delivery (HMAC-SHA256); at least 16 characters."),
     )
-    events = models.JSONField(_("events"), default=all_events)
+    events = models.JSONField(_("events received"), default=all_events)
     active = models.BooleanField(_("active"), default=True)
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
 
