@@ -66,12 +66,15 @@ def deliveries_create(*, endpoint_ids: list[int], payload: dict) -> list[int]:
 def delivery_send(*, delivery_id: int, replay: bool = False) -> bool:
     """Make one attempt, log it on the delivery, and queue the next try after a failure.
 
-    A delivery already delivered is sent again only on a ``replay`` (a stale retry after a
-    successful "send again" is dropped). Tries stop after ``HEARTBENCH_WEBHOOK_ATTEMPTS``
-    attempts; a replay past them is a single attempt. True when the receiver took it.
+    Only a ``replay`` sends a delivery already delivered (a stale retry after a successful
+    "send again" is dropped) or one to an endpoint made inactive since (its retries stop).
+    Tries stop after ``HEARTBENCH_WEBHOOK_ATTEMPTS`` attempts; a replay past them is a single
+    attempt. True when the receiver took it.
     """
     delivery = Delivery.objects.select_related("endpoint").filter(pk=delivery_id).first()
-    if delivery is None or (delivery.delivered_at and not replay):
+    if delivery is None:
+        return False
+    if not replay and (delivery.delivered_at or not delivery.endpoint.active):
         return False
     status, error, seconds = _post(delivery)
     now = timezone.now()

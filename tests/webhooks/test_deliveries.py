@@ -13,7 +13,7 @@ from tests.webhooks.helpers import SECRET, endpoint_for, sent
 from tests.webhooks.receiver import Receiver, free_port
 from webhooks.events import Event
 from webhooks.models import Delivery
-from webhooks.services import announce
+from webhooks.services import announce, delivery_send
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -146,3 +146,13 @@ def test_send_again_from_the_admin_resends_the_same_event(receivers, admin_clien
     assert len({r["payload"]["id"] for r in receiver.requests}) == 1
     delivery.refresh_from_db()
     assert delivery.attempts == 6 and len(delivery.history) == 6
+
+
+def test_an_endpoint_made_inactive_gets_no_more_retries_but_send_again_still_sends(receivers):
+    receiver = receivers()
+    endpoint = endpoint_for(receiver, active=False)
+    delivery = Delivery.objects.create(endpoint=endpoint, event="study.opened", payload={})
+    assert delivery_send(delivery_id=delivery.pk) is False
+    assert receiver.requests == []
+    assert delivery_send(delivery_id=delivery.pk, replay=True) is True
+    assert len(receiver.requests) == 1
