@@ -45,7 +45,7 @@ def link_absolute(path: str) -> str:
     return settings.HEARTBENCH_BASE_URL.rstrip("/") + path
 
 
-def deliveries_create(*, endpoint_ids: list[int], payload: dict) -> list[int]:
+def deliveries_create(*, endpoint_ids: list[int], payload: dict) -> None:
     """Record the event's delivery to each of these endpoints and queue them."""
     with transaction.atomic():
         created = Delivery.objects.bulk_create(
@@ -60,7 +60,6 @@ def deliveries_create(*, endpoint_ids: list[int], payload: dict) -> list[int]:
         )
     for delivery in created:
         delivery_queue(delivery_id=delivery.pk)
-    return [delivery.pk for delivery in created]
 
 
 def delivery_send(*, delivery_id: int, replay: bool = False) -> bool:
