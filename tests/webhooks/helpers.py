@@ -1,3 +1,7 @@
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 from webhooks.dispatch import IN_PROCESS
 from webhooks.models import Endpoint
 
@@ -15,3 +19,16 @@ def endpoint_for(receiver_or_url, *, events=None, **fields) -> Endpoint:
 def sent() -> None:
     """Wait until the in-process sender has sent (or given up on) everything queued."""
     assert IN_PROCESS.wait(timeout=30), "webhook deliveries still pending after 30 s"
+
+
+@contextmanager
+def sender_paused() -> Iterator[None]:
+    """Hold the in-process sender (one thread) until the block ends, so the test's own
+    database work never meets the sender's: SQLite's shared in-memory test database answers
+    "table is locked" at once where a real database file waits its busy timeout."""
+    gate = threading.Event()
+    IN_PROCESS.pool.submit(gate.wait)
+    try:
+        yield
+    finally:
+        gate.set()

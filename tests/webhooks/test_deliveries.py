@@ -9,7 +9,7 @@ from itertools import pairwise
 import pytest
 from django.db import transaction
 
-from tests.webhooks.helpers import SECRET, endpoint_for, sent
+from tests.webhooks.helpers import SECRET, endpoint_for, sender_paused, sent
 from tests.webhooks.receiver import Receiver, free_port
 from webhooks.events import Event
 from webhooks.models import Delivery
@@ -128,19 +128,22 @@ def test_send_again_from_the_admin_resends_the_same_event(receivers, admin_clien
     sent()
     delivery = Delivery.objects.get()
     assert delivery.delivered_at is None and delivery.attempts == 4  # given up
-    response = admin_client.post(
-        "/admin/webhooks/delivery/",
-        {"action": "send_again", "_selected_action": [delivery.pk]},
-        follow=True,
-    )
+    with sender_paused():
+        response = admin_client.post(
+            "/admin/webhooks/delivery/",
+            {"action": "send_again", "_selected_action": [delivery.pk]},
+            follow=True,
+        )
     assert "1 delivery queued to be sent again." in response.content.decode()
     sent()
     delivery.refresh_from_db()
     assert delivery.attempts == 5 and delivery.last_status == 200 and delivery.delivered_at
     # A delivered one is sent again too, as the same event (receivers de-duplicate by its id).
-    admin_client.post(
-        "/admin/webhooks/delivery/", {"action": "send_again", "_selected_action": [delivery.pk]}
-    )
+    with sender_paused():
+        admin_client.post(
+            "/admin/webhooks/delivery/",
+            {"action": "send_again", "_selected_action": [delivery.pk]},
+        )
     sent()
     assert len(receiver.requests) == 6
     assert len({r["payload"]["id"] for r in receiver.requests}) == 1

@@ -15,7 +15,7 @@ from tests.annotation.factories import ExpertFactory
 from tests.benchmark.factories import JudgeFactory
 from tests.benchmark.llm.factories import answered_dataset
 from tests.validation.factories import open_study
-from tests.webhooks.helpers import endpoint_for, sent
+from tests.webhooks.helpers import endpoint_for, sender_paused, sent
 from tests.webhooks.receiver import free_port
 from validation.services import study_close
 from webhooks.models import Delivery
@@ -51,8 +51,11 @@ def test_the_last_rating_announces_the_unit_then_its_gold_and_failing_receivers_
     endpoint_for(good, name="good", events=["unit.completed", "gold.ready"])
     assert submit_all(experts[0], "hooks") < 1.5 and submit_all(experts[1], "hooks") < 1.5
     assert not Delivery.objects.exists()  # the unit is not complete yet
-    # The last rating: its receivers hang past the timeout or refuse, the submit does not wait.
-    assert submit_all(experts[2], "hooks") < 1.5
+    # The last rating: the submit answers before any receiver is tried (one hangs past the
+    # timeout, one refuses), since deliveries go out on the sender thread after the commit.
+    with sender_paused():
+        assert submit_all(experts[2], "hooks") < 1.5
+        assert Delivery.objects.count() == 6 and not Delivery.objects.filter(attempts__gt=0)
     sent()
     assert [r["payload"]["event"] for r in good.requests] == ["unit.completed", "gold.ready"]
     completed, gold = (r["payload"] for r in good.requests)
@@ -78,8 +81,9 @@ def test_the_last_rating_announces_the_unit_then_its_gold_and_failing_receivers_
 def test_a_study_announces_its_opening_and_its_close_with_the_report_link(receivers):
     receiver = receivers()
     endpoint_for(receiver, events=["study.opened", "study.closed"])
-    study = open_study(cases=2, experts=[ExpertFactory()], name="pilot")
-    study_close(study=study, unrated="drop")
+    with sender_paused():
+        study = open_study(cases=2, experts=[ExpertFactory()], name="pilot")
+        study_close(study=study, unrated="drop")
     sent()
     opened, closed = (r["payload"] for r in receiver.requests)
     assert opened["event"] == "study.opened"
@@ -101,8 +105,9 @@ def test_a_judge_run_that_finishes_is_announced_without_any_key(receivers, monke
         judge = JudgeFactory(
             base_url=fake.base_url, prompt_template_version="heartbench-judge-zh-v1"
         )
-        run, _ = judge_run_start(judge=judge, model=model, dataset=dataset)
-        judge_run_queue(run_id=run.pk)
+        with sender_paused():
+            run, _ = judge_run_start(judge=judge, model=model, dataset=dataset)
+            judge_run_queue(run_id=run.pk)
         sent()
     [request] = receiver.requests
     payload = request["payload"]
