@@ -51,6 +51,7 @@ INSTALLED_APPS = [
     "annotation",
     "validation",
     "frontend",
+    "webhooks",
 ]
 
 MIDDLEWARE = [
@@ -157,11 +158,12 @@ SPECTACULAR_SETTINGS = {
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL")
 CELERY_TASK_DEFAULT_QUEUE = "reports"
 # Named outright: a worker must know every task before the first message arrives.
-CELERY_IMPORTS = ["benchmark.tasks", "validation.tasks"]
+CELERY_IMPORTS = ["benchmark.tasks", "validation.tasks", "webhooks.tasks"]
 CELERY_TASK_ROUTES = {
     "benchmark.tasks.judge_*": {"queue": "judge"},
     "benchmark.tasks.generation_*": {"queue": "generate"},
     "validation.tasks.*": {"queue": "reports"},
+    "webhooks.tasks.*": {"queue": "reports"},
 }
 CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND") or None
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
@@ -228,6 +230,13 @@ HEARTBENCH_JUDGE_CHUNK = env_int("HEARTBENCH_JUDGE_CHUNK", 25)
 
 HEARTBENCH_MAX_IMPORT_BYTES = env_int("HEARTBENCH_MAX_IMPORT_BYTES", 2 * 1024**3)
 HEARTBENCH_MAX_IMPORT_LINE_BYTES = env_int("HEARTBENCH_MAX_IMPORT_LINE_BYTES", 8 * 1024**2)
+
+# Webhooks (webhooks/): links in a delivery are absolute under this URL (site paths without it);
+# a failed delivery is tried again after 1, 2, 4, ... x the back-off, up to the attempts.
+HEARTBENCH_BASE_URL = env_str("HEARTBENCH_BASE_URL")
+HEARTBENCH_WEBHOOK_ATTEMPTS = env_int("HEARTBENCH_WEBHOOK_ATTEMPTS", 6)
+HEARTBENCH_WEBHOOK_BACKOFF_SECONDS = env_int("HEARTBENCH_WEBHOOK_BACKOFF_SECONDS", 30)
+HEARTBENCH_WEBHOOK_TIMEOUT = env_int("HEARTBENCH_WEBHOOK_TIMEOUT", 5)
 
 LOGGING = {
     "version": 1,

@@ -13,5 +13,8 @@ class ValidationConfig(AppConfig):
         # queue for a 2/1 split), and a task settles it after the commit of a senior's decision.
         from annotation import events
         from validation import services, tasks
+        from validation.services.announce import unit_completed_announce
 
+        # Webhooks hear of the unit first, so "unit.completed" goes out before "gold.ready".
+        events.subscribe(rated=unit_completed_announce)
         events.subscribe(rated=services.unit_settle, complete=tasks.unit_gold_compute)

@@ -22,6 +22,7 @@ from benchmark.llm.progress import Progress
 from benchmark.llm.prompts import DEFAULT_GENERATE_TEMPLATE, dialogue_render, template_load
 from benchmark.models import Dataset, GenerationRun, ModelUnderTest, Response
 from benchmark.selectors import runs as run_selectors
+from benchmark.services.announce import run_ended_announce
 from benchmark.services.dispatch import run_queue, runs_dispatch_waiting
 from benchmark.services.llm_jobs import (
     ENGINE_KEYS,
@@ -207,6 +208,7 @@ def generation_run_fail(*, run_id: int, reason: str) -> None:
         run = GenerationRun.objects.select_for_update().get(pk=run_id)
         run.status, run.error = GenerationRun.Status.FAILED, reason[:500]
         run.save(update_fields=["status", "error"])
+        run_ended_announce(run=run)
 
 
 def response_store(*, model_id: int, case_id: int, text: str) -> None:

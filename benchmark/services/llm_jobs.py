@@ -29,6 +29,7 @@ from benchmark.llm.progress import Progress
 from benchmark.llm.ratelimit import limiter_build
 from benchmark.models import LLMCacheEntry, LLMRun
 from benchmark.selectors import runs as run_selectors
+from benchmark.services.announce import run_ended_announce
 
 # Keys of Judge/ModelUnderTest.parameters that configure the engine, not the endpoint request:
 # "price": [USD per M input, per M output]; "limits": {"concurrency", "rpm", "tpm"} for runs
@@ -113,6 +114,7 @@ def _run_mark(*, run: LLMRun, status: str, stop_reason: str = "") -> None:
         updated.append("finished_at")
     with transaction.atomic():
         run.save(update_fields=updated)
+        run_ended_announce(run=run)
 
 
 class RunStore:

@@ -11,7 +11,7 @@ from django.core.management import call_command
 from django.utils import translation
 from django.utils.functional import Promise
 
-APPS = ("benchmark", "annotation", "validation")
+APPS = ("benchmark", "annotation", "validation", "webhooks")
 # Language names are written in their own language on purpose (as Django's switch does).
 OWN_NAMES = {("annotation", "faqentry", "language")}
 

@@ -18,6 +18,7 @@ from validation import closing
 from validation.dashboard.services import study_set_due_date
 from validation.models import Study, StudyUnit
 from validation.selectors import study_units_with_ratings
+from validation.services.announce import study_closed_announce
 from validation.services.locks import study_lock
 from validation.services.settle import study_settle, study_units_to_senior
 from validation.services.studies import StudyError
@@ -80,6 +81,7 @@ def study_close(
                 "dropped_units": [u.unit_id for u in drop],
             },
         )
+        study_closed_announce(study=study, counts=result)
     study.pool.refresh_from_db()
     return result
 

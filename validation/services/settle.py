@@ -19,6 +19,7 @@ from benchmark.models import RubricItem
 from benchmark.services.audit import audit_record
 from validation.models import GoldLabel, Study, StudyUnit
 from validation.outcome import NeedsSenior, Policy, Settled, UnitOutcome, unit_outcome
+from validation.services.announce import gold_ready_announce
 from validation.services.locks import study_units_locked
 
 # States whose unit may still change: everything but gold, adjudicated and dropped.
@@ -108,6 +109,7 @@ def _settle(study_unit: StudyUnit) -> UnitOutcome:
             StudyUnit.State.ADJUDICATED if outcome.adjudicated else StudyUnit.State.GOLD
         )
         study_unit.save(update_fields=["state"])
+        gold_ready_announce(study_unit=study_unit)
         if outcome.adjudicated:
             audit_record(
                 actor=decision.expert.user,

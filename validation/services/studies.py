@@ -16,6 +16,7 @@ from validation.adjudication import UnknownAbility, splits_parse
 from validation.models import DEFAULT_STRATA, Study, StudyUnit
 from validation.naming import study_name_problem
 from validation.sampling import sample_stratified, stratum_label
+from validation.services.announce import study_opened_announce
 from validation.services.locks import study_lock
 
 STRATUM_FIELDS = ("difficulty", "primary_scene", "secondary_scene")
@@ -178,5 +179,6 @@ def study_open(*, study: Study, actor=None) -> Study:
         study.opened_at = timezone.now()
         study.save(update_fields=["opened_at"])
         audit_record(actor=actor, action=AuditAction.STUDY_OPEN, obj=study)
+        study_opened_announce(study=study)
     study.pool.refresh_from_db()
     return study

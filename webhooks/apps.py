@@ -1,0 +1,15 @@
+from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
+
+
+class WebhooksConfig(AppConfig):
+    name = "webhooks"
+    # Shown in the admin's app list and breadcrumbs; not part of any migration.
+    verbose_name = _("Webhooks")
+
+    def ready(self) -> None:
+        # Services queue deliveries without importing the tasks (tasks call services).
+        from webhooks import dispatch
+        from webhooks.tasks import webhook_deliver
+
+        dispatch.deliver_task_register(task=webhook_deliver)
