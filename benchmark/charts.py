@@ -3,7 +3,7 @@ each builder escapes every piece of text it is given, so its output can be marke
 
 import math
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from html import escape
 from typing import Any
 
@@ -105,15 +105,17 @@ PALETTE = (
 )
 
 
-def radar_chart(*, model: str, abilities: dict[str, float], color: str) -> str:
-    """The 15 ability scores (0–100) of one model on spokes; a missing ability sits at 0."""
-    size, centre, radius = 300, 150, 95
+def radar_grid(
+    *, centre_x: float, centre_y: float, radius: float, ring_font: int
+) -> tuple[Callable[[int, float], tuple[float, float]], list[str]]:
+    """A radar's spokes (one per scored ability) and its rings at 25/50/75/100: the function
+    placing a value on a spoke, and the rings' SVG with their labels."""
     spokes = len(SCORED_CODES)
 
     def point(index: int, value: float) -> tuple[float, float]:
         angle = -math.pi / 2 + 2 * math.pi * index / spokes
         r = radius * value / 100
-        return centre + r * math.cos(angle), centre + r * math.sin(angle)
+        return centre_x + r * math.cos(angle), centre_y + r * math.sin(angle)
 
     parts = []
     for ring in (25, 50, 75, 100):
@@ -122,15 +124,16 @@ def radar_chart(*, model: str, abilities: dict[str, float], color: str) -> str:
         )
         parts.append(f'<polygon points="{ring_points}" fill="none" stroke="#ddd"/>')
         parts.append(
-            text(
-                centre + 3,
-                centre - radius * ring / 100 + 10,
-                str(ring),
-                anchor="start",
-                size=8,
-                extra='fill="#888"',
-            )
-        )
+            text(centre_x + 3, centre_y - radius * ring / 100 + 10, str(ring), anchor="start",
+                 size=ring_font, extra='fill="#888"')
+        )  # fmt: skip
+    return point, parts
+
+
+def radar_chart(*, model: str, abilities: dict[str, float], color: str) -> str:
+    """The 15 ability scores (0–100) of one model on spokes; a missing ability sits at 0."""
+    size, centre, radius = 300, 150, 95
+    point, parts = radar_grid(centre_x=centre, centre_y=centre, radius=radius, ring_font=8)
     for i, code in enumerate(SCORED_CODES):
         x, y = point(i, 100)
         parts.append(f'<line x1="{centre}" y1="{centre}" x2="{x:.1f}" y2="{y:.1f}" stroke="#ddd"/>')
@@ -174,23 +177,7 @@ def radar_compare_chart(
     alternative, which lists every score so the chart is readable without seeing it.
     """
     width, centre_x, centre_y, radius = 640, 320, 235, 160
-    spokes = len(SCORED_CODES)
-
-    def point(index: int, value: float) -> tuple[float, float]:
-        angle = -math.pi / 2 + 2 * math.pi * index / spokes
-        r = radius * value / 100
-        return centre_x + r * math.cos(angle), centre_y + r * math.sin(angle)
-
-    parts = []
-    for ring in (25, 50, 75, 100):
-        ring_points = " ".join(
-            f"{x:.1f},{y:.1f}" for x, y in (point(i, ring) for i in range(spokes))
-        )
-        parts.append(f'<polygon points="{ring_points}" fill="none" stroke="#ddd"/>')
-        parts.append(
-            text(centre_x + 3, centre_y - radius * ring / 100 + 10, str(ring), anchor="start",
-                 size=9, extra='fill="#888"')
-        )  # fmt: skip
+    point, parts = radar_grid(centre_x=centre_x, centre_y=centre_y, radius=radius, ring_font=9)
     for i, code in enumerate(SCORED_CODES):
         x, y = point(i, 100)
         parts.append(
