@@ -15,7 +15,7 @@ SECRET_MIN = 16
 class EndpointForm(forms.ModelForm):
     # Write-only: the stored secret is never rendered; empty on a change keeps it.
     secret = forms.CharField(
-        label=_("secret"),
+        label=_("Secret"),
         required=False,
         widget=forms.PasswordInput(render_value=False, attrs={"autocomplete": "new-password"}),
         help_text=_(
@@ -24,7 +24,7 @@ class EndpointForm(forms.ModelForm):
         ),
     )
     events = forms.MultipleChoiceField(
-        label=_("events received"), choices=Event.choices, widget=forms.CheckboxSelectMultiple
+        label=_("Events received"), choices=Event.choices, widget=forms.CheckboxSelectMultiple
     )
     url = forms.URLField(
         label=_("URL"),
