@@ -132,7 +132,7 @@ def finish(outcome: RunOutcome, what: str, options: dict | None = None) -> None:
     if outcome.stop_reason == "budget":
         raise CommandError(
             f"stopped (budget): run {run.pk} spent ${run.cost:.4f} of --max-cost; to continue "
-            f"it, {again} with a higher --max-cost",
+            f"it, {again}, with a higher --max-cost",
             returncode=EXIT_STOPPED,
         )
     if outcome.stop_reason:
