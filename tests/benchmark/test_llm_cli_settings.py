@@ -166,10 +166,8 @@ def test_retry_errors_sends_only_what_ended_in_error_as_a_new_run(fake):
 
 def test_generate_retry_errors_asks_again_only_for_the_failed_cases(fake):
     dataset = DatasetFactory()
-    cases = [
+    for i in range(3):
         case_with_rubric(dataset=dataset, dialogue=[{"role": "A", "content": f"第{i}个"}])
-        for i in range(3)
-    ]
     fake.fail_prompt("第1个", *["refusal"] * 3)
     args = ["--model", "g", "--base-url", fake.base_url, *QUICK]
     with pytest.raises(CommandError) as caught:
