@@ -217,7 +217,8 @@ class GenerationRunAdmin(ReadOnlyAdmin):
     list_filter = ["status", "mode", "model"]
     actions = ["queue_runs"]
     add_fields = ["model", "dataset", "mode", *QUEUE_OPTIONS]
-    view_fields = ["model", "dataset", "mode", "status", "progress", *QUEUE_OPTIONS,
+    view_fields = ["model", "dataset", "mode", *models.LLMRun.OPTION_FIELDS, "status", "progress",
+                   *QUEUE_OPTIONS,
                    "total", "done", "errors", *TALLY_FIELDS, "template_version", "stop_reason",
                    "error", "failures", "waiting_for_broker", "created_at",
                    "finished_at"]  # fmt: skip

@@ -240,6 +240,18 @@ class LLMRun(models.Model):
     wall_seconds = models.FloatField(_("wall time (s)"), default=0.0)
     parse_failures = models.PositiveIntegerField(_("parse failures"), default=0)
     request_failures = models.PositiveIntegerField(_("request failures"), default=0)
+    # What the run asks for (benchmark.services.llm_jobs.RunOptions): sent with every request
+    # or choosing its cases; a run with other values is another run.
+    OPTION_FIELDS = ("temperature", "max_tokens", "seed", "sample_ids", "limit")
+    temperature = models.FloatField(_("temperature"), null=True, blank=True)
+    max_tokens = models.PositiveIntegerField(_("max tokens"), null=True, blank=True)
+    seed = models.BigIntegerField(_("seed"), null=True, blank=True)
+    sample_ids = models.TextField(
+        _("question ids"), blank=True, help_text=_("Comma-separated; empty: every case.")
+    )
+    limit = models.PositiveIntegerField(
+        _("case limit"), null=True, blank=True, help_text=_("The first cases only.")
+    )
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
     finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
 

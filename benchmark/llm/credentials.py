@@ -1,4 +1,5 @@
-"""Where API keys come from: the flag for this process, else the environment. Never stored."""
+"""Where the endpoint and the API key come from: the flag, else the environment (the key is
+never stored)."""
 
 from config.env import env_str
 
@@ -8,3 +9,9 @@ def api_key_resolve(explicit: str | None = None) -> str:
     if explicit:
         return explicit
     return env_str("HEARTBENCH_API_KEY") or env_str("OPENAI_API_KEY")
+
+
+def base_url_resolve(*, explicit: str | None, stored: str) -> str:
+    """``--base-url`` if given, else ``OPENAI_BASE_URL``, else the judge's or model's stored
+    endpoint, else ""."""
+    return explicit or env_str("OPENAI_BASE_URL") or stored

@@ -23,7 +23,7 @@ import re
 import threading
 import time
 from collections import Counter, deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from benchmark.llm.accounting import tokens_estimate
@@ -60,6 +60,7 @@ class LoggedRequest:
     fault: str
     started: float
     status: int | None = None  # None while in flight; 0 when the connection was dropped
+    parameters: dict = field(default_factory=dict)  # the body's settings (temperature, seed, …)
 
 
 class FakeLLM:
@@ -167,7 +168,8 @@ class FakeLLM:
         if "response_format" in body and not self.structured:
             fault = "no_rf"
         # Logged on arrival, so a request still hanging counts as sent.
-        logged = LoggedRequest(prompt_key(messages), fault, time.monotonic())
+        parameters = {k: v for k, v in body.items() if k not in ("model", "messages")}
+        logged = LoggedRequest(prompt_key(messages), fault, time.monotonic(), parameters=parameters)
         with self._lock:
             self.requests.append(logged)
         status, payload, headers = self._reply(fault, body, messages, prompt)

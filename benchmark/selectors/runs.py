@@ -22,12 +22,6 @@ from benchmark.models import (
 from benchmark.selectors.datasets import DatasetNotFound, dataset_resolve
 
 CACHE_CHUNK = 500  # keys per IN (...) query, well under SQLite's variable limit
-RESUMABLE = (
-    JudgeRun.Status.PENDING,
-    JudgeRun.Status.RUNNING,
-    JudgeRun.Status.STOPPED,
-    JudgeRun.Status.FAILED,
-)
 
 
 def dataset_for_model(*, model: ModelUnderTest, name: str | None = None) -> Dataset:
@@ -51,27 +45,27 @@ def dataset_for_model(*, model: ModelUnderTest, name: str | None = None) -> Data
     )
 
 
-def dataset_cases(*, dataset: Dataset, mode: str = "all") -> list[Case]:
+def mode_cases(*, dataset: Dataset, mode: str = "all") -> QuerySet[Case]:
+    """The dataset's cases of a mode (all, normal, hard), in order."""
     cases = Case.objects.filter(dataset=dataset)
     if mode in ("normal", "hard"):
         cases = cases.filter(difficulty=mode)
-    return list(cases.order_by("position"))
+    return cases.order_by("position")
 
 
-def judge_run_resumable(*, judge_id: int, model_id: int, dataset_id: int) -> JudgeRun | None:
-    """The newest run for this triple that did not finish, to be continued."""
+def dataset_cases(*, dataset: Dataset, mode: str = "all") -> list[Case]:
+    return list(mode_cases(dataset=dataset, mode=mode))
+
+
+def judge_run_newest(
+    *, judge_id: int, model_id: int, dataset_id: int, **options
+) -> JudgeRun | None:
+    """The newest engine run of this judge, model and dataset with these options (granularity
+    and the fields of ``RunOptions``): the one a command continues, or finds finished."""
     return (
-        JudgeRun.objects.filter(judge_id=judge_id, model_id=model_id, dataset_id=dataset_id)
-        .filter(status__in=RESUMABLE, source="engine")
-        .order_by("-created_at", "-id")
-        .first()
-    )
-
-
-def judge_run_finished(*, judge_id: int, model_id: int, dataset_id: int) -> JudgeRun | None:
-    return (
-        JudgeRun.objects.filter(judge_id=judge_id, model_id=model_id, dataset_id=dataset_id)
-        .filter(status=JudgeRun.Status.FINISHED)
+        JudgeRun.objects.filter(
+            judge_id=judge_id, model_id=model_id, dataset_id=dataset_id, source="engine", **options
+        )
         .order_by("-created_at", "-id")
         .first()
     )
@@ -98,13 +92,38 @@ def judge_run_successors(*, run_ids: Iterable[int]) -> dict[int, int]:
     )
 
 
+def question_ids_unknown(*, dataset: Dataset, ids: Iterable[str]) -> list[str]:
+    """Those of ``ids`` that name no case of ``dataset``, sorted."""
+    ids = set(ids)
+    known = set(
+        Case.objects.filter(dataset=dataset, question_id__in=ids).values_list(
+            "question_id", flat=True
+        )
+    )
+    return sorted(ids - known)
+
+
+def cases_chosen(cases: QuerySet[Case], *, run: LLMRun) -> QuerySet[Case]:
+    """Of ``cases``, those the run is limited to: its question ids, then its first ``limit``."""
+    if run.sample_ids:
+        cases = cases.filter(question_id__in=run.sample_ids.split(","))
+    cases = cases.order_by("position")
+    return cases[: run.limit] if run.limit is not None else cases
+
+
+def judge_run_cases(*, run: JudgeRun) -> QuerySet[Case]:
+    """The cases a judge run judges: those its model answered, as far as the run is limited."""
+    answered = Case.objects.filter(dataset=run.dataset, responses__model=run.model)
+    return cases_chosen(answered, run=run)
+
+
 def judge_run_todo(
     *, run: JudgeRun, response_ids: list[int] | None = None
 ) -> list[tuple[Response, list[RubricItem]]]:
     """Responses of the run's model in its dataset (or just ``response_ids`` of them), each with
     its criteria not yet judged."""
     verdicts = Verdict.objects.filter(run=run)
-    responses = Response.objects.filter(model=run.model, case__dataset=run.dataset)
+    responses = Response.objects.filter(model=run.model, case__in=judge_run_cases(run=run))
     if response_ids is not None:
         verdicts = verdicts.filter(response_id__in=response_ids)
         responses = responses.filter(pk__in=response_ids)
@@ -129,7 +148,8 @@ def runs_latest(runs: QuerySet[JudgeRun]) -> list[JudgeRun]:
     """Per judge and model among ``runs``, the run a leaderboard or a report reads.
 
     The newest finished run: a run still going (a retry of errors, a forced re-run) or one
-    that stopped halfway does not hide the results it would replace. A model without a
+    that stopped halfway does not hide the results it would replace, nor does a run of some
+    cases only (``--limit``, ``--sample-id``) hide one of every case. A model without a
     finished run counts its newest one, with the coverage it has so far.
     """
     finished_first = CaseWhen(
@@ -137,8 +157,13 @@ def runs_latest(runs: QuerySet[JudgeRun]) -> list[JudgeRun]:
         default=Value(1),
         output_field=IntegerField(),
     )
+    every_case_first = CaseWhen(
+        When(sample_ids="", limit__isnull=True, then=Value(0)),
+        default=Value(1),
+        output_field=IntegerField(),
+    )
     latest: dict[tuple[int, int], JudgeRun] = {}
-    for run in runs.order_by(finished_first, "-created_at", "-id"):
+    for run in runs.order_by(finished_first, every_case_first, "-created_at", "-id"):
         latest.setdefault((run.judge_id, run.model_id), run)
     return list(latest.values())
 
@@ -156,9 +181,7 @@ def verdict_counts(*, run_ids: Iterable[int]) -> dict[int, tuple[int, int]]:
 
 def judge_run_counts(*, run: JudgeRun) -> dict[str, int]:
     """Criteria in scope, judged, and judged as error."""
-    total = RubricItem.objects.filter(
-        case__dataset=run.dataset, case__responses__model=run.model
-    ).count()
+    total = RubricItem.objects.filter(case__in=judge_run_cases(run=run)).count()
     done, errors = verdict_counts(run_ids=[run.pk]).get(run.pk, (0, 0))
     return {"total": total, "done": done, "errors": errors}
 
@@ -171,23 +194,27 @@ def generation_run_get(*, run_id: int) -> GenerationRun:
     return GenerationRun.objects.select_related("model", "dataset").get(pk=run_id)
 
 
+def generation_run_cases(*, run: GenerationRun) -> list[Case]:
+    """The cases a generation run asks for: its mode's, as far as the run is limited."""
+    return list(cases_chosen(mode_cases(dataset=run.dataset, mode=run.mode), run=run))
+
+
 def generation_todo(*, run: GenerationRun) -> list[Case]:
     answered = set(
         Response.objects.filter(model=run.model, case__dataset=run.dataset).values_list(
             "case_id", flat=True
         )
     )
-    return [
-        case
-        for case in dataset_cases(dataset=run.dataset, mode=run.mode)
-        if case.pk not in answered
-    ]
+    return [case for case in generation_run_cases(run=run) if case.pk not in answered]
 
 
-def generation_run_resumable(*, model_id: int, dataset_id: int, mode: str) -> GenerationRun | None:
+def generation_run_newest(
+    *, model_id: int, dataset_id: int, mode: str, **options
+) -> GenerationRun | None:
+    """The newest generation run of this model, dataset and mode with these options
+    (``RunOptions`` fields)."""
     return (
-        GenerationRun.objects.filter(model_id=model_id, dataset_id=dataset_id, mode=mode)
-        .exclude(status=JudgeRun.Status.FINISHED)
+        GenerationRun.objects.filter(model_id=model_id, dataset_id=dataset_id, mode=mode, **options)
         .order_by("-created_at", "-id")
         .first()
     )
@@ -210,6 +237,7 @@ def judge_run_record(*, run: JudgeRun) -> dict:
         return dict(run.import_summary)
     return {
         "granularity": run.granularity,
+        **{name: getattr(run, name) for name in LLMRun.OPTION_FIELDS},
         "template_version": run.template_version,
         "total": run.total,
         "done": run.done,

@@ -15,7 +15,7 @@ from django.utils.translation import gettext
 
 from benchmark.llm.accounting import Tally
 from benchmark.llm.client import Endpoint
-from benchmark.llm.credentials import api_key_resolve
+from benchmark.llm.credentials import api_key_resolve, base_url_resolve
 from benchmark.llm.engine import EngineConfig, Unit
 from benchmark.llm.parser import ReplyError
 from benchmark.llm.progress import Progress
@@ -25,13 +25,15 @@ from benchmark.selectors import runs as run_selectors
 from benchmark.services.announce import run_ended_announce
 from benchmark.services.dispatch import run_queue, runs_dispatch_waiting
 from benchmark.services.llm_jobs import (
-    ENGINE_KEYS,
+    DEFAULT_RUN_OPTIONS,
     EngineOptions,
     LLMJobConfigError,
+    RunOptions,
     RunOutcome,
     RunStore,
     engine_price,
     job_execute,
+    request_parameters,
 )
 
 MODES = ("all", "normal", "hard")
@@ -60,16 +62,39 @@ def model_resolve(
 
 
 def generation_run_start(
-    *, model: ModelUnderTest, dataset: Dataset, mode: str = "all"
+    *,
+    model: ModelUnderTest,
+    dataset: Dataset,
+    mode: str = "all",
+    options: RunOptions = DEFAULT_RUN_OPTIONS,
+    retry_errors: bool = False,
 ) -> GenerationRun:
-    """Continue the unfinished generation run for this model, dataset and mode, or start one."""
+    """Continue the unfinished generation run for this model, dataset, mode and ``options``, or
+    start one (``options.sample_ids`` must have passed ``run_options_check``).
+
+    With ``retry_errors`` a new run always starts, asking again for the cases that got no
+    answer; refused (``LLMJobConfigError``) unless the newest such run ended with errors.
+    """
     if mode not in MODES:
         raise LLMJobConfigError(f"mode must be one of {MODES}")
+    same = {"model_id": model.pk, "dataset_id": dataset.pk, "mode": mode, **options.fields()}
     with transaction.atomic():
-        run = run_selectors.generation_run_resumable(
-            model_id=model.pk, dataset_id=dataset.pk, mode=mode
-        )
-        return run or GenerationRun.objects.create(model=model, dataset=dataset, mode=mode)
+        newest = run_selectors.generation_run_newest(**same)
+        if retry_errors:
+            _generation_retry_check(run=newest)
+        elif newest is not None and newest.status != GenerationRun.Status.FINISHED:
+            return newest
+        return GenerationRun.objects.create(**same)
+
+
+def _generation_retry_check(*, run: GenerationRun | None) -> None:
+    """Refuse to ask again for the errors of ``run`` when there are none, or it is going."""
+    if run is None:
+        raise LLMJobConfigError("no generation run with these options to retry")
+    if run.status in (GenerationRun.Status.PENDING, GenerationRun.Status.RUNNING):
+        raise LLMJobConfigError(f"generation run {run.pk} is still going: wait until it ends")
+    if not run.errors:
+        raise LLMJobConfigError(f"generation run {run.pk} has no errors")
 
 
 def generation_run_execute(
@@ -81,12 +106,14 @@ def generation_run_execute(
     """Ask the model for every case it has not answered yet."""
     run = run_selectors.generation_run_get(run_id=run_id)
     model = run.model
-    base_url = options.base_url or model.base_url
+    base_url = base_url_resolve(explicit=options.base_url, stored=model.base_url)
     if not base_url:
-        raise LLMJobConfigError(f"model {model.name!r} has no base URL; pass --base-url")
+        raise LLMJobConfigError(
+            f"model {model.name!r} has no base URL; pass --base-url or set OPENAI_BASE_URL"
+        )
     template = template_load(Path(DEFAULT_GENERATE_TEMPLATE), allowed=frozenset({"dialogue"}))
     cases = run_selectors.generation_todo(run=run)
-    total = len(run_selectors.dataset_cases(dataset=run.dataset, mode=run.mode))
+    total = len(run_selectors.generation_run_cases(run=run))
     units = [
         Unit(
             ident=case.pk,
@@ -100,14 +127,13 @@ def generation_run_execute(
         for case in cases
     ]
     endpoint_model = model.endpoint_model or model.name
-    parameters = {k: v for k, v in model.parameters.items() if k not in ENGINE_KEYS}
     return job_execute(
         run=run,
         endpoint=Endpoint(
             base_url=base_url,
             model=endpoint_model,
             api_key=options.api_key,
-            parameters=parameters,
+            parameters=request_parameters(stored=model.parameters, run=run),
             timeout=options.timeout,
         ),
         config=EngineConfig(

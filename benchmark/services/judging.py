@@ -14,7 +14,7 @@ from django.db import transaction
 
 from benchmark.llm.accounting import Tally
 from benchmark.llm.client import Endpoint
-from benchmark.llm.credentials import api_key_resolve
+from benchmark.llm.credentials import api_key_resolve, base_url_resolve
 from benchmark.llm.engine import EngineConfig, Unit
 from benchmark.llm.parser import VERDICT_SCHEMA, JudgeReply, ReplyError, judge_reply_parse
 from benchmark.llm.progress import Progress
@@ -31,13 +31,15 @@ from benchmark.selectors import runs as run_selectors
 from benchmark.selectors.rubric import rubric_item_versions
 from benchmark.services.dispatch import run_queue
 from benchmark.services.llm_jobs import (
-    ENGINE_KEYS,
+    DEFAULT_RUN_OPTIONS,
     EngineOptions,
     LLMJobConfigError,
+    RunOptions,
     RunOutcome,
     RunStore,
     engine_price,
     job_execute,
+    request_parameters,
 )
 
 GRANULARITIES = tuple(JudgeRun.Granularity.values)
@@ -96,37 +98,35 @@ def judge_run_start(
     model: ModelUnderTest,
     dataset: Dataset,
     granularity: str = "response",
+    options: RunOptions = DEFAULT_RUN_OPTIONS,
     template_path: Path | None = None,
     force: bool = False,
 ) -> tuple[JudgeRun, bool]:
     """The run to work on and whether there is anything left to do.
 
-    Without ``force``: a finished run for the same judge, model and dataset is returned as is
-    (nothing to do); an unfinished one is continued; otherwise a new run is created. With
-    ``force`` a new run is always created.
+    "The same run" is the same judge, model, dataset, granularity and ``options``. Without
+    ``force`` the newest such run is returned: as is when it finished (nothing to do), to be
+    continued when it did not; without one a new run is created. With ``force`` a new run is
+    always created. ``options.sample_ids`` must have passed ``run_options_check``.
     """
     if granularity not in GRANULARITIES:
         raise LLMJobConfigError(f"granularity must be one of {GRANULARITIES}")
-    ids = {"judge_id": judge.pk, "model_id": model.pk, "dataset_id": dataset.pk}
+    same = {
+        "judge_id": judge.pk,
+        "model_id": model.pk,
+        "dataset_id": dataset.pk,
+        "granularity": granularity,
+        **options.fields(),
+    }
     with transaction.atomic():
         if not force:
-            finished = run_selectors.judge_run_finished(**ids)
-            if finished is not None:
-                return finished, False
-            run = run_selectors.judge_run_resumable(**ids)
-            if run is not None:
-                previous = run.granularity
-                if previous != granularity:
-                    raise LLMJobConfigError(
-                        f"run {run.pk} is judging per {previous}; resume it with "
-                        f"--granularity {previous} or start over with --force"
-                    )
-                return run, True
+            newest = run_selectors.judge_run_newest(**same)
+            if newest is not None:
+                return newest, newest.status != JudgeRun.Status.FINISHED
         run = JudgeRun.objects.create(
-            **ids,
+            **same,
             status=JudgeRun.Status.PENDING,
             source="engine",
-            granularity=granularity,
             template=str(template_path or ""),
         )
         return run, True
@@ -153,9 +153,11 @@ def judge_run_execute(
             f"template {template.version!r} is not judge {judge.name!r}'s "
             f"{judge.prompt_template_version!r}"
         )
-    base_url = options.base_url or judge.base_url
+    base_url = base_url_resolve(explicit=options.base_url, stored=judge.base_url)
     if not base_url:
-        raise LLMJobConfigError(f"judge {judge.name!r} has no base URL; pass --base-url")
+        raise LLMJobConfigError(
+            f"judge {judge.name!r} has no base URL; pass --base-url or set OPENAI_BASE_URL"
+        )
     units = _judge_units(run=run, template=template, response_ids=response_ids)
     counts = run_selectors.judge_run_counts(run=run)
     price = engine_price(judge.model, judge.parameters, options)
@@ -163,7 +165,7 @@ def judge_run_execute(
         base_url=base_url,
         model=judge.model,
         api_key=options.api_key,
-        parameters={k: v for k, v in judge.parameters.items() if k not in ENGINE_KEYS},
+        parameters=request_parameters(stored=judge.parameters, run=run),
         timeout=options.timeout,
     )
     config = EngineConfig(

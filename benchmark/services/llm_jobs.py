@@ -35,6 +35,7 @@ from benchmark.services.announce import run_ended_announce
 # "price": [USD per M input, per M output]; "limits": {"concurrency", "rpm", "tpm"} for runs
 # started from the admin / Celery.
 ENGINE_KEYS = frozenset({"price", "limits"})
+INTERRUPTED = "interrupted"  # the stop reason of a run stopped by Ctrl-C
 
 
 class LLMJobConfigError(ValueError):
@@ -57,6 +58,67 @@ class EngineOptions:
     force: bool = False
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     max_reasks: int = 2
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """What a run asks for besides its job's own keys, recorded on the run (``LLMRun``).
+
+    ``temperature``, ``max_tokens`` and ``seed`` go into every request, so into the reply cache's
+    key; ``sample_ids`` (question ids) and ``limit`` (the first cases) choose the cases. A run
+    with other options is another run: never resumed, never "already finished", for these.
+    """
+
+    temperature: float | None = None
+    max_tokens: int | None = None
+    seed: int | None = None
+    sample_ids: tuple[str, ...] = ()
+    limit: int | None = None
+
+    def fields(self) -> dict:
+        """As the run's fields: to create a run with these options, or to find one."""
+        return {
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "seed": self.seed,
+            "sample_ids": ",".join(sorted(set(self.sample_ids))),
+            "limit": self.limit,
+        }
+
+
+DEFAULT_RUN_OPTIONS = RunOptions()
+REQUEST_OPTIONS = ("temperature", "max_tokens", "seed")
+
+
+def run_options_of(run: LLMRun) -> RunOptions:
+    """The options ``run`` was started with."""
+    return RunOptions(
+        temperature=run.temperature,
+        max_tokens=run.max_tokens,
+        seed=run.seed,
+        sample_ids=tuple(filter(None, run.sample_ids.split(","))),
+        limit=run.limit,
+    )
+
+
+def run_options_check(*, dataset, options: RunOptions) -> None:
+    """Refuse question ids that are not in ``dataset`` (naming them), before anything is written."""
+    unknown = run_selectors.question_ids_unknown(dataset=dataset, ids=options.sample_ids)
+    if unknown:
+        raise LLMJobConfigError(
+            f"unknown --sample-id for dataset {dataset.name} v{dataset.version}: "
+            + ", ".join(unknown)
+        )
+
+
+def request_parameters(*, stored: dict, run: LLMRun) -> dict:
+    """The body settings of the run's requests: the judge's or model's stored ``parameters``
+    (less ``ENGINE_KEYS``), with the run's own temperature, max tokens and seed over them."""
+    parameters = {k: v for k, v in stored.items() if k not in ENGINE_KEYS}
+    for name in REQUEST_OPTIONS:
+        if getattr(run, name) is not None:
+            parameters[name] = getattr(run, name)
+    return parameters
 
 
 @dataclass(frozen=True)
@@ -226,6 +288,9 @@ def job_execute(
 
     try:
         stop_reason = run_bridged(job, batch=transaction.atomic)
+    except KeyboardInterrupt:
+        _run_mark(run=run, status=LLMRun.Status.STOPPED, stop_reason=INTERRUPTED)
+        raise
     except BaseException:
         _run_mark(run=run, status=LLMRun.Status.STOPPED)
         raise

@@ -25,6 +25,14 @@ def test_the_newest_finished_run_wins_over_a_newer_one_still_going():
     assert going.pk not in {r.pk for r in picked}
 
 
+def test_a_finished_run_of_every_case_wins_over_a_newer_finished_subset():
+    whole = JudgeRunFactory()
+    same = {"judge": whole.judge, "model": whole.model, "dataset": whole.dataset}
+    JudgeRunFactory(**same, limit=5)
+    JudgeRunFactory(**same, sample_ids="a1,b2")
+    assert runs_latest(JudgeRun.objects.all()) == [whole]
+
+
 def test_the_report_reads_the_run_the_leaderboard_reads():
     study = open_study(cases=1, experts=[], judge=True)
     first = study.judge_runs.get()

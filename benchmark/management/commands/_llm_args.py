@@ -5,15 +5,23 @@ import argparse
 from django.core.checks import Tags
 from django.core.management.base import CommandError
 
-from benchmark.cli_types import non_negative_float, positive_float, positive_int
+from benchmark.cli_types import (
+    comma_list,
+    non_negative_float,
+    non_negative_int,
+    positive_float,
+    positive_int,
+)
 from benchmark.llm.client import RetryPolicy
 from benchmark.llm.credentials import api_key_resolve
 from benchmark.llm.progress import ProgressWriter
-from benchmark.services.llm_jobs import EngineOptions, RunOutcome
+from benchmark.models import LLMRun
+from benchmark.services.llm_jobs import EngineOptions, RunOptions, RunOutcome
 
 EXIT_CONFIG = 2  # bad command line or configuration: nothing was sent
 EXIT_ERRORS = 1  # finished, but some criteria/cases could not be judged/generated
 EXIT_STOPPED = 3  # stopped before the end (budget); run again to continue
+EXIT_INTERRUPTED = 130  # Ctrl-C, as a shell reports SIGINT
 # The model checks only: the template and URL checks (every view, the API schema, DRF's
 # template tags) take half a second and concern serving pages, which these commands never do;
 # `heartbench check` and the server commands still run every check.
@@ -41,6 +49,37 @@ def add_endpoint_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--force", action="store_true", help="ignore cached replies")
     parser.add_argument("--no-progress", action="store_true", help="no progress line on stderr")
+
+
+def add_run_arguments(parser: argparse.ArgumentParser) -> None:
+    """What a run asks for (``RunOptions``): another value makes another run."""
+    parser.add_argument("--temperature", type=non_negative_float, help="sent with each request")
+    parser.add_argument("--max-tokens", type=positive_int, help="sent with each request")
+    parser.add_argument("--seed", type=non_negative_int, help="sent with each request")
+    parser.add_argument("--limit", type=positive_int, help="only the first N cases")
+    parser.add_argument(
+        "--sample-id", type=comma_list, default=[], help="only these cases: ID[,ID...]"
+    )
+    parser.add_argument(
+        "--retry-errors",
+        action="store_true",
+        help="a new run with the same options that asks again only where the last one failed",
+    )
+
+
+def run_options(options: dict) -> RunOptions:
+    if options["retry_errors"] and options["force"]:
+        raise CommandError(
+            "--retry-errors and --force exclude each other: --force asks again for everything",
+            returncode=EXIT_CONFIG,
+        )
+    return RunOptions(
+        temperature=options["temperature"],
+        max_tokens=options["max_tokens"],
+        seed=options["seed"],
+        sample_ids=tuple(options["sample_id"]),
+        limit=options["limit"],
+    )
 
 
 def engine_options(options: dict) -> EngineOptions:
@@ -79,16 +118,41 @@ def summary_lines(label: str, outcome: RunOutcome) -> list[str]:
     ]
 
 
-def finish(outcome: RunOutcome, what: str) -> None:
-    """Exit non-zero when the run stopped early or left errors, with the reason."""
-    if outcome.stop_reason:
+def _again(options: dict) -> str:
+    """How to run the same run again: the same command, less the flags that start a new one."""
+    flags = [f"--{name.replace('_', '-')}" for name in ("force", "retry_errors") if options[name]]
+    return "run the same command again" + (f" without {' and '.join(flags)}" if flags else "")
+
+
+def finish(outcome: RunOutcome, what: str, options: dict | None = None) -> None:
+    """Exit non-zero when the run stopped early or left errors, with the reason and what to do
+    next (``options``: those of a command with ``add_run_arguments``, which can retry errors)."""
+    run = outcome.run
+    again = _again(options) if options else "run the same command again"
+    if outcome.stop_reason == "budget":
         raise CommandError(
-            f"stopped ({outcome.stop_reason}); run the same command again to continue",
+            f"stopped (budget): run {run.pk} spent ${run.cost:.4f} of --max-cost; to continue "
+            f"it, {again}, with a higher --max-cost",
             returncode=EXIT_STOPPED,
         )
-    errors = outcome.run.errors
-    if errors:
+    if outcome.stop_reason:
         raise CommandError(
-            f"{errors} {what} ended in error (kept with the reason and raw reply)",
+            f"stopped ({outcome.stop_reason}); {again} to continue run {run.pk}",
+            returncode=EXIT_STOPPED,
+        )
+    if run.errors:
+        retry = "; to ask again for them only, add --retry-errors" if options else ""
+        raise CommandError(
+            f"{run.errors} {what} ended in error (kept with the reason and raw reply){retry}",
             returncode=EXIT_ERRORS,
         )
+
+
+def interrupted(run: LLMRun, what: str, options: dict) -> CommandError:
+    """The one line for Ctrl-C: what the run stored and how to resume it."""
+    run.refresh_from_db()
+    return CommandError(
+        f"interrupted: run {run.pk} stopped with {run.done} of {run.total} {what} stored; "
+        f"to resume it, {_again(options)}",
+        returncode=EXIT_INTERRUPTED,
+    )

@@ -4,9 +4,12 @@ from benchmark.management.commands._llm_args import (
     EXIT_CONFIG,
     SYSTEM_CHECKS,
     add_endpoint_arguments,
+    add_run_arguments,
     engine_options,
     finish,
+    interrupted,
     progress_writer,
+    run_options,
     summary_lines,
 )
 from benchmark.selectors.datasets import DatasetNotFound, dataset_resolve
@@ -16,7 +19,7 @@ from benchmark.services.generation import (
     generation_run_start,
     model_resolve,
 )
-from benchmark.services.llm_jobs import LLMJobConfigError
+from benchmark.services.llm_jobs import LLMJobConfigError, run_options_check
 
 
 class Command(BaseCommand):
@@ -32,20 +35,34 @@ class Command(BaseCommand):
         parser.add_argument("--dataset", help="NAME or NAME:vN (default: the latest imported)")
         parser.add_argument("--mode", choices=MODES, default="all")
         add_endpoint_arguments(parser)
+        add_run_arguments(parser)
 
     def handle(self, *args, **options):
+        asked = run_options(options)
         try:
             dataset = dataset_resolve(name=options["dataset"])
+            run_options_check(dataset=dataset, options=asked)
             model = model_resolve(
                 name=options["model"],
                 endpoint_model=options["endpoint_model"],
                 base_url=options["base_url"],
             )
-            run = generation_run_start(model=model, dataset=dataset, mode=options["mode"])
-            outcome = generation_run_execute(
-                run_id=run.pk, options=engine_options(options), on_progress=progress_writer(options)
+            run = generation_run_start(
+                model=model,
+                dataset=dataset,
+                mode=options["mode"],
+                options=asked,
+                retry_errors=options["retry_errors"],
             )
         except (DatasetNotFound, LLMJobConfigError) as exc:
             raise CommandError(str(exc), returncode=EXIT_CONFIG) from None
+        try:
+            outcome = generation_run_execute(
+                run_id=run.pk, options=engine_options(options), on_progress=progress_writer(options)
+            )
+        except LLMJobConfigError as exc:
+            raise CommandError(str(exc), returncode=EXIT_CONFIG) from None
+        except KeyboardInterrupt:
+            raise interrupted(run, "cases", options) from None
         self.stdout.write("\n".join(summary_lines("generation run", outcome)))
-        finish(outcome, "cases")
+        finish(outcome, "cases", options)

@@ -7,21 +7,25 @@ from benchmark.management.commands._llm_args import (
     EXIT_CONFIG,
     SYSTEM_CHECKS,
     add_endpoint_arguments,
+    add_run_arguments,
     engine_options,
     finish,
+    interrupted,
     progress_writer,
+    run_options,
     summary_lines,
 )
 from benchmark.models import ModelUnderTest
 from benchmark.selectors.datasets import DatasetNotFound
 from benchmark.selectors.runs import dataset_for_model
+from benchmark.services.judge_retry import judge_run_retry_errors_start
 from benchmark.services.judging import (
     GRANULARITIES,
     judge_resolve,
     judge_run_execute,
     judge_run_start,
 )
-from benchmark.services.llm_jobs import LLMJobConfigError
+from benchmark.services.llm_jobs import LLMJobConfigError, run_options_check
 
 
 class Command(BaseCommand):
@@ -39,8 +43,10 @@ class Command(BaseCommand):
         parser.add_argument("--granularity", choices=GRANULARITIES, default="response")
         parser.add_argument("--prompt-template", type=Path, help="judge prompt template file")
         add_endpoint_arguments(parser)
+        add_run_arguments(parser)
 
     def handle(self, *args, **options):
+        asked = run_options(options)
         try:
             model = ModelUnderTest.objects.get(name=options["model"])
         except ModelUnderTest.DoesNotExist:
@@ -51,30 +57,41 @@ class Command(BaseCommand):
         try:
             template = template_load(path or DEFAULT_JUDGE_TEMPLATE)
             dataset = dataset_for_model(model=model, name=options["dataset"])
+            run_options_check(dataset=dataset, options=asked)
             judge = judge_resolve(
                 name=options["judge"],
                 endpoint_model=options["judge_model"],
                 base_url=options["base_url"],
                 template=template,
             )
-            run, todo = judge_run_start(
-                judge=judge,
-                model=model,
-                dataset=dataset,
-                granularity=options["granularity"],
-                template_path=path.resolve() if path else None,
-                force=options["force"],
-            )
-            if not todo:
-                self.stdout.write(
-                    f"run {run.pk} ({judge} on {model}) already finished; nothing sent. "
-                    "Use --force to judge again."
+            start = {
+                "judge": judge,
+                "model": model,
+                "dataset": dataset,
+                "granularity": options["granularity"],
+                "options": asked,
+            }
+            if options["retry_errors"]:
+                run = judge_run_retry_errors_start(**start)
+            else:
+                run, todo = judge_run_start(
+                    **start, template_path=path.resolve() if path else None, force=options["force"]
                 )
-                return
+                if not todo:
+                    self.stdout.write(
+                        f"run {run.pk} ({judge} on {model}) already finished; nothing sent. "
+                        "Use --force to judge again."
+                    )
+                    return
+        except (TemplateError, DatasetNotFound, LLMJobConfigError) as exc:
+            raise CommandError(str(exc), returncode=EXIT_CONFIG) from None
+        try:
             outcome = judge_run_execute(
                 run_id=run.pk, options=engine_options(options), on_progress=progress_writer(options)
             )
-        except (TemplateError, DatasetNotFound, LLMJobConfigError) as exc:
+        except LLMJobConfigError as exc:
             raise CommandError(str(exc), returncode=EXIT_CONFIG) from None
+        except KeyboardInterrupt:
+            raise interrupted(run, "criteria", options) from None
         self.stdout.write("\n".join(summary_lines("judge run", outcome)))
-        finish(outcome, "criteria")
+        finish(outcome, "criteria", options)

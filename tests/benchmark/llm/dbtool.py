@@ -2,6 +2,8 @@
 
 DATABASE_URL=... python -m tests.benchmark.llm.dbtool seed --cases N --model NAME
 DATABASE_URL=... python -m tests.benchmark.llm.dbtool report --model NAME
+DATABASE_URL=... python -m tests.benchmark.llm.dbtool runs --model NAME
+DATABASE_URL=... python -m tests.benchmark.llm.dbtool forget-answers --model NAME
 """
 
 import argparse
@@ -18,17 +20,28 @@ def main(argv: list[str]) -> int:
     from django.core.management import call_command
     from django.db.models import Count
 
-    from benchmark.models import RubricItem, Verdict
+    from benchmark.models import GenerationRun, JudgeRun, Response, RubricItem, Verdict
     from tests.benchmark.llm.factories import answered_dataset
 
     parser = argparse.ArgumentParser()
-    parser.add_argument("action", choices=["seed", "report"])
+    parser.add_argument("action", choices=["seed", "report", "runs", "forget-answers"])
     parser.add_argument("--model", required=True)
     parser.add_argument("--cases", type=int, default=10)
     args = parser.parse_args(argv)
     if args.action == "seed":
         call_command("migrate", verbosity=0)
         answered_dataset(cases=args.cases, model_name=args.model)
+        return 0
+    if args.action == "forget-answers":
+        Response.objects.filter(model__name=args.model).delete()
+        return 0
+    if args.action == "runs":
+        runs = [
+            *JudgeRun.objects.filter(model__name=args.model),
+            *GenerationRun.objects.filter(model__name=args.model),
+        ]
+        fields = ("status", "stop_reason", "done", "total")
+        print(json.dumps([{name: getattr(run, name) for name in fields} for run in runs]))
         return 0
     verdicts = Verdict.objects.filter(run__model__name=args.model)
     report = {
