@@ -197,7 +197,7 @@ def calibration_claim_next(
 def calibration_finish_if_complete(*, attempt: CalibrationAttempt, now: datetime) -> bool:
     """Score the sitting against the references once every unit is submitted (caller's
     transaction). Returns True when this call finished it."""
-    attempt = row_lock(attempt)
+    attempt = row_lock(CalibrationAttempt, attempt.pk)
     if attempt.finished_at is not None:
         return False
     calibration_set = attempt.calibration_set

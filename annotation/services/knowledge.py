@@ -81,7 +81,7 @@ def comment_vote(*, user, comment: Comment, value: int) -> CommentVote | None:
 def comment_set_hidden(*, comment: Comment, hidden: bool, actor) -> Comment:
     """Hide a comment from everyone but staff (or show it again); audited."""
     with transaction.atomic():
-        comment = row_lock(comment)
+        comment = row_lock(Comment, comment.pk)
         if comment.is_hidden == hidden:
             return comment
         comment.is_hidden = hidden

@@ -76,7 +76,7 @@ def pay_correct(*, entry: PayEntry, reason: str, actor, amount: Decimal | None =
     if not reason.strip():
         raise AnnotationError("a correction needs a reason")
     with transaction.atomic():
-        entry = row_lock(entry)
+        entry = row_lock(PayEntry, entry.pk)
         if entry.kind != PayEntry.Kind.EARNING:
             raise AnnotationError("only an earning can be corrected; correct the earning itself")
         already = entry.corrections.aggregate(total=Sum("amount"))["total"] or Decimal(0)

@@ -122,7 +122,7 @@ def expert_require_recalibration(
 def expert_set_active(*, expert: Expert, active: bool, actor) -> Expert:
     """Take an expert off all work (or back on). Their open leases go back to the pools."""
     with transaction.atomic():
-        expert = row_lock(expert)
+        expert = row_lock(Expert, expert.pk)
         if expert.is_active == active:
             return expert
         expert.is_active = active

@@ -35,6 +35,7 @@ from benchmark.services.llm_jobs import (
     job_execute,
     request_parameters,
 )
+from benchmark.services.locks import row_lock
 
 MODES = ("all", "normal", "hard")
 MAX_LISTED_FAILURES = 50
@@ -170,7 +171,7 @@ def generation_queue(
     chosen = generation_queue_check(model=model, options=options)
     with transaction.atomic():
         run = generation_run_start(model=model, dataset=dataset, mode=mode)
-        run = GenerationRun.objects.select_for_update().get(pk=run.pk)
+        run = row_lock(GenerationRun, run.pk)
         run.error = ""  # a fresh try
         for name, value in chosen.items():
             setattr(run, name, value)
@@ -231,7 +232,7 @@ def generation_run_queued_options(*, run: GenerationRun) -> dict:
 def generation_run_fail(*, run_id: int, reason: str) -> None:
     """Mark a run that cannot start as it is configured (retrying would not help)."""
     with transaction.atomic():
-        run = GenerationRun.objects.select_for_update().get(pk=run_id)
+        run = row_lock(GenerationRun, run_id)
         run.status, run.error = GenerationRun.Status.FAILED, reason[:500]
         run.save(update_fields=["status", "error"])
         run_ended_announce(run=run)

@@ -22,6 +22,7 @@ from benchmark.services.announce import run_ended_announce
 from benchmark.services.dispatch import runs_dispatch_waiting
 from benchmark.services.judging import judge_run_execute
 from benchmark.services.llm_jobs import EngineOptions, RunOutcome
+from benchmark.services.locks import row_lock
 
 
 def judge_runs_dispatch_waiting() -> list[int]:
@@ -37,7 +38,7 @@ def judge_run_split(*, run_id: int, chunk_size: int) -> list[list[int]]:
     if chunk_size < 1:
         raise ValueError("chunk_size must be at least 1")
     with transaction.atomic():
-        run = JudgeRun.objects.select_for_update().get(pk=run_id)
+        run = row_lock(JudgeRun, run_id)
         todo = [response.pk for response, _ in run_selectors.judge_run_todo(run=run)]
         if todo:
             counts = run_selectors.judge_run_counts(run=run)
@@ -63,7 +64,7 @@ def judge_chunk_execute(
 def judge_run_close_if_done(*, run_id: int) -> bool:
     """Mark the run finished when every criterion in scope has a verdict (error ones count)."""
     with transaction.atomic():
-        run = JudgeRun.objects.select_for_update().get(pk=run_id)
+        run = row_lock(JudgeRun, run_id)
         if run.status == JudgeRun.Status.FINISHED:
             return True
         counts = run_selectors.judge_run_counts(run=run)

@@ -41,6 +41,7 @@ from benchmark.services.llm_jobs import (
     job_execute,
     request_parameters,
 )
+from benchmark.services.locks import row_lock
 
 GRANULARITIES = tuple(JudgeRun.Granularity.values)
 RESPONSE_FORMAT = {
@@ -282,7 +283,7 @@ class _JudgeChunkStore(_JudgeStore):
 def run_tally_add(*, run_id: int, delta: dict) -> None:
     """Add a chunk's spending to its run's accounting and refresh the run's progress counts."""
     with transaction.atomic():
-        run = JudgeRun.objects.select_for_update().get(pk=run_id)
+        run = row_lock(JudgeRun, run_id)
         for name, value in delta.items():
             setattr(run, name, round(getattr(run, name) + value, 6))
         counts = run_selectors.judge_run_counts(run=run)

@@ -1,8 +1,8 @@
 """The plainest row lock, named once: a model instance re-read under FOR UPDATE.
 
 For rows nothing else references while they change (an expert's switch, a comment, a pay
-entry, a run). Units, assignments and study units have locks of their own semantics in
-``annotation.services.locks`` and ``validation.services.locks``.
+entry, a judge or generation run). Units, assignments and study units have locks of their own
+semantics in ``annotation.services.locks`` and ``validation.services.locks``.
 """
 
 from typing import TypeVar
@@ -12,6 +12,6 @@ from django.db.models import Model
 M = TypeVar("M", bound=Model)
 
 
-def row_lock(instance: M) -> M:
-    """The same row, read again under its lock (inside the caller's transaction)."""
-    return type(instance)._default_manager.select_for_update().get(pk=instance.pk)
+def row_lock(model: type[M], pk: object) -> M:
+    """The row, read (again) under its lock, inside the caller's transaction."""
+    return model._default_manager.select_for_update().get(pk=pk)

@@ -13,7 +13,7 @@ from validation.models import Study
 def study_set_due_date(*, study: Study, due_date: date | None, actor) -> Study:
     """Move (or clear) the date a study should close by; one audit row with old and new."""
     with transaction.atomic():
-        study = row_lock(study)
+        study = row_lock(Study, study.pk)
         before = study.due_date
         study.due_date = due_date
         study.save(update_fields=["due_date"])
