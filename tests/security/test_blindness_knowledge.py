@@ -17,7 +17,7 @@ from annotation import services as annotation_services
 from annotation.models import Assignment, Comment, FaqEntry, LibraryEntry, Unit
 from benchmark.models import RubricItem, Verdict
 from tests.annotation.factories import PASSWORD, ExpertFactory, UserFactory
-from tests.annotation.helpers import all_labels
+from tests.annotation.helpers import all_labels, page_words
 from tests.benchmark.factories import JudgeFactory, JudgeRunFactory
 from tests.validation.factories import MODEL_NAME_MARKER, dataset_with_responses
 from validation import services
@@ -118,7 +118,7 @@ def assert_blind(responses, *, also: tuple[str, ...] = ()) -> None:
             assert marker not in text, (url, marker)
         # ("agreement" is allowed: /profile/ shows the expert's own agreement on finished units.)
         for word in ("verdict", "judge", "gold", "kappa"):
-            assert word not in text.lower(), (url, word)
+            assert word not in page_words(response), (url, word)
 
 
 def test_pending_work_hides_threads_and_library_entry_everywhere(world):
