@@ -2,11 +2,22 @@
 
 Percent agreement, Cohen's κ, Scott's π, Gwet's AC1, PABAK, Fleiss' κ, Krippendorff's α,
 prevalence, confusion matrices, precision / recall / F1 per class and balanced F1, the
-majority gold standard with its ties, each rater against the others — and case-clustered
+majority gold standard with its ties, each rater against the others, the human baseline
+(each expert against the agreeing label of the other two, the judge on the same pairs, its
+non-inferiority) — and case-clustered
 bootstrap intervals for all of them. An undefined figure is an ``Estimate`` with
 ``value=None`` and a ``reason``, never an exception or a made-up 1.0.
 """
 
+from validation.statistics.baseline import (
+    NONINFERIORITY_DELTA,
+    AgainstOthers,
+    NonInferiority,
+    experts_against_others,
+    judge_against_others,
+    judge_noninferiority,
+    others_references,
+)
 from validation.statistics.bootstrap import cluster_bootstrap, cluster_weights, tables_statistic
 from validation.statistics.coding import (
     MISSING,
@@ -48,12 +59,15 @@ from validation.statistics.tables import TableStatistic, cluster_sums, table_est
 
 __all__ = [
     "MISSING",
+    "NONINFERIORITY_DELTA",
+    "AgainstOthers",
     "AgainstRaters",
     "BootstrapSettings",
     "ClassScores",
     "Estimate",
     "Gold",
     "Interval",
+    "NonInferiority",
     "PairwiseAgreement",
     "RaterReliability",
     "RatingRecord",
@@ -67,10 +81,14 @@ __all__ = [
     "cluster_weights",
     "cohen_kappa",
     "confusion_matrix",
+    "experts_against_others",
     "gold_majority",
     "gwet_ac1",
+    "judge_against_others",
+    "judge_noninferiority",
     "krippendorff_alpha_nominal",
     "labeller_against_raters",
+    "others_references",
     "pabak",
     "pairwise_agreement",
     "pairwise_from_tables",

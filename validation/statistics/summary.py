@@ -8,6 +8,14 @@ still says why a figure is missing.
 from collections.abc import Hashable, Mapping
 from typing import Any
 
+from validation.statistics.baseline import (
+    NONINFERIORITY_DELTA,
+    AgainstOthers,
+    NonInferiority,
+    experts_against_others,
+    judge_against_others,
+    judge_noninferiority,
+)
 from validation.statistics.coding import MISSING, Ratings
 from validation.statistics.multirater import rater_reliability
 from validation.statistics.pairwise import PairwiseAgreement, pairwise_agreement
@@ -60,17 +68,56 @@ def _judge_vs_gold(result: PairwiseAgreement) -> dict[str, Any]:
     return section
 
 
+def _figures(result: PairwiseAgreement) -> dict[str, Any]:
+    return {
+        "n": result.n,
+        **_section(
+            {
+                "agreement": result.agreement,
+                "kappa": result.cohen_kappa,
+                "macro_f1": result.balanced_f1,
+            }
+        ),
+    }
+
+
+def _against_others(result: AgainstOthers) -> dict[str, Any]:
+    return {
+        "pooled": _figures(result.pooled),
+        "raters": {rater: _figures(a) for rater, a in result.by_rater.items()},
+    }
+
+
+def _noninferiority(result: NonInferiority) -> dict[str, Any]:
+    interval = result.interval
+    section = {
+        "n": result.n,
+        "difference": result.difference,
+        "ci95": (
+            {"low": interval.low, "high": interval.high, "method": interval.method}
+            if interval is not None and interval.low is not None
+            else None
+        ),
+        "delta": result.delta,
+        "passed": result.passed,
+    }
+    if result.reason is not None:
+        section["reason"] = result.reason
+    return section
+
+
 def agreement_summary(
     *,
     ratings: Ratings,
     judge_labels: Mapping[tuple[Hashable, Hashable], Hashable | None] | None,
     bootstrap: BootstrapSettings,
+    delta: float = NONINFERIORITY_DELTA,
 ) -> dict[str, Any]:
     """Everything `heartbench agreement` reports, as JSON-ready data.
 
     ``judge_labels`` maps (cluster, item) to the judge's label; labels for items nobody
     rated cannot be compared and are only counted. The bootstrap resamples the clusters of
-    ``ratings`` (the CSV's units).
+    ``ratings`` (the CSV's units). ``delta`` is the judge's non-inferiority margin.
     """
     reliability = rater_reliability(
         counts=ratings.counts(),
@@ -103,6 +150,9 @@ def agreement_summary(
         },
         "judge_vs_gold": None,
         "judge_vs_experts": None,
+        "experts_vs_others": _against_others(experts_against_others(ratings=ratings)),
+        "judge_vs_others": None,
+        "judge_noninferiority": None,
         "bootstrap": {
             "resamples": bootstrap.resamples,
             "seed": bootstrap.seed,
@@ -147,6 +197,10 @@ def agreement_summary(
             r: a.balanced_f1.reason for r, a in experts.items() if a.balanced_f1.reason
         },
     }
+    summary["judge_vs_others"] = _against_others(judge_against_others(ratings=ratings, judge=judge))
+    summary["judge_noninferiority"] = _noninferiority(
+        judge_noninferiority(ratings=ratings, judge=judge, bootstrap=bootstrap, delta=delta)
+    )
     return summary
 
 

@@ -1,6 +1,7 @@
 """`heartbench agreement --ratings FILE [--judge FILE] [--format json|table]`."""
 
 import json
+import math
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -8,7 +9,12 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from benchmark.cli_types import comma_list, int_at_least, non_negative_int
 from validation.label_spellings import LabelReader, LabelSchemeError, scheme_declare
 from validation.ratings_csv import RatingsFileError, judge_csv_read, ratings_csv_read
-from validation.statistics import BootstrapSettings, agreement_summary, ratings_build
+from validation.statistics import (
+    NONINFERIORITY_DELTA,
+    BootstrapSettings,
+    agreement_summary,
+    ratings_build,
+)
 from validation.statistics.summary import agreement_table
 
 
@@ -32,8 +38,19 @@ class Command(BaseCommand):
         )
         parser.add_argument("--resamples", type=int_at_least(100), default=defaults.resamples)
         parser.add_argument("--seed", type=non_negative_int, default=defaults.seed)
+        parser.add_argument(
+            "--noninferiority-delta",
+            type=float,
+            default=NONINFERIORITY_DELTA,
+            help="the judge passes non-inferiority when the lower 95%% bound of judge − experts "
+            f"(pooled macro-F1, each against the other two) is at least this (default "
+            f"{NONINFERIORITY_DELTA})",
+        )
 
     def handle(self, *args, **options) -> None:
+        delta = options["noninferiority_delta"]
+        if not (math.isfinite(delta) and delta <= 0):
+            raise CommandError("--noninferiority-delta: a margin is a number at most 0")
         try:
             scheme = scheme_declare(options["categories"]) if options["categories"] else None
         except LabelSchemeError as exc:
@@ -57,6 +74,7 @@ class Command(BaseCommand):
             ratings=ratings,
             judge_labels=judge,
             bootstrap=BootstrapSettings(resamples=options["resamples"], seed=options["seed"]),
+            delta=delta,
         )
         summary["label_spellings"] = {
             "ratings": rating_labels.spelling,
