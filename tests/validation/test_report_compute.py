@@ -74,6 +74,28 @@ def test_a_perfect_judge_and_hand_counted_figures():
     assert exact["score_effect"]["models"][0]["difference"] == 0.0
 
 
+def test_the_human_baseline_and_the_judges_noninferiority():
+    gold = [[[H, M, M, M]], [[H, H, M, M]]]
+    judge = {"exact": np.array(gold).ravel(), "lenient": [H, H, M, M, H, H, H, M]}
+    report = report_compute(data=study(gold_rows=gold, judges=judge), bootstrap=BOOT)
+    # Unanimous experts: every (item, r) pair has a reference, each expert agrees with it.
+    pooled = report["experts"]["vs_others"]["pooled"]
+    assert (pooled["n"], pooled["agreement"]["value"], pooled["macro_f1"]["value"]) == (24, 1, 1)
+    assert report["experts"]["vs_others"]["raters"]["R-0"]["n"] == 8
+    exact, lenient = report["judges"]
+    assert exact["noninferiority"]["difference"] == 0
+    assert exact["noninferiority"]["passed"] is True
+    # lenient on the 24 pairs: [[9, 0], [6, 9]], F1 hit 18/24 = F1 miss → macro-F1 0.75.
+    assert lenient["vs_others"]["pooled"]["agreement"]["value"] == pytest.approx(0.75)
+    assert lenient["noninferiority"]["difference"] == pytest.approx(-0.25)
+    assert lenient["noninferiority"]["passed"] is False
+    text = report_csv(report)
+    assert "expert_vs_other_two,,pooled,,macro_f1,1.0,24," in text
+    difference = "macro_f1_judge_minus_experts,-0.25,24,"
+    assert f"noninferiority,lenient,pooled,delta -0.05,{difference}" in text
+    assert "noninferiority,lenient,pooled,,passed,False" in text
+
+
 def test_scores_equal_the_scoring_engine_case_by_case():
     gold = [[[H, M, M, M]], [[H, H, H, M]]]
     judge = {"j": [M, H, M, M, H, H, M, H]}  # the second case is a catastrophe for the judge

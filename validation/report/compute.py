@@ -19,10 +19,14 @@ from validation.report.rubric_changes import rubric_changes_compute, rubric_chan
 from validation.report.score_effect import score_effect
 from validation.statistics import (
     MISSING,
+    AgainstOthers,
     BootstrapSettings,
     Estimate,
     PairwiseAgreement,
     Ratings,
+    experts_against_others,
+    judge_against_others,
+    judge_noninferiority,
     labeller_against_raters,
     pairwise_agreement,
     rater_reliability,
@@ -124,6 +128,23 @@ def _catastrophic(data: StudyData, judge: np.ndarray, boot) -> dict[str, Any]:
     }
 
 
+def _baseline_figures(result: PairwiseAgreement) -> dict[str, Any]:
+    return {
+        "n": result.n,
+        "agreement": figure(result.agreement),
+        "kappa": figure(result.cohen_kappa),
+        "macro_f1": figure(result.balanced_f1),
+    }
+
+
+def _against_others(result: AgainstOthers) -> dict[str, Any]:
+    """The human baseline's figures (point estimates), pooled and per reference expert."""
+    return {
+        "pooled": _baseline_figures(result.pooled),
+        "raters": {name: _baseline_figures(r) for name, r in result.by_rater.items()},
+    }
+
+
 def _experts(data: StudyData, ratings: Ratings, boot) -> dict[str, Any]:
     reliability = rater_reliability(
         counts=ratings.counts(), categories=LABELS, clusters=data.case, bootstrap=boot
@@ -145,6 +166,7 @@ def _experts(data: StudyData, ratings: Ratings, boot) -> dict[str, Any]:
             }
             for expert, result in leave_one_out.items()
         },
+        "vs_others": _against_others(experts_against_others(ratings=ratings)),
     }
 
 
@@ -181,6 +203,10 @@ def _judge(
             else sum(1 for v in known if v < judge_f1),
             "experts_compared": len(known),
         },
+        "vs_others": _against_others(judge_against_others(ratings=ratings, judge=codes)),
+        "noninferiority": judge_noninferiority(
+            ratings=ratings, judge=codes, bootstrap=boot
+        ).as_dict(),
         "gate": {
             "threshold": gate.threshold,
             "agreement": agreement,

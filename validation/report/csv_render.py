@@ -51,6 +51,15 @@ def _plain(section: str, judge: str, group: str, name: str, statistic: str, valu
     return (section, judge, group, name, statistic, value, None, None, None, None, "")
 
 
+def _baseline_rows(section: str, judge: str, baseline: dict[str, Any]) -> Iterator[Row]:
+    """Figures against the agreeing label of the other two experts, pooled and per expert."""
+    groups = [("pooled", "", baseline["pooled"])]
+    groups += [("expert", name, figures) for name, figures in baseline["raters"].items()]
+    for group, name, figures in groups:
+        for key in ("agreement", "kappa", "macro_f1"):
+            yield _figure_row(section, judge, group, name, key, figures[key])
+
+
 def _judge_rows(j: dict[str, Any]) -> Iterator[Row]:
     name = j["judge"]
     for key, value in j["vs_gold"].items():
@@ -73,6 +82,23 @@ def _judge_rows(j: dict[str, Any]) -> Iterator[Row]:
     yield _figure_row("judge_vs_experts", name, "pooled", "", "balanced_f1", experts["balanced_f1"])
     for expert, fig in experts["by_expert"].items():
         yield _figure_row("judge_vs_experts", name, "expert", expert, "balanced_f1", fig)
+    yield from _baseline_rows("judge_vs_other_two", name, j["vs_others"])
+    test = j["noninferiority"]
+    ci = test["ci95"] or {}
+    yield (
+        "noninferiority",
+        name,
+        "pooled",
+        f"delta {test['delta']}",
+        "macro_f1_judge_minus_experts",
+        test["difference"],
+        test["n"],
+        ci.get("low"),
+        ci.get("high"),
+        ci.get("method"),
+        test.get("reason", ""),
+    )
+    yield _plain("noninferiority", name, "pooled", "", "passed", test["passed"])
     for kind, groups in j["breakdowns"].items():
         for group, section in groups.items():
             for key, value in section.items():
@@ -140,6 +166,7 @@ def report_rows(report: dict[str, Any]) -> Iterator[Row]:
     for expert, section in experts["leave_one_out"].items():
         for key in ("agreement", "cohen_kappa", "balanced_f1"):
             yield _figure_row("expert_vs_others", "", "expert", expert, key, section[key])
+    yield from _baseline_rows("expert_vs_other_two", "", experts["vs_others"])
     for j in report["judges"]:
         yield from _judge_rows(j)
     yield from adjudication_csv_rows(report.get("adjudication"))

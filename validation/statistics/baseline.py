@@ -9,6 +9,7 @@ both figures are recomputed on every resample of clusters.
 """
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -52,18 +53,17 @@ class AgainstOthers:
 def _rater_tables(*, ratings: Ratings, references: np.ndarray, predicted: np.ndarray) -> np.ndarray:
     """Per-rater, per-cluster confusion tables (n_raters, n_clusters, K, K) of ``predicted``
     (n_items, n_raters) against ``references`` of the same shape."""
-    return np.stack(
-        [
-            pairwise_tables(
-                reference=references[:, column],
-                predicted=predicted[:, column],
-                clusters=ratings.clusters,
-                n_clusters=ratings.n_clusters,
-                n_categories=ratings.n_categories,
-            )
-            for column in range(len(ratings.raters))
-        ]
-    )
+    k = ratings.n_categories
+    tables = np.zeros((len(ratings.raters), ratings.n_clusters, k, k))
+    for column in range(len(ratings.raters)):
+        tables[column] = pairwise_tables(
+            reference=references[:, column],
+            predicted=predicted[:, column],
+            clusters=ratings.clusters,
+            n_clusters=ratings.n_clusters,
+            n_categories=k,
+        )
+    return tables
 
 
 def _against_others(*, ratings: Ratings, tables: np.ndarray) -> AgainstOthers:
@@ -114,6 +114,23 @@ class NonInferiority:
         if self.interval is None or self.interval.low is None:
             return None
         return self.interval.low >= self.delta
+
+    def as_dict(self) -> dict[str, Any]:
+        interval = self.interval
+        data: dict[str, Any] = {
+            "n": self.n,
+            "difference": self.difference,
+            "ci95": (
+                {"low": interval.low, "high": interval.high, "method": interval.method}
+                if interval is not None and interval.low is not None
+                else None
+            ),
+            "delta": self.delta,
+            "passed": self.passed,
+        }
+        if self.reason is not None:
+            data["reason"] = self.reason
+        return data
 
 
 def judge_noninferiority(

@@ -11,7 +11,6 @@ from typing import Any
 from validation.statistics.baseline import (
     NONINFERIORITY_DELTA,
     AgainstOthers,
-    NonInferiority,
     experts_against_others,
     judge_against_others,
     judge_noninferiority,
@@ -86,24 +85,6 @@ def _against_others(result: AgainstOthers) -> dict[str, Any]:
         "pooled": _figures(result.pooled),
         "raters": {rater: _figures(a) for rater, a in result.by_rater.items()},
     }
-
-
-def _noninferiority(result: NonInferiority) -> dict[str, Any]:
-    interval = result.interval
-    section = {
-        "n": result.n,
-        "difference": result.difference,
-        "ci95": (
-            {"low": interval.low, "high": interval.high, "method": interval.method}
-            if interval is not None and interval.low is not None
-            else None
-        ),
-        "delta": result.delta,
-        "passed": result.passed,
-    }
-    if result.reason is not None:
-        section["reason"] = result.reason
-    return section
 
 
 def agreement_summary(
@@ -198,9 +179,9 @@ def agreement_summary(
         },
     }
     summary["judge_vs_others"] = _against_others(judge_against_others(ratings=ratings, judge=judge))
-    summary["judge_noninferiority"] = _noninferiority(
-        judge_noninferiority(ratings=ratings, judge=judge, bootstrap=bootstrap, delta=delta)
-    )
+    summary["judge_noninferiority"] = judge_noninferiority(
+        ratings=ratings, judge=judge, bootstrap=bootstrap, delta=delta
+    ).as_dict()
     return summary
 
 
