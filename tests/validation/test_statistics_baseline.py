@@ -214,6 +214,16 @@ def test_cli_json_keys_end_to_end(tmp_path):
     assert loose["judge_noninferiority"]["passed"] is True
 
 
+def test_cli_table_shows_the_baseline(tmp_path):
+    ratings, judge = _csv_files(tmp_path)
+    out = StringIO()
+    call_command("agreement", "--ratings", ratings, "--judge", judge, "--format", "table",
+                 "--resamples", "200", stdout=out)  # fmt: skip
+    text = out.getvalue()
+    assert "Experts against the agreeing label of the other two experts: 16 pairs" in text
+    assert "Judge − experts (pooled macro-F1): -0.0040" in text
+
+
 def test_cli_without_judge_has_only_the_experts_baseline(tmp_path):
     ratings, _ = _csv_files(tmp_path)
     result = _agreement("--ratings", ratings)

@@ -203,6 +203,20 @@ def _rows(section: dict[str, Any], keys: list[str]) -> list[str]:
     return lines
 
 
+def _baseline_lines(title: str, baseline: dict[str, Any]) -> list[str]:
+    lines = [
+        f"{title} against the agreeing label of the other two experts: "
+        f"{baseline['pooled']['n']} pairs",
+        f"  {'':<20}{'n':>6}{'agreement':>11}{'kappa':>9}{'macro_f1':>10}",
+    ]
+    for name, figures in [("pooled", baseline["pooled"]), *baseline["raters"].items()]:
+        lines.append(
+            f"  {name:<20}{figures['n']:>6}{_number(figures['agreement']):>11}"
+            f"{_number(figures['kappa']):>9}{_number(figures['macro_f1']):>10}"
+        )
+    return lines
+
+
 def agreement_table(summary: dict[str, Any]) -> str:
     """The summary as aligned text for a terminal."""
     raters = summary["raters"]
@@ -233,6 +247,17 @@ def agreement_table(summary: dict[str, Any]) -> str:
             "  experts against the other experts (balanced F1):",
             *(f"    {r:<20}{_number(v):>8}" for r, v in experts["expert_balanced_f1"].items()),
         ]
+    lines += _baseline_lines("Experts", summary["experts_vs_others"])
+    if summary["judge_vs_others"] is not None:
+        lines += _baseline_lines("Judge on the same pairs", summary["judge_vs_others"])
+        test = summary["judge_noninferiority"]
+        ci = test["ci95"]
+        verdict = {None: "not enough data", True: "passed", False: "failed"}[test["passed"]]
+        lines.append(
+            f"Judge − experts (pooled macro-F1): {_number(test['difference'])}"
+            + (f"  [{ci['low']:.4f}, {ci['high']:.4f}] {ci['method']}" if ci else "")
+            + f"  delta {test['delta']}: {verdict}"
+        )
     lines.append(
         f"Intervals: {boot['level']:.0%} cluster bootstrap over {boot['clusters']} "
         f"{boot['resampled']}, {boot['resamples']} resamples, seed {boot['seed']}"
