@@ -3,6 +3,7 @@
 import logging
 import time
 import uuid
+from collections.abc import Callable
 from datetime import timedelta
 
 import httpx
@@ -18,16 +19,23 @@ from webhooks.protocol import SIGNATURE_HEADER, body_encode, retry_delay, signat
 logger = logging.getLogger(__name__)
 
 
-def announce(*, event: Event, data: dict, links: dict[str, str]) -> None:
+def announce(*, event: Event, build: Callable[[], tuple[dict, dict[str, str]] | None]) -> None:
     """Deliver ``event`` to every active endpoint subscribed to it once the caller commits.
 
-    ``data`` holds ids and names (never a user name, an e-mail or a key: a rater appears by
-    pseudonym at most); ``links`` site paths, made absolute with ``HEARTBENCH_BASE_URL``.
-    Robust: nothing here can fail the caller's request or make it wait for a receiver.
+    ``build()`` returns the event's ``data`` (ids and names; never a user name, an e-mail or a
+    key: a rater appears by pseudonym at most) and ``links`` (site paths, made absolute with
+    ``HEARTBENCH_BASE_URL``), or None when there is nothing to announce after all. It is called
+    only when an endpoint listens, so an expert's submit with no endpoint pays one small query,
+    not the payload's. Robust: nothing here can fail
+    the caller's request or make it wait for a receiver.
     """
     endpoint_ids = [e.pk for e in Endpoint.objects.filter(active=True) if event in e.events]
     if not endpoint_ids:
         return
+    built = build()
+    if built is None:
+        return
+    data, links = built
     payload = {
         "id": str(uuid.uuid4()),
         "event": Event(event).value,

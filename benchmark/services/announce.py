@@ -23,19 +23,27 @@ def run_ended_announce(*, run: LLMRun) -> None:
     event = ENDED.get((type(run), run.status))
     if event is None:
         return
-    data = {
-        "run": run.pk,
-        "status": run.status,
-        "stop_reason": run.stop_reason,
-        "model": run.model.name,
-        "dataset": {"id": run.dataset_id, "name": run.dataset.name, "version": run.dataset.version},
-        "total": run.total,
-        "done": run.done,
-        "errors": run.errors,
-        "cost_usd": run.cost,
-    }
-    if isinstance(run, JudgeRun):
-        data["judge"] = run.judge.name
-    admin_page = f"admin:benchmark_{type(run)._meta.model_name}_change"
-    links = {"admin": reverse(admin_page, args=[run.pk]), "runs": reverse("dashboard:runs")}
-    announce(event=event, data=data, links=links)
+
+    def build() -> tuple[dict, dict[str, str]]:
+        data = {
+            "run": run.pk,
+            "status": run.status,
+            "stop_reason": run.stop_reason,
+            "model": run.model.name,
+            "dataset": {
+                "id": run.dataset_id,
+                "name": run.dataset.name,
+                "version": run.dataset.version,
+            },
+            "total": run.total,
+            "done": run.done,
+            "errors": run.errors,
+            "cost_usd": run.cost,
+        }
+        if isinstance(run, JudgeRun):
+            data["judge"] = run.judge.name
+        admin_page = f"admin:benchmark_{type(run)._meta.model_name}_change"
+        links = {"admin": reverse(admin_page, args=[run.pk]), "runs": reverse("dashboard:runs")}
+        return data, links
+
+    announce(event=event, build=build)

@@ -21,8 +21,10 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def opened(name: str = "pilot") -> None:
     announce(
         event=Event.STUDY_OPENED,
-        data={"study": name, "study_id": 7},
-        links={"dashboard": f"/admin/dashboard/studies/{name}/"},
+        build=lambda: (
+            {"study": name, "study_id": 7},
+            {"dashboard": f"/admin/dashboard/studies/{name}/"},
+        ),
     )
 
 
@@ -159,3 +161,14 @@ def test_an_endpoint_made_inactive_gets_no_more_retries_but_send_again_still_sen
     assert receiver.requests == []
     assert delivery_send(delivery_id=delivery.pk, replay=True) is True
     assert len(receiver.requests) == 1
+
+
+def test_with_no_endpoint_listening_the_payload_is_never_built(receivers):
+    endpoint_for(receivers(), name="other event", events=[Event.GOLD_READY])
+
+    def build():
+        raise AssertionError("built a payload nobody listens for")
+
+    with transaction.atomic():
+        announce(event=Event.STUDY_OPENED, build=build)
+    assert not Delivery.objects.exists()

@@ -10,21 +10,29 @@ from webhooks.services import announce
 
 def unit_completed_announce(*, unit_id: int) -> None:
     """Subscribed to ``annotation.events``' ``rated``: a study unit has all its ratings."""
-    study_unit = StudyUnit.objects.select_related("study", "case").filter(unit_id=unit_id).first()
-    if study_unit is not None:  # a calibration unit belongs to no study
-        _unit_announce(Event.UNIT_COMPLETED, study_unit)
+
+    def build() -> tuple[dict, dict[str, str]] | None:
+        study_unit = (
+            StudyUnit.objects.select_related("study", "case").filter(unit_id=unit_id).first()
+        )
+        # A calibration unit belongs to no study: nothing to announce.
+        return None if study_unit is None else _unit_payload(study_unit)
+
+    announce(event=Event.UNIT_COMPLETED, build=build)
 
 
 def gold_ready_announce(*, study_unit: StudyUnit) -> None:
     """The unit's gold is written (by the majority, or with a senior's decision)."""
-    _unit_announce(Event.GOLD_READY, study_unit)
+    announce(event=Event.GOLD_READY, build=lambda: _unit_payload(study_unit))
 
 
 def study_opened_announce(*, study: Study) -> None:
     announce(
         event=Event.STUDY_OPENED,
-        data={**_study_data(study), "units": study.units.count(), "due_date": _due(study)},
-        links=_study_links(study),
+        build=lambda: (
+            {**_study_data(study), "units": study.units.count(), "due_date": _due(study)},
+            _study_links(study),
+        ),
     )
 
 
@@ -32,16 +40,17 @@ def study_closed_announce(*, study: Study, counts: dict[str, int]) -> None:
     """``counts`` as ``study_close`` returns them. The study report is computed when it is
     read: final at the close unless units still await a senior (``awaiting``), whose
     ``gold.ready`` events follow."""
-    report = reverse("validation:study-report", kwargs={"name": study.name})
-    export = reverse("validation:study-export", kwargs={"name": study.name})
-    announce(
-        event=Event.STUDY_CLOSED,
-        data={**_study_data(study), **counts},
-        links={**_study_links(study), "report": report, "export": export},
-    )
+
+    def build() -> tuple[dict, dict[str, str]]:
+        report = reverse("validation:study-report", kwargs={"name": study.name})
+        export = reverse("validation:study-export", kwargs={"name": study.name})
+        links = {**_study_links(study), "report": report, "export": export}
+        return {**_study_data(study), **counts}, links
+
+    announce(event=Event.STUDY_CLOSED, build=build)
 
 
-def _unit_announce(event: Event, study_unit: StudyUnit) -> None:
+def _unit_payload(study_unit: StudyUnit) -> tuple[dict, dict[str, str]]:
     study = study_unit.study
     data = {
         **_study_data(study),
@@ -54,7 +63,7 @@ def _unit_announce(event: Event, study_unit: StudyUnit) -> None:
         **_study_links(study),
         "unit_admin": reverse("admin:validation_studyunit_change", args=[study_unit.pk]),
     }
-    announce(event=event, data=data, links=links)
+    return data, links
 
 
 def _study_data(study: Study) -> dict:
