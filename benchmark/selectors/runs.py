@@ -275,3 +275,18 @@ def run_progress_text(*, run: LLMRun) -> str:
         "calls": run.calls,
         "cost": f"{run.cost:.4f}",
     }
+
+
+def judge_repeat_runs(*, run: JudgeRun) -> list[JudgeRun]:
+    """``run`` (a run 0) and its repeats (``judge --repeats``), by repeat index."""
+    return [run, *JudgeRun.objects.filter(repeat_of=run).order_by("repeat_index", "pk")]
+
+
+def run_verdict_states(*, run_ids: Iterable[int]) -> dict[int, dict[tuple[int, int], tuple]]:
+    """Run id → (response id, rubric item id) → (state, criterion version) of its verdicts."""
+    found: dict[int, dict[tuple[int, int], tuple]] = {pk: {} for pk in run_ids}
+    for run_id, response_id, item_id, state, version in Verdict.objects.filter(
+        run_id__in=list(found)
+    ).values_list("run_id", "response_id", "rubric_item_id", "state", "rubric_version"):
+        found[run_id][(response_id, item_id)] = (state, version)
+    return found
