@@ -20,11 +20,10 @@ def flipped(state: str) -> str:
     return Verdict.State.NOT_MET if state == Verdict.State.MET else Verdict.State.MET
 
 
-@pytest.fixture
-def study():
+def study_with_repeats(name: str):
     """judge-a with two repeats: repeat 1 copies run 0, repeat 2 flips criterion 1 of every
     case and has no verdict on criterion 2 of the first case."""
-    study = rated_study(name="stable")
+    study = rated_study(name=name)
     for run in JudgeRun.objects.filter(judge__name="judge-a", repeat_of__isnull=True):
         for index in (1, 2):
             repeat = JudgeRunFactory(
@@ -42,6 +41,11 @@ def study():
                     run=repeat, response=v.response, rubric_item=item, state=state
                 )
     return study
+
+
+@pytest.fixture
+def study():
+    return study_with_repeats("stable")
 
 
 def test_the_section_counts_flips_and_splits_disagreement(study):
