@@ -89,6 +89,8 @@ def judge_ensemble_create(
                 state, reasoning = ensemble_verdict(
                     members=voters, states=[v[0] if v else None for v in votes]
                 )
+                # The newest criterion text any member was shown (members judged it at
+                # different times; a rubric edit in between shows in the report's notes).
                 version = max(v[1] for v in votes if v)
                 verdicts.append((*key, state, version, reasoning))
             stored.append(
