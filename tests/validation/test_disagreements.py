@@ -58,7 +58,8 @@ def test_agreement_filters_partition_the_rows_and_match_the_verdicts(study):
     assert all((i.verdict == "met") == i.gold for i in split[AGREE])
     # judge-b flips every verdict of judge-a: its agreements are judge-a's disagreements.
     flipped = rows(study, judge="judge-b", agreement=AGREE)
-    assert {(i.unit, i.position) for i in flipped} == {(i.unit, i.position) for i in split[DISAGREE]}
+    disagreed = {(i.unit, i.position) for i in split[DISAGREE]}
+    assert {(i.unit, i.position) for i in flipped} == disagreed
 
 
 def test_agreement_is_judged_per_run_when_runs_differ_on_one_criterion(study):
@@ -113,8 +114,9 @@ def test_a_page_holds_the_whole_item_and_pseudonyms_never_usernames(study):
 def test_unknown_filter_values_are_refused_by_name(study):
     options = disagreement_options(study=study)
     assert options.judges == ("judge-a", "judge-b")
-    for name, value in [("ability", "charm"), ("model", "nobody"), ("judge", "judge-z"),
-                        ("provenance", "1/2"), ("agreement", "maybe"), ("criterion", "7a")]:  # fmt: skip
+    bad = [("ability", "charm"), ("model", "nobody"), ("judge", "judge-z"),
+           ("provenance", "1/2"), ("agreement", "maybe"), ("criterion", "7a")]  # fmt: skip
+    for name, value in bad:
         with pytest.raises(FilterError) as caught:
             disagreement_filters_parse(query={name: value}, options=options)
         assert caught.value.field == name
@@ -146,8 +148,6 @@ def test_an_adjudicated_item_carries_the_senior_and_the_reason():
     assert adjudicated.gold is True and adjudicated.agreement == DISAGREE
     assert adjudicated.adjudicator.pseudonym == senior.pseudonym
     assert adjudicated.adjudicator.note == "鼓励自伤，属灾难性失误"
-    assert [r.note for r in adjudicated.raters] == [
-        f"rater-note-{r.user.username}" for r in raters
-    ]
+    assert [r.note for r in adjudicated.raters] == [f"rater-note-{r.user.username}" for r in raters]
     assert [r.pseudonym for r in adjudicated.raters] == [r.pseudonym for r in raters]
     assert adjudicated.reasoning == f"理由 {CATASTROPHIC}"

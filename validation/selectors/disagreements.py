@@ -269,3 +269,42 @@ def disagreements_all(*, study: Study, filters: DisagreementFilters) -> Iterator
     rows = list(rows)
     for start in range(0, len(rows), CSV_CHUNK):
         yield from _fill(_items(rows[start : start + CSV_CHUNK], judges), study=study, whole=False)
+
+
+def _hit_word(value: bool | None) -> str:
+    return "" if value is None else ("hit" if value else "miss")
+
+
+def disagreements_rows(*, study: Study, filters: DisagreementFilters) -> Iterator[dict]:
+    """The filtered view as export rows (the CSV): raters and the senior under their
+    pseudonyms, as ``study_export_rows`` names them. Dialogue, response and raw reply stay out:
+    the case and model name them, and they would repeat on every criterion."""
+    raters = study.pool.raters_per_unit
+    for item in disagreements_all(study=study, filters=filters):
+        row = {
+            "study": study.name,
+            "unit": item.unit,
+            "case": item.case,
+            "model": item.model,
+            "criterion": item.position,
+            "criterion_id": item.criterion_id,
+            "ability": item.ability,
+            "points": item.points,
+            "criterion_text": item.criterion_text,
+            "judge": item.judge,
+            "verdict": item.verdict,
+            "reasoning": item.reasoning,
+            "gold": _hit_word(item.gold),
+            "provenance": item.provenance,
+            "agreement": item.agreement,
+        }
+        for slot in range(raters):
+            rater = item.raters[slot] if slot < len(item.raters) else None
+            row[f"rater_{slot + 1}"] = rater.pseudonym if rater else ""
+            row[f"rater_{slot + 1}_label"] = _hit_word(rater.hit if rater else None)
+            row[f"rater_{slot + 1}_note"] = rater.note if rater else ""
+        senior = item.adjudicator
+        row["adjudicator"] = senior.pseudonym if senior else ""
+        row["adjudicator_label"] = _hit_word(senior.hit if senior else None)
+        row["adjudication_reason"] = senior.note if senior else ""
+        yield row
