@@ -50,6 +50,8 @@ def study_disagreements(request, name: str):
         edit = reverse("admin:benchmark_rubricitem_change", args=[item.criterion_id])
         item.edit_url = f"{edit}?{urlencode({'study': study.name, 'unit': item.unit})}"
     context = admin.site.each_context(request) | {
+        # The items need the width more than the admin's model list.
+        "is_nav_sidebar_enabled": False,
         "title": _("Disagreements: %(name)s") % {"name": study.name},
         "study": study,
         "options": options,
