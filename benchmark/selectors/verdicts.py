@@ -1,4 +1,4 @@
-"""Reads of single verdicts for pages that show them whole."""
+"""Reads of single verdicts for pages and exports that show them beside other data."""
 
 from collections.abc import Iterable
 
@@ -6,8 +6,15 @@ from benchmark.models import Verdict
 
 
 def verdicts_shown(*, ids: Iterable[int]) -> dict[int, Verdict]:
-    """The verdicts of these ids with their run's judge, their response and its case, and
-    their criterion: what a page needs to show reasoning and raw reply in context."""
-    return Verdict.objects.select_related("run__judge", "response__case", "rubric_item").in_bulk(
-        list(ids)
+    """The verdicts of these ids with their response and its case: what a page needs to show
+    the raw reply beside the dialogue and the response."""
+    return Verdict.objects.select_related("response__case").in_bulk(list(ids))
+
+
+def verdict_reasonings(*, ids: Iterable[int]) -> dict[int, tuple[str, int, str, int]]:
+    """Per verdict id: its reasoning, the criterion version it saw, and its criterion's text
+    and current version; plain values, so thousands of rows (an export) load quickly."""
+    rows = Verdict.objects.filter(pk__in=list(ids)).values_list(
+        "pk", "reasoning", "rubric_version", "rubric_item__text", "rubric_item__version"
     )
+    return {pk: tuple(rest) for pk, *rest in rows}

@@ -24,10 +24,9 @@ from validation.selectors.disagreements import (
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(scope="module")
-def study(django_db_setup, django_db_blocker):
-    with django_db_blocker.unblock():
-        yield rated_study(name="viewer-study")
+@pytest.fixture
+def study():
+    return rated_study(name="viewer-study")
 
 
 def rows(study, **filters) -> list:
@@ -64,7 +63,7 @@ def test_agreement_filters_partition_the_rows_and_match_the_verdicts(study):
 
 def test_agreement_is_judged_per_run_when_runs_differ_on_one_criterion(study):
     """Two models' runs of one judge disagree on the same criteria: each row is judged by
-    its own verdict, never by another run's."""
+    its own verdict, never by another run's (a negated filter would read every run's)."""
     model = disagreement_options(study=study).models[0]
     run = study.judge_runs.get(judge__name="judge-a", model__name=model)
     flipped = run.verdicts.exclude(state="error")[:5]

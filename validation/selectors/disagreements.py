@@ -17,7 +17,7 @@ from django.db.models import FilteredRelation, Q, QuerySet
 
 from annotation.selectors import blind_dialogue, decision_labels, pool_units, rating_labels
 from benchmark.models import Verdict
-from benchmark.selectors.verdicts import verdicts_shown
+from benchmark.selectors.verdicts import verdict_reasonings, verdicts_shown
 from benchmark.taxonomy import ABILITIES
 from validation.models import GoldLabel, Study
 
@@ -217,7 +217,8 @@ def _fill(items: list[DisagreementItem], *, study: Study, whole: bool) -> list[D
     unit_ids = {i.unit_id for i in items}
     item_ids = {i.criterion_id for i in items}
     tokens = dict(pool_units(pool=study.pool).filter(pk__in=unit_ids).values_list("pk", "token"))
-    verdicts = verdicts_shown(ids=[i.verdict_id for i in items])
+    reasonings = verdict_reasonings(ids=[i.verdict_id for i in items])
+    shown = verdicts_shown(ids=[i.verdict_id for i in items]) if whole else {}
     fields = ("submission__unit_id", "rubric_item_id", "submission__slot",
               "submission__expert__pseudonym", "hit", "note")  # fmt: skip
     raters: dict[tuple[int, int], dict[int, RaterLabel]] = defaultdict(dict)
@@ -236,16 +237,14 @@ def _fill(items: list[DisagreementItem], *, study: Study, whole: bool) -> list[D
         )
     }
     for item in items:
-        verdict = verdicts[item.verdict_id]
         key = (item.unit_id, item.criterion_id)
         item.unit = tokens.get(item.unit_id, "")
-        item.criterion_text = verdict.rubric_item.text
-        item.criterion_version = verdict.rubric_item.version
-        item.verdict_version = verdict.rubric_version
-        item.reasoning = verdict.reasoning
+        (item.reasoning, item.verdict_version, item.criterion_text,
+         item.criterion_version) = reasonings[item.verdict_id]  # fmt: skip
         item.raters = [raters[key][slot] for slot in sorted(raters[key])]
         item.adjudicator = decided.get(key)
         if whole:
+            verdict = shown[item.verdict_id]
             item.raw_reply = verdict.raw_reply
             item.response = verdict.response.text
             item.dialogue = blind_dialogue(case=verdict.response.case)
