@@ -20,6 +20,13 @@ WORDS = {
 }
 
 
+def shoot_widths(page, artifacts, name: str) -> None:
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": 900})
+        shoot(page, artifacts, f"{name}-{width}")
+    page.set_viewport_size({"width": 1366, "height": 768})
+
+
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
 def test_from_a_disagreement_to_a_better_rubric(live_server, page_in, artifacts):
@@ -31,6 +38,10 @@ def test_from_a_disagreement_to_a_better_rubric(live_server, page_in, artifacts)
     page.fill("#id_username", "admin-viewer")
     page.fill("#id_password", "pw-viewer-e2e-1")
     page.click("input[type=submit]")
+    page.wait_for_selector("#disagreements-link")
+    shoot_widths(page, artifacts, "disagreements-from-dashboard")
+    page.goto(f"{live_server.url}/admin/studies/e2e-viewer/report/")
+    shoot_widths(page, artifacts, "disagreements-from-report")
     page.click("#disagreements-link")
     page.wait_for_selector("#filters")
 
@@ -72,7 +83,7 @@ def test_from_a_disagreement_to_a_better_rubric(live_server, page_in, artifacts)
     page.keyboard.press("e")
     page.wait_for_selector("#id_reason")
     assert unit in page.inner_text("#content")
-    shoot(page, artifacts, "disagreements-rubric-edit")
+    shoot_widths(page, artifacts, "disagreements-rubric-edit")
     page.fill("#id_text", page.input_value("#id_text") + "（请具体说明）")
     page.fill("#id_reason", "judge and experts read it differently")
     page.click("input[name=_save]")
@@ -83,7 +94,7 @@ def test_from_a_disagreement_to_a_better_rubric(live_server, page_in, artifacts)
     page.goto(f"{live_server.url}/admin/benchmark/rubricitem/{criterion}/versions/")
     link = page.locator("#rubric-versions tr.version").first.locator(".disagreement a")
     assert WORDS["prompted"][lang] in link.inner_text() and unit in link.inner_text()
-    shoot(page, artifacts, "disagreements-rubric-history")
+    shoot_widths(page, artifacts, "disagreements-rubric-history")
     link.click()
     page.wait_for_selector("details.item")
     pinned = page.locator("details.item")
