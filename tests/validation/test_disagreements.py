@@ -150,3 +150,11 @@ def test_an_adjudicated_item_carries_the_senior_and_the_reason():
     assert [r.note for r in adjudicated.raters] == [f"rater-note-{r.user.username}" for r in raters]
     assert [r.pseudonym for r in adjudicated.raters] == [r.pseudonym for r in raters]
     assert adjudicated.reasoning == f"理由 {CATASTROPHIC}"
+
+
+def test_a_study_without_judge_runs_has_no_items():
+    study = rated_study(name="no-judge", cases=2, rate=True)
+    study.judge_runs.clear()
+    page = disagreements_page(study=study, filters=DisagreementFilters(), number=1)
+    assert page.paginator.count == 0 and list(page.object_list) == []
+    assert disagreement_options(study=study).judges == ()
