@@ -1,13 +1,17 @@
 """Admin for rubric criteria: edits go through ``rubric_item_edit`` (a new version with a
-required reason, an audit row), never a plain model save; a history page per criterion."""
+required reason, an audit row), never a plain model save; a history page per criterion.
+
+The disagreement viewer opens the change form with ``?study=NAME&unit=TOKEN``: the edit then
+records that study item as its prompt, and the history links back to it."""
 
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
-from django.urls import path, reverse
+from django.urls import NoReverseMatch, path, reverse
 from django.utils.html import format_html
+from django.utils.http import urlencode
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
@@ -18,9 +22,31 @@ from benchmark.selectors.rubric import rubric_item_history
 from benchmark.services.rubric import (
     IMPORTED_REASON,
     RubricEditError,
+    rubric_disagreement_check,
     rubric_item_edit,
     rubric_points_check,
 )
+
+# The query parameters that name the disagreement an edit answers.
+DISAGREEMENT_PARAMS = ("study", "unit")
+
+
+def disagreement_from_query(query) -> dict | None:
+    """What the change form's URL names as the edit's prompt (checked by the form)."""
+    given = {key: query[key] for key in DISAGREEMENT_PARAMS if key in query}
+    return given or None
+
+
+def disagreement_link(disagreement: dict | None, *, item_id: int) -> str:
+    """The viewer's URL for that item, if the viewer is installed (benchmark imports no
+    higher app: a URL name is looked up, as the leaderboard command looks up the gate)."""
+    if not disagreement:
+        return ""
+    try:
+        url = reverse("validation:study-disagreements", args=[disagreement["study"]])
+    except NoReverseMatch:
+        return ""
+    return f"{url}?{urlencode({'unit': disagreement['unit'], 'criterion': item_id})}"
 
 
 class RubricItemEditForm(forms.ModelForm):
@@ -39,9 +65,20 @@ class RubricItemEditForm(forms.ModelForm):
         help_text=_("Required; kept in the criterion's version history."),
     )
 
+    # Set per request by RubricItemAdmin.get_form: the study item the edit answers.
+    disagreement: dict | None = None
+
     class Meta:
         model = models.RubricItem
         fields = ["text", "points"]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.disagreement:
+            self.fields["reason"].help_text = gettext(
+                "Required. This edit records the disagreement it answers: study %(study)s,"
+                " unit %(unit)s; the version history links to it."
+            ) % {k: self.disagreement.get(k, "") for k in DISAGREEMENT_PARAMS}
 
     def clean_text(self) -> str:
         # Browsers send textarea line breaks as CRLF; the stored text uses LF.
@@ -52,6 +89,10 @@ class RubricItemEditForm(forms.ModelForm):
 
     def clean(self):
         data = super().clean()
+        try:
+            self.disagreement = rubric_disagreement_check(self.disagreement)
+        except RubricEditError as exc:
+            raise forms.ValidationError(str(exc)) from exc
         if self.errors:
             return data
         item = self.instance
@@ -96,6 +137,12 @@ class RubricItemAdmin(admin.ModelAdmin):
         url = reverse("admin:benchmark_rubricitem_versions", args=[obj.pk])
         return format_html('<a href="{}">{}</a>', url, gettext("versions"))
 
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        form = super().get_form(request, obj, change, **kwargs)
+        # A subclass per request: the form class itself is shared between requests.
+        attrs = {"disagreement": disagreement_from_query(request.GET)}
+        return type(form.__name__, (form,), attrs)
+
     def save_model(self, request, obj, form, change):
         """A new version through the service; the form was checked, so only a concurrent
         edit that made this one a no-op can still be refused here."""
@@ -107,6 +154,7 @@ class RubricItemAdmin(admin.ModelAdmin):
                 points=data["points"],
                 author=request.user,
                 reason=data["reason"],
+                disagreement=form.disagreement,
             )
         except RubricEditError as exc:
             messages.error(request, str(exc))
@@ -134,6 +182,8 @@ class RubricItemAdmin(admin.ModelAdmin):
                 "reason": gettext("imported") if v.reason == IMPORTED_REASON else v.reason,
                 "created_at": v.created_at,
                 "current": v.current,
+                "disagreement": v.disagreement,
+                "disagreement_url": disagreement_link(v.disagreement, item_id=item.pk),
                 # diff_html escapes every piece of text itself.
                 "diff": mark_safe(v.diff.html()) if v.diff and v.diff.text_changed else "",
                 "points_change": (

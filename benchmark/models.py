@@ -120,6 +120,10 @@ class RubricItemVersion(models.Model):
         verbose_name=_("author"),
     )
     reason = models.TextField(_("reason"), blank=True)
+    # The study item whose judge–gold disagreement prompted this edit: {"study": name,
+    # "unit": unit token} (the criterion is this version's item). Plain values, not a key:
+    # benchmark knows no study, and the link must outlive a deleted study.
+    disagreement = models.JSONField(_("prompted by a disagreement"), null=True, blank=True)
     created_at = models.DateTimeField(_("date"), auto_now_add=True)
 
     class Meta:

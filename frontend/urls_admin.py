@@ -4,7 +4,7 @@
 from django.urls import path
 
 import config.converters  # noqa: F401  (registers the <study:...> converter)
-from frontend.views import admin_leaderboard, dashboard, study_report
+from frontend.views import admin_leaderboard, dashboard, disagreements, study_report
 
 benchmark_urls = [
     path("leaderboard/", admin_leaderboard.leaderboard, name="leaderboard"),
@@ -13,6 +13,16 @@ benchmark_urls = [
 validation_urls = [
     path("studies/<study:name>/report/", study_report.study_report, name="study-report"),
     path("studies/<study:name>/export/", study_report.study_export, name="study-export"),
+    path(
+        "studies/<study:name>/disagreements/",
+        disagreements.study_disagreements,
+        name="study-disagreements",
+    ),
+    path(
+        "studies/<study:name>/disagreements.csv",
+        disagreements.study_disagreements_csv,
+        name="study-disagreements-csv",
+    ),
 ]
 
 dashboard_urls = [

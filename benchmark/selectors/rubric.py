@@ -49,6 +49,7 @@ class VersionView:
     created_at: datetime | None
     diff: RubricDiff | None  # None for the first version
     current: bool
+    disagreement: dict | None = None  # the study item that prompted the edit
 
 
 def rubric_item_history(*, item: RubricItem) -> list[VersionView]:
@@ -79,6 +80,7 @@ def rubric_item_history(*, item: RubricItem) -> list[VersionView]:
                 created_at=row.created_at,
                 diff=diff,
                 current=row.number == item.version,
+                disagreement=row.disagreement,
             )
         )
         previous = row

@@ -12,6 +12,7 @@ why. Labels and verdicts are never touched: each keeps the version number it was
 reports can say which of them were made on an older text.
 """
 
+from collections.abc import Mapping
 from typing import Any, Final
 
 from django.db import transaction
@@ -68,6 +69,21 @@ def rubric_points_check(*, ability: str, points: Any) -> int | None:
     return points
 
 
+def rubric_disagreement_check(value: Mapping[str, Any] | None) -> dict[str, str] | None:
+    """The study item an edit records as its prompt: ``{"study": name, "unit": token}``,
+    both non-empty text of the lengths their fields allow, or None."""
+    if value is None:
+        return None
+    study, unit = value.get("study"), value.get("unit")
+    if set(value) != {"study", "unit"} or not all(
+        isinstance(v, str) and v.strip() for v in (study, unit)
+    ):
+        raise RubricEditError(_("A disagreement names its study and unit."))
+    if len(study) > 200 or len(unit) > 20:
+        raise RubricEditError(_("The study or unit named is too long."))
+    return {"study": study, "unit": unit}
+
+
 def _original_version(item: RubricItem) -> RubricItemVersion:
     return RubricItemVersion.objects.create(
         item=item, number=1, text=item.text, points=item.points, author=None,
@@ -82,6 +98,7 @@ def rubric_item_edit(
     points: int | _Keep | None = KEEP,
     author,
     reason: str,
+    disagreement: Mapping[str, str] | None = None,
 ) -> RubricItemVersion:
     """Change a criterion's text and/or points as a new version; returns the new version.
 
@@ -89,7 +106,8 @@ def rubric_item_edit(
     points the rules do not allow (:func:`rubric_points_check`). The item row is locked for
     the whole edit, so two concurrent edits of one criterion get versions n+1 and n+2 in turn
     (the second sees the first's text). Writes an audit row with the diff. ``item`` is
-    updated in memory too.
+    updated in memory too. ``disagreement`` names the study item that prompted the edit
+    (:func:`rubric_disagreement_check`); the version keeps it and the history links it.
     """
     reason = (reason or "").strip()
     if not reason:
@@ -98,6 +116,7 @@ def rubric_item_edit(
         raise RubricEditError(_("An edit needs an author."))
     if text is not None and not text.strip():
         raise RubricEditError(_("The text of a criterion must not be empty."))
+    disagreement = rubric_disagreement_check(disagreement)
     with transaction.atomic():
         locked = (
             RubricItem.objects.select_for_update(of=("self",))
@@ -127,6 +146,7 @@ def rubric_item_edit(
             points=new_points,
             author=author,
             reason=reason,
+            disagreement=disagreement,
         )
         before = {"version": locked.version, "text": locked.text, "points": locked.points}
         locked.text, locked.points, locked.version = new_text, new_points, version.number
@@ -143,6 +163,7 @@ def rubric_item_edit(
                 "from_version": before["version"],
                 "to_version": version.number,
                 "reason": reason,
+                "disagreement": disagreement,
                 "text_before": before["text"],
                 "text_after": new_text,
                 **diff.as_dict(),

@@ -109,6 +109,11 @@ def routes(assignment_id: str) -> dict[str, Route]:
         "admin:password_change": Route("GET", "/admin/password_change/", staff_only),
         "validation:study-report": Route("GET", "/admin/studies/study-a/report/", staff_only),
         "validation:study-export": Route("GET", "/admin/studies/study-a/export/", staff_only),
+        "validation:study-disagreements": Route("GET", "/admin/studies/study-a/disagreements/",
+                                                staff_only),
+        "validation:study-disagreements-csv": Route(
+            "GET", "/admin/studies/study-a/disagreements.csv", staff_only
+        ),
         "annotation:token": Route("POST", "/api/v1/auth/token/", dict.fromkeys(ROLES, (400,)),
                                   {"username": "nobody", "password": "wrong"}),
         "annotation:studies": Route("GET", "/api/v1/studies/", api_expert),

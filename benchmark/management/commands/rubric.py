@@ -105,6 +105,11 @@ class Command(BaseCommand):
                     f"  v{v.number}  {when}  {who}  points {points_text(v.points)}  "
                     f"reason: {v.reason}"
                 )
+                if v.disagreement:
+                    self.stdout.write(
+                        f"      prompted by a disagreement: study {v.disagreement['study']}, "
+                        f"unit {v.disagreement['unit']}"
+                    )
                 if v.diff is None:
                     self.stdout.write(f"      {v.text}")
                     continue
@@ -131,6 +136,7 @@ def _as_json(histories) -> list[dict]:
                     "points": v.points,
                     "author": v.author,
                     "reason": v.reason,
+                    "disagreement": v.disagreement,
                     "created_at": v.created_at.isoformat() if v.created_at else None,
                     "diff": v.diff.as_dict() if v.diff else None,
                 }

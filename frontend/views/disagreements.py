@@ -1,0 +1,75 @@
+"""The disagreement viewer (staff only): a study's gold labels beside the judge's verdicts,
+filtered and paginated, with a CSV of the filtered view. Reads through
+``validation.selectors.disagreements``; this module parses, checks and renders."""
+
+import io
+
+from django.contrib import admin
+from django.contrib.admin.views.decorators import staff_member_required
+from django.http import Http404, HttpResponseBadRequest
+from django.shortcuts import render
+from django.urls import reverse
+from django.utils.http import urlencode
+from django.utils.translation import gettext as _
+
+from validation import export
+from validation.downloads import study_file_response
+from validation.selectors import study_get
+from validation.selectors.disagreements import (
+    FilterError,
+    disagreement_filters_parse,
+    disagreement_options,
+    disagreements_page,
+    disagreements_rows,
+)
+
+
+def _study_and_filters(request, name: str):
+    study = study_get(name=name)
+    if study is None:
+        raise Http404("no such study")
+    options = disagreement_options(study=study)
+    return study, options, disagreement_filters_parse(query=request.GET, options=options)
+
+
+def _refused(exc: FilterError) -> HttpResponseBadRequest:
+    return HttpResponseBadRequest(str(exc), content_type="text/plain; charset=utf-8")
+
+
+@staff_member_required
+def study_disagreements(request, name: str):
+    """One page of the study's items; the query keeps the filters and the page number."""
+    try:
+        study, options, filters = _study_and_filters(request, name)
+    except FilterError as exc:
+        return _refused(exc)
+    page = disagreements_page(study=study, filters=filters, number=request.GET.get("page"))
+    query = filters.as_query()
+    for item in page.object_list:
+        # The rubric edit records this item as the edit's prompt (benchmark.admin_rubric).
+        edit = reverse("admin:benchmark_rubricitem_change", args=[item.criterion_id])
+        item.edit_url = f"{edit}?{urlencode({'study': study.name, 'unit': item.unit})}"
+    context = admin.site.each_context(request) | {
+        # The items need the width more than the admin's model list.
+        "is_nav_sidebar_enabled": False,
+        "title": _("Disagreements: %(name)s") % {"name": study.name},
+        "study": study,
+        "options": options,
+        "filters": filters,
+        "page": page,
+        "query": urlencode(query),
+        "page_query": "&".join(filter(None, [urlencode(query), "page="])),
+    }
+    return render(request, "frontend/disagreements.html", context)
+
+
+@staff_member_required
+def study_disagreements_csv(request, name: str):
+    """The filtered view as CSV (spreadsheet formulas neutralised)."""
+    try:
+        study, _options, filters = _study_and_filters(request, name)
+    except FilterError as exc:
+        return _refused(exc)
+    out = io.StringIO()
+    export.rows_write(rows=disagreements_rows(study=study, filters=filters), fmt="csv", out=out)
+    return study_file_response(study=study, what="disagreements", fmt="csv", text=out.getvalue())
