@@ -1,0 +1,203 @@
+"""Saturation and difficulty of a rubric from several models' verdicts, with no database access.
+
+The paper's quality control (§3): after a scoring round over several models, a criterion hit
+by every model tells them apart no more (*saturated*) and a case every model does well on is
+*too easy*; the cases all models do worst on are proposed for the Hard set.
+
+* ``hit_rate``: the share of the models that hit the criterion.
+* ``saturated``: positive points and hit by every model. A harmful (negative-points) or
+  catastrophic criterion is never saturated: nobody wants it dropped for being avoided.
+* ``discrimination``: the point-biserial correlation, across the models, between hitting the
+  criterion (1/0) and the model's mean question score over the cases (uncorrected: the
+  criterion's own contribution stays in the total). Positive when the models that hit it do
+  better overall, so a harmful criterion that discriminates is negative. None when it cannot
+  be computed: fewer than two models, every model hit it or none did, or the models' mean
+  scores are all equal.
+* a case's ``mean_score``: the mean over the models of its question score, the paper-mode
+  score the leaderboard gives the case (``benchmark.scoring.case_scores``: the mean of its
+  per-ability scores, 0–100, zero after a catastrophic failure).
+* ``too_easy``: ``mean_score`` above ``easy_threshold``.
+* ``proposed_hard``: ``mean_score`` at or below the ``hard_quantile`` quantile of the cases'
+  mean scores, taken as the smallest mean score that at least that share of the cases reach
+  or fall under (numpy's ``inverted_cdf``). Every case tied at that score is proposed, so the
+  proposed share can exceed the quantile when scores tie.
+
+Every listed model must have a met / not met verdict on every criterion: an error or a missing
+verdict would make a hit rate over a different set of models per criterion, so it is refused
+(``SaturationError``), never read as "not met".
+"""
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from benchmark.scoring import RubricLayout, case_scores
+
+DEFAULT_EASY_THRESHOLD = 80.0
+# The released data's share of hard cases is 84 / 296 = 0.28 (question_all.jsonl; pinned in
+# tests/benchmark/test_saturation.py), so by default about as many cases are proposed.
+DEFAULT_HARD_QUANTILE = 0.3
+DISCRIMINATION = "point-biserial"
+_SHOWN_IDS = 5
+
+
+class SaturationError(ValueError):
+    """The verdicts cannot be analysed as asked (no model, a bad option, unscored cases)."""
+
+
+@dataclass(frozen=True)
+class CriterionStat:
+    question_id: str
+    position: int
+    hit_rate: float
+    saturated: bool
+    discrimination: float | None
+
+    def as_dict(self) -> dict:
+        return {
+            "question_id": self.question_id,
+            "position": self.position,
+            "hit_rate": self.hit_rate,
+            "saturated": self.saturated,
+            "discrimination": self.discrimination,
+        }
+
+
+@dataclass(frozen=True)
+class CaseStat:
+    question_id: str
+    mean_score: float
+    too_easy: bool
+    proposed_hard: bool
+
+    def as_dict(self) -> dict:
+        return {
+            "question_id": self.question_id,
+            "mean_score": self.mean_score,
+            "too_easy": self.too_easy,
+            "proposed_hard": self.proposed_hard,
+        }
+
+
+@dataclass(frozen=True)
+class Saturation:
+    models: tuple[str, ...]
+    criteria: tuple[CriterionStat, ...]
+    cases: tuple[CaseStat, ...]
+    easy_threshold: float
+    hard_quantile: float
+    hard_cutoff: float
+
+    def summary(self) -> dict:
+        found = [c.discrimination for c in self.criteria if c.discrimination is not None]
+        hard = sum(case.proposed_hard for case in self.cases)
+        return {
+            "models": list(self.models),
+            "cases": len(self.cases),
+            "criteria": len(self.criteria),
+            "saturated": sum(c.saturated for c in self.criteria),
+            "too_easy": sum(case.too_easy for case in self.cases),
+            "proposed_hard": hard,
+            "hard_share": hard / len(self.cases) if self.cases else 0.0,
+            "easy_threshold": self.easy_threshold,
+            "hard_quantile": self.hard_quantile,
+            "hard_cutoff": self.hard_cutoff,
+            "discrimination": DISCRIMINATION,
+            "discrimination_mean": sum(found) / len(found) if found else None,
+        }
+
+    def as_dict(self) -> dict:
+        return {
+            "criteria": [c.as_dict() for c in self.criteria],
+            "cases": [c.as_dict() for c in self.cases],
+            "summary": self.summary(),
+        }
+
+
+def _unscored_check(
+    *, question_ids: Sequence[str], layout: RubricLayout, hits: Mapping[str, Sequence]
+) -> None:
+    for model, values in hits.items():
+        if len(values) != len(layout.points):
+            raise SaturationError(
+                f"model {model!r}: {len(values)} verdicts for {len(layout.points)} criteria"
+            )
+        unusable = np.array([value is None for value in values], dtype=bool)
+        rows = np.unique(layout.case_of[unusable])
+        if rows.size:
+            shown = ", ".join(question_ids[row] for row in rows[:_SHOWN_IDS])
+            more = f" and {rows.size - _SHOWN_IDS} more" if rows.size > _SHOWN_IDS else ""
+            raise SaturationError(
+                f"model {model!r} has an error or no verdict on {rows.size} case(s) ({shown}"
+                f"{more}): judge them again (`judge --retry-errors`) or leave the model out"
+            )
+
+
+def _point_biserial(hit: np.ndarray, totals: np.ndarray) -> float | None:
+    if hit.all() or not hit.any() or np.ptp(totals) == 0:
+        return None
+    return float(np.corrcoef(hit.astype(float), totals)[0, 1])
+
+
+def saturation_compute(
+    *,
+    question_ids: Sequence[str],
+    layout: RubricLayout,
+    hits: Mapping[str, Sequence[bool | None]],
+    easy_threshold: float = DEFAULT_EASY_THRESHOLD,
+    hard_quantile: float = DEFAULT_HARD_QUANTILE,
+) -> Saturation:
+    """Saturation of each criterion and difficulty of each case (the module's rules).
+
+    ``layout`` holds the rubric with one row per case of ``question_ids``, its criteria in
+    rubric order; ``hits`` maps each model to one verdict per criterion in layout order (True
+    met, False not met, None an error or no verdict: refused).
+    """
+    if not hits:
+        raise SaturationError("no model to analyse: judge at least one model on the dataset")
+    if not 0 < hard_quantile < 1:
+        raise SaturationError(f"the hard quantile must be between 0 and 1, got {hard_quantile}")
+    if len(question_ids) != layout.cases:
+        raise SaturationError(f"{len(question_ids)} question ids for {layout.cases} cases")
+    _unscored_check(question_ids=question_ids, layout=layout, hits=hits)
+    models = tuple(hits)
+    matrix = np.array([[bool(v) for v in hits[m]] for m in models], dtype=bool).reshape(
+        len(models), len(layout.points)
+    )
+    scores = np.array(
+        [
+            [case.score for case in case_scores(values=values, catastrophic=catastrophic)]
+            for values, catastrophic in (layout.score(hits=row, scoring="paper") for row in matrix)
+        ]
+    ).reshape(len(models), layout.cases)
+    totals = scores.mean(axis=1) if layout.cases else np.zeros(len(models))
+    mean_scores = scores.mean(axis=0)
+    cutoff = (
+        float(np.quantile(mean_scores, hard_quantile, method="inverted_cdf"))
+        if layout.cases
+        else 0.0
+    )
+    hit_rates = matrix.mean(axis=0) if models else np.zeros(len(layout.points))
+    starts = np.searchsorted(layout.case_of, np.arange(layout.cases))
+    criteria = tuple(
+        CriterionStat(
+            question_id=question_ids[row],
+            position=int(index - starts[row]),
+            hit_rate=float(hit_rates[index]),
+            saturated=bool(layout.points[index] > 0 and layout.column_of[index] >= 0)
+            and bool(matrix[:, index].all()),
+            discrimination=_point_biserial(matrix[:, index], totals),
+        )
+        for index, row in enumerate(layout.case_of)
+    )
+    cases = tuple(
+        CaseStat(
+            question_id=question_ids[row],
+            mean_score=float(mean_scores[row]),
+            too_easy=bool(mean_scores[row] > easy_threshold),
+            proposed_hard=bool(mean_scores[row] <= cutoff),
+        )
+        for row in range(layout.cases)
+    )
+    return Saturation(models, criteria, cases, easy_threshold, hard_quantile, cutoff)

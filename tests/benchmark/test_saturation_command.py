@@ -1,0 +1,104 @@
+"""`heartbench saturation`: one judge's stored verdicts on several models, in JSON and a table."""
+
+import json
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from benchmark.models import Response, Verdict
+from tests.benchmark.factories import (
+    DatasetFactory,
+    JudgeFactory,
+    JudgeRunFactory,
+    ModelUnderTestFactory,
+    ResponseFactory,
+    case_with_rubric,
+)
+
+pytestmark = pytest.mark.django_db
+
+RUBRIC = [("warmth", 3), ("warmth", -10), ("curiosity", 6), ("catastrophic", None)]
+MET, MISS, ERR = "met", "not_met", "error"
+
+
+def judge(run, case, states):
+    response = Response.objects.filter(model=run.model, case=case).first() or ResponseFactory(
+        model=run.model, case=case
+    )
+    for item, state in zip(case.rubric.order_by("position"), states, strict=True):
+        Verdict.objects.create(run=run, response=response, rubric_item=item, state=state)
+
+
+@pytest.fixture
+def judged():
+    dataset = DatasetFactory(name="draft-set")
+    easy = case_with_rubric(dataset=dataset, rubric=RUBRIC, question_id="easy")
+    split = case_with_rubric(dataset=dataset, rubric=RUBRIC, question_id="split")
+    claude = JudgeFactory(name="claude")
+    runs = {
+        name: JudgeRunFactory(judge=claude, dataset=dataset, model=ModelUnderTestFactory(name=name))
+        for name in ("m1", "m2", "m3")
+    }
+    for name, run in runs.items():
+        judge(run, easy, [MET, MISS, MET, MISS])  # 100 for every model
+        judge(run, split, [MET, MISS, MET if name == "m1" else MISS, MISS])
+    other = JudgeRunFactory(
+        judge=JudgeFactory(name="other"), dataset=dataset, model=runs["m1"].model
+    )
+    judge(other, easy, [ERR, MISS, MET, MISS])
+    return dataset, runs
+
+
+def _json(capsys, *args):
+    call_command("saturation", "--dataset", "draft-set", "--format", "json", *args)
+    return json.loads(capsys.readouterr().out)
+
+
+def test_json_over_every_model_of_the_judge_covering_most(judged, capsys):
+    data = _json(capsys)
+    summary = data["summary"]
+    assert summary["judge"] == "claude" and summary["models"] == ["m1", "m2", "m3"]
+    by_key = {(c["question_id"], c["position"]): c for c in data["criteria"]}
+    assert by_key["easy", 0]["saturated"] and by_key["easy", 2]["saturated"]
+    assert not by_key["easy", 1]["saturated"]  # never hit
+    assert by_key["split", 2]["hit_rate"] == pytest.approx(1 / 3)
+    assert by_key["split", 2]["discrimination"] == pytest.approx(1.0)
+    cases = {c["question_id"]: c for c in data["cases"]}
+    assert cases["easy"]["mean_score"] == pytest.approx(100.0) and cases["easy"]["too_easy"]
+    assert cases["split"]["proposed_hard"] and not cases["easy"]["proposed_hard"]
+    assert summary["saturated"] == 3 and summary["too_easy"] == 1
+
+
+def test_models_narrow_the_analysis_and_change_saturation(judged, capsys):
+    data = _json(capsys, "--models", "m2,m3")
+    assert data["summary"]["models"] == ["m2", "m3"]
+    split_warmth = next(
+        c for c in data["criteria"] if (c["question_id"], c["position"]) == ("split", 2)
+    )
+    assert split_warmth["hit_rate"] == 0.0 and split_warmth["discrimination"] is None
+
+
+def test_a_model_the_judge_did_not_run_is_a_clear_error(judged):
+    with pytest.raises(CommandError, match="judge 'claude' did not judge 'nobody'"):
+        call_command("saturation", "--dataset", "draft-set", "--models", "m1,nobody")
+
+
+def test_a_judge_with_errors_or_missing_verdicts_is_refused(judged):
+    with pytest.raises(CommandError, match=r"model 'm1' has an error or no verdict on 2 case"):
+        call_command("saturation", "--dataset", "draft-set", "--judge", "other")
+
+
+def test_unknown_dataset_and_bad_quantile_are_refused(judged):
+    with pytest.raises(CommandError, match="no dataset named"):
+        call_command("saturation", "--dataset", "nope")
+    with pytest.raises(CommandError, match="between 0 and 1"):
+        call_command("saturation", "--dataset", "draft-set", "--hard-quantile", "1")
+
+
+def test_table_lists_saturated_criteria_and_flags(judged, capsys):
+    call_command("saturation", "--dataset", "draft-set", "--easy-threshold", "90")
+    out = capsys.readouterr().out
+    assert "judge claude, models m1, m2, m3" in out
+    assert "  easy #0" in out and "  easy #2" in out
+    assert "easy  100.00  too_easy" in out
+    assert "proposed_hard" in out
