@@ -14,6 +14,7 @@ from tests.benchmark.factories import (
     ResponseFactory,
     case_with_rubric,
 )
+from tests.benchmark.schema_check import schema_validator
 
 pytestmark = pytest.mark.django_db
 
@@ -67,6 +68,7 @@ def test_json_over_every_model_of_the_judge_covering_most(judged, capsys):
     assert cases["easy"]["mean_score"] == pytest.approx(100.0) and cases["easy"]["too_easy"]
     assert cases["split"]["proposed_hard"] and not cases["easy"]["proposed_hard"]
     assert summary["saturated"] == 3 and summary["too_easy"] == 1
+    schema_validator("saturation").validate(data)
 
 
 def test_models_narrow_the_analysis_and_change_saturation(judged, capsys):
