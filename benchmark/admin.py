@@ -283,3 +283,17 @@ class GenerationRunAdmin(ReadOnlyAdmin):
 
 
 admin.site.register(models.GenerationRun, GenerationRunAdmin)
+
+
+# Building a benchmark: projects and drafts read only, standards through their service.
+from benchmark.admin_construction import (  # noqa: E402
+    AbsoluteStandardAdmin,
+    AbsoluteStandardVersionAdmin,
+    ConstructionProjectAdmin,
+    DraftCaseAdmin,
+)
+
+admin.site.register(models.ConstructionProject, ConstructionProjectAdmin)
+admin.site.register(models.DraftCase, DraftCaseAdmin)
+admin.site.register(models.AbsoluteStandard, AbsoluteStandardAdmin)
+admin.site.register(models.AbsoluteStandardVersion, AbsoluteStandardVersionAdmin)
