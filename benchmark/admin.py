@@ -291,9 +291,11 @@ from benchmark.admin_construction import (  # noqa: E402
     AbsoluteStandardVersionAdmin,
     ConstructionProjectAdmin,
     DraftCaseAdmin,
+    RewriteRunAdmin,
 )
 
 admin.site.register(models.ConstructionProject, ConstructionProjectAdmin)
 admin.site.register(models.DraftCase, DraftCaseAdmin)
+admin.site.register(models.RewriteRun, RewriteRunAdmin)
 admin.site.register(models.AbsoluteStandard, AbsoluteStandardAdmin)
 admin.site.register(models.AbsoluteStandardVersion, AbsoluteStandardVersionAdmin)

@@ -15,7 +15,14 @@ from benchmark.services.standards import StandardError, standard_write
 class DraftCaseInline(admin.TabularInline):
     model = models.DraftCase
     extra = 0
-    fields = ["position", "question_id", "primary_scene", "source", "rewrite_model"]
+    fields = [
+        "position",
+        "question_id",
+        "primary_scene",
+        "source",
+        "rewrite_model",
+        "rewrite_error",
+    ]
     readonly_fields = fields
     can_delete = False
 
@@ -33,6 +40,12 @@ class DraftCaseAdmin(ReadOnlyAdmin):
     list_display = ["question_id", "project", "position", "primary_scene", "rewrite_model"]
     list_filter = ["project"]
     search_fields = ["question_id", "primary_scene", "notes"]
+
+
+class RewriteRunAdmin(ReadOnlyAdmin):
+    list_display = ["id", "project", "model", "status", "done", "total", "errors", "cost",
+                    "created_at"]  # fmt: skip
+    list_filter = ["status", "project"]
 
 
 class AbsoluteStandardForm(forms.ModelForm):

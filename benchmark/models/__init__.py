@@ -6,6 +6,7 @@ from benchmark.models.construction import (
     AbsoluteStandardVersion,
     ConstructionProject,
     DraftCase,
+    RewriteRun,
 )
 from benchmark.models.core import (
     ABILITY_CHOICES,
@@ -42,6 +43,7 @@ __all__ = [
     "LLMRun",
     "ModelUnderTest",
     "Response",
+    "RewriteRun",
     "RubricItem",
     "RubricItemVersion",
     "Verdict",

@@ -5,7 +5,7 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from benchmark.models.core import ABILITY_CHOICES
+from benchmark.models.core import ABILITY_CHOICES, LLMRun, ModelUnderTest
 from benchmark.taxonomy import SCORED_CODES
 
 STANDARD_CHOICES = [(code, label) for code, label in ABILITY_CHOICES if code in SCORED_CODES]
@@ -52,6 +52,12 @@ class DraftCase(models.Model):
     dialogue = models.JSONField(_("seed dialogue"))
     rewrite = models.JSONField(_("rewritten dialogue"), null=True, blank=True)
     rewrite_model = models.CharField(_("rewritten by"), max_length=200, blank=True)
+    rewrite_error = models.CharField(
+        _("rewrite error"),
+        max_length=500,
+        blank=True,
+        help_text=_("Why the latest rewrite could not be used."),
+    )
     primary_scene = models.CharField(_("primary scene"), max_length=200, blank=True)
     source = models.CharField(_("source"), max_length=500, blank=True)
     notes = models.TextField(_("notes"), blank=True)
@@ -67,6 +73,31 @@ class DraftCase(models.Model):
 
     def __str__(self) -> str:
         return f"{self.project_id}/{self.question_id}"
+
+
+class RewriteRun(LLMRun):
+    """One pass of an LLM rewriting a project's seed dialogues (``construction.rewrite``);
+    resumable like a generation run: a rewritten draft is not asked again."""
+
+    project = models.ForeignKey(
+        ConstructionProject,
+        on_delete=models.CASCADE,
+        related_name="rewrite_runs",
+        verbose_name=_("project"),
+    )
+    model = models.ForeignKey(
+        ModelUnderTest,
+        on_delete=models.PROTECT,
+        related_name="rewrite_runs",
+        verbose_name=_("model"),
+    )
+
+    class Meta(LLMRun.Meta):
+        verbose_name = _("rewrite run")
+        verbose_name_plural = _("rewrite runs")
+
+    def __str__(self) -> str:
+        return f"rewrite {self.pk}: {self.model} on {self.project}"
 
 
 class AbsoluteStandard(models.Model):
