@@ -14,6 +14,7 @@ from pathlib import Path
 
 from django.db import transaction
 
+from benchmark.audit_actions import AuditAction
 from benchmark.importing import ImportFailure
 from benchmark.importing.dataset import dialogue_parse
 from benchmark.llm.client import Endpoint
@@ -23,6 +24,7 @@ from benchmark.llm.parser import ReplyError
 from benchmark.llm.progress import Progress
 from benchmark.llm.prompts import DEFAULT_REWRITE_TEMPLATE, template_load
 from benchmark.models import ConstructionProject, DraftCase, ModelUnderTest, RewriteRun
+from benchmark.services.audit import audit_record
 from benchmark.services.llm_jobs import (
     EngineOptions,
     LLMJobConfigError,
@@ -86,10 +88,17 @@ def _reask(unit: Unit, messages: list[dict], text: str | None, problem: str) -> 
 def draft_rewrite_store(
     *, draft_id: int, model_name: str, dialogue: list[dict] | None = None, error: str = ""
 ) -> None:
-    """Keep a draft's rewrite, or why it could not be had (the draft then keeps none)."""
+    """Keep a draft's rewrite, or why it could not be had (the draft then keeps none), with
+    an audit row."""
     with transaction.atomic():
-        DraftCase.objects.filter(pk=draft_id).update(
-            rewrite=dialogue, rewrite_model=model_name, rewrite_error=error[:500]
+        draft = DraftCase.objects.select_for_update().get(pk=draft_id)
+        draft.rewrite, draft.rewrite_model, draft.rewrite_error = dialogue, model_name, error[:500]
+        draft.save(update_fields=["rewrite", "rewrite_model", "rewrite_error"])
+        audit_record(
+            actor=None,
+            action=AuditAction.DRAFT_REWRITE,
+            obj=draft,
+            data={"model": model_name, "rewritten": dialogue is not None, "error": error[:500]},
         )
 
 

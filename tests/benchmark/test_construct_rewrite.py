@@ -9,7 +9,7 @@ from django.core.management import CommandError, call_command
 from benchmark.llm.engine import Unit
 from benchmark.llm.fake_server import REWRITTEN, FakeLLM
 from benchmark.llm.parser import ReplyError
-from benchmark.models import DraftCase, RewriteRun
+from benchmark.models import AuditEvent, DraftCase, RewriteRun
 from benchmark.services.rewrite import rewrite_interpret
 from tests.benchmark.test_construct_seeds import BASE_SEEDS
 
@@ -49,6 +49,8 @@ def test_import_then_rewrite_keeps_the_seed_beside_the_rewrite(project, fake):
     run = RewriteRun.objects.get()
     assert run.status == "finished" and run.template_version == "heartbench-rewrite-zh-v1"
     assert fake.count() == 3
+    events = AuditEvent.objects.filter(action="draft.rewrite")
+    assert events.count() == 3 and all(e.data["rewritten"] for e in events)
 
 
 def test_an_unusable_reply_is_asked_again_then_left_as_an_error_and_resumed(project, fake):
@@ -62,6 +64,8 @@ def test_an_unusable_reply_is_asked_again_then_left_as_an_error_and_resumed(proj
     failed = DraftCase.objects.get(question_id="s-02")
     assert failed.rewrite is None and "not a dialogue as JSON" in failed.rewrite_error
     assert failed.dialogue[0]["content"].startswith("我妈")  # the seed is untouched
+    audit = AuditEvent.objects.get(action="draft.rewrite", object_id=str(failed.pk))
+    assert audit.data["rewritten"] is False and "not a dialogue" in audit.data["error"]
     first_run = RewriteRun.objects.get()
     assert (first_run.errors, first_run.reasks) == (1, 2)
     sent = fake.count()
