@@ -291,11 +291,14 @@ from benchmark.admin_construction import (  # noqa: E402
     AbsoluteStandardVersionAdmin,
     ConstructionProjectAdmin,
     DraftCaseAdmin,
-    RewriteRunAdmin,
+    DraftJobRunAdmin,
+    DraftResponseAdmin,
 )
 
 admin.site.register(models.ConstructionProject, ConstructionProjectAdmin)
 admin.site.register(models.DraftCase, DraftCaseAdmin)
-admin.site.register(models.RewriteRun, RewriteRunAdmin)
+admin.site.register(models.RewriteRun, DraftJobRunAdmin)
+admin.site.register(models.ReferenceRun, DraftJobRunAdmin)
+admin.site.register(models.DraftResponse, DraftResponseAdmin)
 admin.site.register(models.AbsoluteStandard, AbsoluteStandardAdmin)
 admin.site.register(models.AbsoluteStandardVersion, AbsoluteStandardVersionAdmin)

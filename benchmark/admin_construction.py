@@ -42,10 +42,18 @@ class DraftCaseAdmin(ReadOnlyAdmin):
     search_fields = ["question_id", "primary_scene", "notes"]
 
 
-class RewriteRunAdmin(ReadOnlyAdmin):
+class DraftJobRunAdmin(ReadOnlyAdmin):
+    """A rewrite or reference run: progress and spending, read only (the commands run them)."""
+
     list_display = ["id", "project", "model", "status", "done", "total", "errors", "cost",
                     "created_at"]  # fmt: skip
     list_filter = ["status", "project"]
+
+
+class DraftResponseAdmin(ReadOnlyAdmin):
+    list_display = ["draft", "model", "from_rewrite", "created_at"]
+    list_filter = ["model", "draft__project"]
+    list_select_related = ["draft", "model"]
 
 
 class AbsoluteStandardForm(forms.ModelForm):

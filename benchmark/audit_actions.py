@@ -27,6 +27,7 @@ class AuditAction(StrEnum):
     COMMENT_UNHIDE = "comment.unhide"
     CONSTRUCTION_PROJECT_CREATE = "construction_project.create"
     DATASET_IMPORT = "dataset.import"
+    DRAFT_REFERENCE_RESPONSE = "draft.reference_response"
     DRAFT_REWRITE = "draft.rewrite"
     DRAFTS_IMPORT = "drafts.import"
     EXPERT_ACTIVATE = "expert.activate"

@@ -6,6 +6,8 @@ from benchmark.models.construction import (
     AbsoluteStandardVersion,
     ConstructionProject,
     DraftCase,
+    DraftResponse,
+    ReferenceRun,
     RewriteRun,
 )
 from benchmark.models.core import (
@@ -36,12 +38,14 @@ __all__ = [
     "Dataset",
     "Difficulty",
     "DraftCase",
+    "DraftResponse",
     "GenerationRun",
     "Judge",
     "JudgeRun",
     "LLMCacheEntry",
     "LLMRun",
     "ModelUnderTest",
+    "ReferenceRun",
     "Response",
     "RewriteRun",
     "RubricItem",

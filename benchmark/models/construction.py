@@ -100,6 +100,64 @@ class RewriteRun(LLMRun):
         return f"rewrite {self.pk}: {self.model} on {self.project}"
 
 
+class ReferenceRun(LLMRun):
+    """One pass of a reference model answering a project's drafts (the relative standard);
+    resumable: a draft the model answered is not asked again."""
+
+    project = models.ForeignKey(
+        ConstructionProject,
+        on_delete=models.CASCADE,
+        related_name="reference_runs",
+        verbose_name=_("project"),
+    )
+    model = models.ForeignKey(
+        ModelUnderTest,
+        on_delete=models.PROTECT,
+        related_name="reference_runs",
+        verbose_name=_("model"),
+    )
+    # The drafts of the latest session that got no answer, with the reason (the first 50).
+    failures = models.JSONField(_("failures"), default=list, blank=True)
+
+    class Meta(LLMRun.Meta):
+        verbose_name = _("reference run")
+        verbose_name_plural = _("reference runs")
+
+    def __str__(self) -> str:
+        return f"references {self.pk}: {self.model} on {self.project}"
+
+
+class DraftResponse(models.Model):
+    """A reference model's answer to a draft: what the rubric's criteria should tell apart."""
+
+    draft = models.ForeignKey(
+        DraftCase, on_delete=models.CASCADE, related_name="responses", verbose_name=_("draft case")
+    )
+    model = models.ForeignKey(
+        ModelUnderTest,
+        on_delete=models.PROTECT,
+        related_name="draft_responses",
+        verbose_name=_("model"),
+    )
+    text = models.TextField(_("text"))
+    from_rewrite = models.BooleanField(
+        _("answered the rewrite"),
+        default=False,
+        help_text=_("The model saw the rewritten dialogue, not the seed's."),
+    )
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["draft", "model"], name="draft_response_model"),
+        ]
+        verbose_name = _("reference response")
+        verbose_name_plural = _("reference responses")
+
+    def __str__(self) -> str:
+        return f"{self.model} / {self.draft}"
+
+
 class AbsoluteStandard(models.Model):
     """The therapeutic principles and behavioural markers of one ability, written by senior
     experts; the current text of a history kept in ``AbsoluteStandardVersion``."""

@@ -17,23 +17,14 @@ from django.db import transaction
 from benchmark.audit_actions import AuditAction
 from benchmark.importing import ImportFailure
 from benchmark.importing.dataset import dialogue_parse
-from benchmark.llm.client import Endpoint
-from benchmark.llm.credentials import base_url_resolve
-from benchmark.llm.engine import EngineConfig, Unit
+from benchmark.llm.engine import Unit
 from benchmark.llm.parser import ReplyError
 from benchmark.llm.progress import Progress
 from benchmark.llm.prompts import DEFAULT_REWRITE_TEMPLATE, template_load
 from benchmark.models import ConstructionProject, DraftCase, ModelUnderTest, RewriteRun
 from benchmark.services.audit import audit_record
-from benchmark.services.llm_jobs import (
-    EngineOptions,
-    LLMJobConfigError,
-    RunOutcome,
-    RunStore,
-    engine_price,
-    job_execute,
-    request_parameters,
-)
+from benchmark.services.draft_jobs import model_job_execute
+from benchmark.services.llm_jobs import EngineOptions, RunOutcome, RunStore
 
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$")
 
@@ -123,12 +114,6 @@ def rewrite_run_execute(
     on_progress: Callable[[Progress], None] | None = None,
 ) -> RunOutcome:
     """Ask the model to rewrite every draft of the run's project that has no rewrite yet."""
-    model = run.model
-    base_url = base_url_resolve(explicit=options.base_url, stored=model.base_url)
-    if not base_url:
-        raise LLMJobConfigError(
-            f"model {model.name!r} has no base URL; pass --base-url or set OPENAI_BASE_URL"
-        )
     template = template_load(Path(DEFAULT_REWRITE_TEMPLATE), allowed=frozenset({"dialogue"}))
     drafts = list(run.project.drafts.order_by("position"))
     todo = [draft for draft in drafts if draft.rewrite is None]
@@ -148,27 +133,13 @@ def rewrite_run_execute(
         )
         for draft in todo
     ]
-    endpoint_model = model.endpoint_model or model.name
-    return job_execute(
+    return model_job_execute(
         run=run,
-        endpoint=Endpoint(
-            base_url=base_url,
-            model=endpoint_model,
-            api_key=options.api_key,
-            parameters=request_parameters(stored=model.parameters, run=run),
-            timeout=options.timeout,
-        ),
-        config=EngineConfig(
-            template_version=template.version,
-            concurrency=options.concurrency,
-            max_reasks=options.max_reasks,
-            max_cost=options.max_cost,
-            price=engine_price(endpoint_model, model.parameters, options),
-            force=options.force,
-        ),
+        model=run.model,
         options=options,
+        template_version=template.version,
         units=units,
-        counts={"total": len(drafts), "done": len(drafts) - len(units), "errors": 0},
+        total=len(drafts),
         store_factory=_RewriteStore,
         interpret=lambda unit, text, refusal: checks[unit.ident](unit, text, refusal),
         reask=_reask,

@@ -1,11 +1,13 @@
 """`heartbench construct create-project P --dataset-name NAME [--description T]`,
-`heartbench construct import-seeds FILE --project P [--rewrite --model M ...]` and
-`heartbench construct rewrite --project P --model M ...`: the start of a new benchmark."""
+`heartbench construct import-seeds FILE --project P [--rewrite --model M ...]`,
+`heartbench construct rewrite --project P --model M ...` and
+`heartbench construct references --project P --models A,B ...`: the start of a new benchmark."""
 
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from benchmark.cli_types import comma_list
 from benchmark.importing import ImportFailure
 from benchmark.management.commands._llm_args import (
     EXIT_CONFIG,
@@ -20,6 +22,7 @@ from benchmark.selectors.construction import ProjectNotFound, project_get
 from benchmark.services.construction import ProjectError, project_create, seeds_import
 from benchmark.services.generation import model_resolve
 from benchmark.services.llm_jobs import LLMJobConfigError
+from benchmark.services.references import reference_run_execute, reference_run_start
 from benchmark.services.rewrite import rewrite_run_execute, rewrite_run_start
 
 
@@ -63,6 +66,16 @@ class Command(BaseCommand):
         )
         rewrite.add_argument("--project", required=True, help="the project's name")
         _rewrite_arguments(rewrite, required=True)
+        references = sub.add_parser(
+            "references",
+            help="reference models answer every draft they have not answered yet (the "
+            "relative standard), one model after the other",
+        )
+        references.add_argument("--project", required=True, help="the project's name")
+        references.add_argument(
+            "--models", type=comma_list, required=True, help="A,B,... (models under test)"
+        )
+        add_endpoint_arguments(references)
 
     def handle(self, *args, **options):
         if options["action"] == "create-project":
@@ -72,6 +85,9 @@ class Command(BaseCommand):
             project = project_get(name=options["project"])
         except ProjectNotFound as exc:
             raise CommandError(str(exc)) from exc
+        if options["action"] == "references":
+            self._references(project, options)
+            return
         if options["action"] == "import-seeds":
             if options["rewrite"] and not options["model"]:
                 raise CommandError("--rewrite needs --model", returncode=EXIT_CONFIG)
@@ -97,6 +113,29 @@ class Command(BaseCommand):
         except ProjectError as exc:
             raise CommandError(str(exc)) from exc
         self.stdout.write(f"project {project} created; it will publish {project.dataset_name}")
+
+    def _references(self, project, options):
+        failed = []
+        for name in options["models"]:
+            model = model_resolve(name=name, base_url=options["base_url"])
+            try:
+                run = reference_run_start(project=project, model=model)
+                outcome = reference_run_execute(
+                    run=run, options=engine_options(options), on_progress=progress_writer(options)
+                )
+            except LLMJobConfigError as exc:
+                raise CommandError(str(exc), returncode=EXIT_CONFIG) from None
+            self.stdout.write("\n".join(summary_lines(f"{name}: reference run", outcome)))
+            if outcome.stop_reason:
+                finish(outcome, "drafts")
+            if outcome.run.errors:
+                failed.append(f"{name} ({outcome.run.errors})")
+        if failed:
+            raise CommandError(
+                f"drafts got no answer from {', '.join(failed)} (listed with the reason on "
+                "each run); run the same command again to ask for them",
+                returncode=EXIT_ERRORS,
+            )
 
     def _rewrite(self, project, options):
         model = model_resolve(
