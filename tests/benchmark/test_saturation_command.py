@@ -5,7 +5,8 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from benchmark.models import Response, Verdict
+from benchmark.models import JudgeRun, Response, Verdict
+from benchmark.selectors.leaderboard import judge_run_scores
 from tests.benchmark.factories import (
     DatasetFactory,
     JudgeFactory,
@@ -15,6 +16,7 @@ from tests.benchmark.factories import (
     case_with_rubric,
 )
 from tests.benchmark.schema_check import schema_validator
+from tests.benchmark.test_released_data import judge_randomly
 
 pytestmark = pytest.mark.django_db
 
@@ -104,3 +106,39 @@ def test_table_lists_saturated_criteria_and_flags(judged, capsys):
     assert "  easy #0" in out and "  easy #2" in out
     assert "easy  100.00  too_easy" in out
     assert "proposed_hard" in out
+
+
+@pytest.mark.slow
+def test_on_the_released_data_the_flags_follow_the_verdicts_and_the_leaderboards_scores(
+    released, capsys
+):
+    dataset, rows = released
+    details = {
+        name: judge_randomly(dataset, rows, name=name, seed=seed)
+        for seed, name in enumerate(("r1", "r2", "r3"), start=1)
+    }
+    call_command("saturation", "--dataset", dataset.name, "--format", "json")
+    data = json.loads(capsys.readouterr().out)
+    schema_validator("saturation").validate(data)
+    summary = data["summary"]
+    # 2,818 scored criteria and one or two catastrophic ones per case.
+    assert (summary["cases"], summary["criteria"]) == (296, 3114)
+    assert 0.3 <= summary["hard_share"] < 0.35  # ties can only add cases at the cutoff
+    by_key = {(c["question_id"], c["position"]): c for c in data["criteria"]}
+    for row in rows:
+        for position, item in enumerate(row["rubric"]):
+            hits = [details[name][row["question_id"]][position] for name in details]
+            stat = by_key[row["question_id"], position]
+            assert stat["hit_rate"] == pytest.approx(sum(hits) / 3)
+            positive = item["dimension"] != "其他" and (item["score"] or 0) > 0
+            assert stat["saturated"] == (positive and all(hits))
+    # A case's mean score is the mean of the leaderboard's question scores of the three runs.
+    per_run = [judge_run_scores(run=run).cases for run in JudgeRun.objects.all()]
+    question_ids = dict(dataset.cases.values_list("id", "question_id"))
+    expected = {
+        question_ids[case_id]: sum(scores[case_id].score for scores in per_run) / 3
+        for case_id in question_ids
+    }
+    for case in data["cases"]:
+        assert case["mean_score"] == pytest.approx(expected[case["question_id"]], abs=1e-9)
+        assert case["too_easy"] == (case["mean_score"] > 80)
