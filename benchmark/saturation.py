@@ -134,10 +134,15 @@ def _unscored_check(
             )
 
 
-def _point_biserial(hit: np.ndarray, totals: np.ndarray) -> float | None:
-    if hit.all() or not hit.any() or np.ptp(totals) == 0:
-        return None
-    return float(np.corrcoef(hit.astype(float), totals)[0, 1])
+def _point_biserial(matrix: np.ndarray, totals: np.ndarray) -> list[float | None]:
+    """Per criterion (column of ``matrix``, models x criteria), the correlation of its hits
+    with the models' totals; None where either is constant."""
+    undefined = matrix.all(axis=0) | ~matrix.any(axis=0) | (np.ptp(totals) == 0)
+    hits = matrix - matrix.mean(axis=0)
+    spread = totals - totals.mean()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = (spread @ hits) / np.sqrt((hits**2).sum(axis=0) * (spread**2).sum())
+    return [None if skip else float(value) for skip, value in zip(undefined, r, strict=True)]
 
 
 def saturation_compute(
@@ -178,7 +183,8 @@ def saturation_compute(
         if layout.cases
         else 0.0
     )
-    hit_rates = matrix.mean(axis=0) if models else np.zeros(len(layout.points))
+    hit_rates = matrix.mean(axis=0)
+    discrimination = _point_biserial(matrix, totals)
     starts = np.searchsorted(layout.case_of, np.arange(layout.cases))
     criteria = tuple(
         CriterionStat(
@@ -187,7 +193,7 @@ def saturation_compute(
             hit_rate=float(hit_rates[index]),
             saturated=bool(layout.points[index] > 0 and layout.column_of[index] >= 0)
             and bool(matrix[:, index].all()),
-            discrimination=_point_biserial(matrix[:, index], totals),
+            discrimination=discrimination[index],
         )
         for index, row in enumerate(layout.case_of)
     )

@@ -160,3 +160,12 @@ def test_the_default_hard_quantile_is_of_the_released_hard_share(shared_data):
     share = sum(row["difficulty"] == "hard" for row in rows) / len(rows)
     assert share == pytest.approx(84 / 296)
     assert abs(DEFAULT_HARD_QUANTILE - share) < 0.05
+
+
+def test_models_with_equal_mean_scores_leave_discrimination_undefined():
+    layout = RubricLayout.build([[Criterion("warmth", 1)], [Criterion("curiosity", 1)]])
+    result = saturation_compute(
+        question_ids=["x", "y"], layout=layout, hits={"m1": [True, False], "m2": [False, True]}
+    )
+    assert [c.hit_rate for c in result.criteria] == [0.5, 0.5]
+    assert [c.discrimination for c in result.criteria] == [None, None]
