@@ -4,7 +4,8 @@ with its author and reason, an audit row), never a plain model save."""
 
 from django import forms
 from django.contrib import admin, messages
-from django.utils.translation import gettext
+from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext, pgettext
 from django.utils.translation import gettext_lazy as _
 
 from benchmark import models
@@ -40,6 +41,28 @@ class DraftCaseAdmin(ReadOnlyAdmin):
     list_display = ["question_id", "project", "position", "primary_scene", "rewrite_model"]
     list_filter = ["project"]
     search_fields = ["question_id", "primary_scene", "notes"]
+    fields = ["project", "question_id", "position", "primary_scene", "source", "notes",
+              "rewrite_model", "rewrite_error", "comparison"]  # fmt: skip
+    readonly_fields = fields
+
+    @admin.display(description=_("seed and rewrite"))
+    def comparison(self, obj: models.DraftCase) -> str:
+        """The seed's turns beside the rewrite's, for review (the rewrite has the same roles)."""
+        rewrite = obj.rewrite or [{}] * len(obj.dialogue)
+        rows = format_html_join(
+            "",
+            "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
+            ((seed["role"], seed["content"], new.get("content", "—"))
+             for seed, new in zip(obj.dialogue, rewrite, strict=True)),
+        )  # fmt: skip
+        return format_html(
+            '<table class="draft-comparison"><thead><tr><th>{}</th><th>{}</th><th>{}</th></tr>'
+            "</thead><tbody>{}</tbody></table>",
+            gettext("role"),
+            pgettext("dialogue", "seed"),
+            gettext("rewrite"),
+            rows,
+        )
 
 
 class DraftJobRunAdmin(ReadOnlyAdmin):

@@ -72,7 +72,7 @@ class DraftCase(models.Model):
         verbose_name_plural = _("draft cases")
 
     def __str__(self) -> str:
-        return f"{self.project_id}/{self.question_id}"
+        return f"{self.project}/{self.question_id}"
 
 
 class RewriteRun(LLMRun):

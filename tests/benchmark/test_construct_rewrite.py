@@ -105,3 +105,19 @@ def test_a_fenced_reply_with_the_seeds_turns_is_used():
     check = rewrite_interpret(["A"])
     reply = '```json\n{"dialogue": [{"role": "A", "content": "改写后"}]}\n```'
     assert check(Unit(ident=1, messages=[]), reply, None) == [{"role": "A", "content": "改写后"}]
+
+
+def test_the_admin_shows_the_seed_beside_the_rewrite_escaped(project, fake, admin_client):
+    construct(
+        "import-seeds", str(BASE_SEEDS), "--project", "pilot", "--rewrite",
+        "--model", "rewriter", "--base-url", fake.base_url, *QUICK,
+    )  # fmt: skip
+    draft = DraftCase.objects.get(question_id="s-01")
+    DraftCase.objects.filter(pk=draft.pk).update(
+        dialogue=[*draft.dialogue[:-1], {"role": "A", "content": "<b>tight</b>"}]
+    )
+    page = admin_client.get(f"/admin/benchmark/draftcase/{draft.pk}/change/")
+    html = page.content.decode()
+    assert page.status_code == 200 and 'class="draft-comparison"' in html
+    assert draft.dialogue[0]["content"] in html and draft.rewrite[0]["content"] in html
+    assert "&lt;b&gt;tight&lt;/b&gt;" in html and "<b>tight</b>" not in html
