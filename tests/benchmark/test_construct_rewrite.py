@@ -121,3 +121,17 @@ def test_the_admin_shows_the_seed_beside_the_rewrite_escaped(project, fake, admi
     assert page.status_code == 200 and 'class="draft-comparison"' in html
     assert draft.dialogue[0]["content"] in html and draft.rewrite[0]["content"] in html
     assert "&lt;b&gt;tight&lt;/b&gt;" in html and "<b>tight</b>" not in html
+
+
+def test_ctrl_c_says_what_was_stored_and_exits_130(project, fake, monkeypatch):
+    construct("import-seeds", str(BASE_SEEDS), "--project", "pilot")
+
+    def interrupted(*, run, options, on_progress):
+        RewriteRun.objects.filter(pk=run.pk).update(status="stopped", total=3, done=1)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("benchmark.management.commands.construct.rewrite_run_execute", interrupted)
+    args = ["rewrite", "--project", "pilot", "--model", "rewriter", "--base-url", fake.base_url]
+    with pytest.raises(CommandError, match=r"stopped with 1 of 3 drafts stored") as failure:
+        construct(*args, *QUICK)
+    assert failure.value.returncode == 130

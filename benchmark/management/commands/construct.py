@@ -12,6 +12,7 @@ from benchmark.importing import ImportFailure
 from benchmark.management.commands._llm_args import (
     EXIT_CONFIG,
     EXIT_ERRORS,
+    EXIT_INTERRUPTED,
     add_endpoint_arguments,
     engine_options,
     finish,
@@ -34,6 +35,17 @@ def _rewrite_arguments(parser, *, required: bool) -> None:
     )
     parser.add_argument("--endpoint-model", help="the endpoint's model id (default: --model)")
     add_endpoint_arguments(parser)
+
+
+def _interrupted(run) -> CommandError:
+    """The one line for Ctrl-C: the run is stopped, what it stored stays, the same command
+    resumes it."""
+    run.refresh_from_db()
+    return CommandError(
+        f"interrupted: run {run.pk} stopped with {run.done} of {run.total} drafts stored; "
+        "to resume it, run the same command again",
+        returncode=EXIT_INTERRUPTED,
+    )
 
 
 class Command(BaseCommand):
@@ -125,6 +137,8 @@ class Command(BaseCommand):
                 )
             except LLMJobConfigError as exc:
                 raise CommandError(str(exc), returncode=EXIT_CONFIG) from None
+            except KeyboardInterrupt:
+                raise _interrupted(run) from None
             self.stdout.write("\n".join(summary_lines(f"{name}: reference run", outcome)))
             if outcome.stop_reason:
                 finish(outcome, "drafts")
@@ -150,6 +164,8 @@ class Command(BaseCommand):
             )
         except LLMJobConfigError as exc:
             raise CommandError(str(exc), returncode=EXIT_CONFIG) from None
+        except KeyboardInterrupt:
+            raise _interrupted(run) from None
         self.stdout.write("\n".join(summary_lines("rewrite run", outcome)))
         if outcome.stop_reason:
             finish(outcome, "drafts")  # the budget or another stop: how to continue
