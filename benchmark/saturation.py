@@ -22,9 +22,10 @@ by every model tells them apart no more (*saturated*) and a case every model doe
   or fall under (numpy's ``inverted_cdf``). Every case tied at that score is proposed, so the
   proposed share can exceed the quantile when scores tie.
 
-Every listed model must have a met / not met verdict on every criterion: an error or a missing
-verdict would make a hit rate over a different set of models per criterion, so it is refused
-(``SaturationError``), never read as "not met".
+A case on which any listed model has an error or a missing verdict is left out of everything
+(its criteria, the models' mean scores, the quantile) and listed in ``excluded_cases`` with
+those models: reading it as "not met" would be wrong, and keeping it for the other models would
+make hit rates over different sets of models. Never silently: the summary names each one.
 """
 
 from collections.abc import Mapping, Sequence
@@ -39,7 +40,6 @@ DEFAULT_EASY_THRESHOLD = 80.0
 # tests/benchmark/test_saturation.py), so by default about as many cases are proposed.
 DEFAULT_HARD_QUANTILE = 0.3
 DISCRIMINATION = "point-biserial"
-_SHOWN_IDS = 5
 
 
 class SaturationError(ValueError):
@@ -88,6 +88,8 @@ class Saturation:
     easy_threshold: float
     hard_quantile: float
     hard_cutoff: float
+    # Cases left out: (question id, the models with an error or no verdict on it).
+    excluded_cases: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     def summary(self) -> dict:
         found = [c.discrimination for c in self.criteria if c.discrimination is not None]
@@ -105,6 +107,10 @@ class Saturation:
             "hard_cutoff": self.hard_cutoff,
             "discrimination": DISCRIMINATION,
             "discrimination_mean": sum(found) / len(found) if found else None,
+            "excluded_cases": [
+                {"question_id": question_id, "models": list(models)}
+                for question_id, models in self.excluded_cases
+            ],
         }
 
     def as_dict(self) -> dict:
@@ -115,23 +121,20 @@ class Saturation:
         }
 
 
-def _unscored_check(
+def _unscored_rows(
     *, question_ids: Sequence[str], layout: RubricLayout, hits: Mapping[str, Sequence]
-) -> None:
+) -> dict[int, list[str]]:
+    """Case row -> the models with an error or no verdict on one of its criteria."""
+    lacking: dict[int, list[str]] = {}
     for model, values in hits.items():
         if len(values) != len(layout.points):
             raise SaturationError(
                 f"model {model!r}: {len(values)} verdicts for {len(layout.points)} criteria"
             )
         unusable = np.array([value is None for value in values], dtype=bool)
-        rows = np.unique(layout.case_of[unusable])
-        if rows.size:
-            shown = ", ".join(question_ids[row] for row in rows[:_SHOWN_IDS])
-            more = f" and {rows.size - _SHOWN_IDS} more" if rows.size > _SHOWN_IDS else ""
-            raise SaturationError(
-                f"model {model!r} has an error or no verdict on {rows.size} case(s) ({shown}"
-                f"{more}): judge them again (`judge --retry-errors`) or leave the model out"
-            )
+        for row in np.unique(layout.case_of[unusable]).tolist():
+            lacking.setdefault(row, []).append(model)
+    return lacking
 
 
 def _point_biserial(matrix: np.ndarray, totals: np.ndarray) -> list[float | None]:
@@ -157,7 +160,7 @@ def saturation_compute(
 
     ``layout`` holds the rubric with one row per case of ``question_ids``, its criteria in
     rubric order; ``hits`` maps each model to one verdict per criterion in layout order (True
-    met, False not met, None an error or no verdict: refused).
+    met, False not met, None an error or no verdict: its case is excluded and listed).
     """
     if not hits:
         raise SaturationError("no model to analyse: judge at least one model on the dataset")
@@ -165,7 +168,13 @@ def saturation_compute(
         raise SaturationError(f"the hard quantile must be between 0 and 1, got {hard_quantile}")
     if len(question_ids) != layout.cases:
         raise SaturationError(f"{len(question_ids)} question ids for {layout.cases} cases")
-    _unscored_check(question_ids=question_ids, layout=layout, hits=hits)
+    lacking = _unscored_rows(question_ids=question_ids, layout=layout, hits=hits)
+    if layout.cases and len(lacking) == layout.cases:
+        raise SaturationError(
+            "no case has a met / not met verdict from every model: judge the errors again "
+            "(`judge --retry-errors`) or leave a model out (--models)"
+        )
+    kept = np.array([row not in lacking for row in range(layout.cases)], dtype=bool)
     models = tuple(hits)
     matrix = np.array([[bool(v) for v in hits[m]] for m in models], dtype=bool).reshape(
         len(models), len(layout.points)
@@ -176,11 +185,11 @@ def saturation_compute(
             for values, catastrophic in (layout.score(hits=row, scoring="paper") for row in matrix)
         ]
     ).reshape(len(models), layout.cases)
-    totals = scores.mean(axis=1) if layout.cases else np.zeros(len(models))
+    totals = scores[:, kept].mean(axis=1) if kept.any() else np.zeros(len(models))
     mean_scores = scores.mean(axis=0)
     cutoff = (
-        float(np.quantile(mean_scores, hard_quantile, method="inverted_cdf"))
-        if layout.cases
+        float(np.quantile(mean_scores[kept], hard_quantile, method="inverted_cdf"))
+        if kept.any()
         else 0.0
     )
     hit_rates = matrix.mean(axis=0)
@@ -196,6 +205,7 @@ def saturation_compute(
             discrimination=discrimination[index],
         )
         for index, row in enumerate(layout.case_of)
+        if kept[row]
     )
     cases = tuple(
         CaseStat(
@@ -205,5 +215,7 @@ def saturation_compute(
             proposed_hard=bool(mean_scores[row] <= cutoff),
         )
         for row in range(layout.cases)
+        if kept[row]
     )
-    return Saturation(models, criteria, cases, easy_threshold, hard_quantile, cutoff)
+    excluded = tuple((question_ids[row], tuple(names)) for row, names in sorted(lacking.items()))
+    return Saturation(models, criteria, cases, easy_threshold, hard_quantile, cutoff, excluded)

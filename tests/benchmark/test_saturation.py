@@ -111,9 +111,26 @@ def test_every_case_tied_at_the_quantile_is_proposed_hard():
     assert sum(c.proposed_hard for c in wider.cases) == 6
 
 
-def test_a_missing_or_error_verdict_is_refused_naming_the_model_and_case():
-    with pytest.raises(SaturationError, match=r"model 'm2' .* 1 case\(s\) \(b\)"):
-        _compute({"m1": [True] * 5, "m2": [True, True, True, True, None]})
+def test_a_case_with_an_error_or_a_missing_verdict_is_left_out_and_listed():
+    # m2 has no usable verdict on case b: b is out of every figure, a keeps both models.
+    result = _compute(
+        {"m1": [True, False, True, False, True], "m2": [True, False, False, False, None]}
+    )
+    assert [c.question_id for c in result.cases] == ["a"]
+    assert {c.question_id for c in result.criteria} == {"a"}
+    assert result.summary()["excluded_cases"] == [{"question_id": "b", "models": ["m2"]}]
+    assert result.summary()["cases"] == 1 and result.summary()["criteria"] == 4
+    alone = _compute(
+        {"m1": [True, False, True, False, False], "m2": [True, False, False, False, False]}
+    )
+    assert result.cases[0].mean_score == alone.cases[0].mean_score
+    # m1's total is case a alone: curiosity separates m1 (hit) from m2 perfectly.
+    assert result.criteria[2].discrimination == pytest.approx(1.0)
+
+
+def test_no_case_scored_by_every_model_is_refused():
+    with pytest.raises(SaturationError, match="no case has a met / not met verdict"):
+        _compute({"m1": [None, False, True, False, True], "m2": [True, False, True, False, None]})
 
 
 def test_verdicts_of_the_wrong_length_are_refused():

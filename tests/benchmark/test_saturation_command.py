@@ -87,9 +87,22 @@ def test_a_model_the_judge_did_not_run_is_a_clear_error(judged):
         call_command("saturation", "--dataset", "draft-set", "--models", "m1,nobody")
 
 
-def test_a_judge_with_errors_or_missing_verdicts_is_refused(judged):
-    with pytest.raises(CommandError, match=r"model 'm1' has an error or no verdict on 2 case"):
+def test_a_judge_with_no_case_every_model_scored_is_refused(judged):
+    # "other" judged m1 alone: an error on "easy", nothing on "split".
+    with pytest.raises(CommandError, match="no case has a met / not met verdict from every"):
         call_command("saturation", "--dataset", "draft-set", "--judge", "other")
+
+
+def test_a_case_a_model_has_an_error_on_is_excluded_and_named(judged, capsys):
+    _, runs = judged
+    Verdict.objects.filter(run=runs["m2"], rubric_item__case__question_id="split").filter(
+        rubric_item__position=3
+    ).update(state="error")
+    data = _json(capsys)
+    assert [c["question_id"] for c in data["cases"]] == ["easy"]
+    assert data["summary"]["excluded_cases"] == [{"question_id": "split", "models": ["m2"]}]
+    call_command("saturation", "--dataset", "draft-set")
+    assert "left out (an error or no verdict): split (m2)" in capsys.readouterr().out
 
 
 def test_unknown_dataset_and_bad_quantile_are_refused(judged):

@@ -25,9 +25,14 @@ def _table(data: dict, *, dataset: str, judge: str) -> str:
         f"{summary['too_easy']}, proposed hard (mean ≤ {summary['hard_cutoff']:.2f}, the "
         f"{summary['hard_quantile']:g} quantile) {summary['proposed_hard']} "
         f"({summary['hard_share']:.0%})",
-        "",
-        "saturated criteria (question_id #position)",
     ]
+    if summary["excluded_cases"]:
+        left_out = ", ".join(
+            f"{case['question_id']} ({', '.join(case['models'])})"
+            for case in summary["excluded_cases"]
+        )
+        lines.append(f"left out (an error or no verdict): {left_out}")
+    lines += ["", "saturated criteria (question_id #position)"]
     lines += [
         f"  {c['question_id']} #{c['position']}" for c in data["criteria"] if c["saturated"]
     ] or ["  none"]
