@@ -283,3 +283,22 @@ class GenerationRunAdmin(ReadOnlyAdmin):
 
 
 admin.site.register(models.GenerationRun, GenerationRunAdmin)
+
+
+# Building a benchmark: projects and drafts read only, standards through their service.
+from benchmark.admin_construction import (  # noqa: E402
+    AbsoluteStandardAdmin,
+    AbsoluteStandardVersionAdmin,
+    ConstructionProjectAdmin,
+    DraftCaseAdmin,
+    DraftJobRunAdmin,
+    DraftResponseAdmin,
+)
+
+admin.site.register(models.ConstructionProject, ConstructionProjectAdmin)
+admin.site.register(models.DraftCase, DraftCaseAdmin)
+admin.site.register(models.RewriteRun, DraftJobRunAdmin)
+admin.site.register(models.ReferenceRun, DraftJobRunAdmin)
+admin.site.register(models.DraftResponse, DraftResponseAdmin)
+admin.site.register(models.AbsoluteStandard, AbsoluteStandardAdmin)
+admin.site.register(models.AbsoluteStandardVersion, AbsoluteStandardVersionAdmin)

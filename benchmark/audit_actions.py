@@ -8,6 +8,7 @@ from enum import StrEnum
 
 
 class AuditAction(StrEnum):
+    ABSOLUTE_STANDARD_EDIT = "absolute_standard.edit"
     ADJUDICATION_CLAIM = "adjudication.claim"
     ADJUDICATION_DECIDE = "adjudication.decide"
     ADJUDICATION_SUBMIT = "adjudication.submit"
@@ -24,7 +25,11 @@ class AuditAction(StrEnum):
     CERTIFICATE_ISSUE = "certificate.issue"
     COMMENT_HIDE = "comment.hide"
     COMMENT_UNHIDE = "comment.unhide"
+    CONSTRUCTION_PROJECT_CREATE = "construction_project.create"
     DATASET_IMPORT = "dataset.import"
+    DRAFT_REFERENCE_RESPONSE = "draft.reference_response"
+    DRAFT_REWRITE = "draft.rewrite"
+    DRAFTS_IMPORT = "drafts.import"
     EXPERT_ACTIVATE = "expert.activate"
     EXPERT_CREATE = "expert.create"
     EXPERT_DEACTIVATE = "expert.deactivate"

@@ -2,7 +2,7 @@ from django.contrib.auth.views import LogoutView
 from django.urls import path
 
 import config.converters  # noqa: F401  (registers the <study:...> converter)
-from frontend.views import adjudication, expert, knowledge, leaderboard, review
+from frontend.views import adjudication, expert, knowledge, leaderboard, review, standards
 
 app_name = "frontend"
 
@@ -19,6 +19,8 @@ urlpatterns = [
     path("adjudicate/flags/<int:flag_id>/", review.flag_answer, name="flag-answer"),
     path("adjudicate/<study:study>/", adjudication.adjudicate, name="adjudicate"),
     path("leaderboard/", leaderboard.leaderboard, name="leaderboard"),
+    path("standards/", standards.standards, name="standards"),
+    path("standards/<str:ability>/", standards.standard_edit, name="standard-edit"),
     path("discuss/<str:token>/", knowledge.discussion, name="discussion"),
     path("discuss/<str:token>/post/", knowledge.discussion_post, name="discussion-post"),
     path(

@@ -87,13 +87,13 @@ class DatasetScan:
     warnings: list[DataWarning] = field(default_factory=list)
 
 
-def _require(obj: dict[str, Any], key: str, where: str = "") -> Any:
+def field_require(obj: dict[str, Any], key: str, where: str = "") -> Any:
     if key not in obj:
         raise ImportFailure(None, f'missing required field "{where}{key}"')
     return obj[key]
 
 
-def _string(value: Any, name: str, *, non_empty: bool = False, max_length: int = 0) -> str:
+def field_string(value: Any, name: str, *, non_empty: bool = False, max_length: int = 0) -> str:
     if not isinstance(value, str):
         wanted = "a non-empty string" if non_empty else "a string"
         raise ImportFailure(None, f"{name}: expected {wanted}, got {json_type(value)}")
@@ -142,13 +142,13 @@ def _object(value: Any, name: str) -> dict[str, Any]:
     return value
 
 
-def _dialogue(value: Any) -> list[dict[str, str]]:
+def dialogue_parse(value: Any) -> list[dict[str, str]]:
     turns = []
     for index, raw in enumerate(_list(value, "dialogue")):
         where = f"dialogue[{index}]"
         turn = _object(raw, where)
-        role = _choice(_require(turn, "role", f"{where}."), f"{where}.role", ROLES)
-        content = _string(_require(turn, "content", f"{where}."), f"{where}.content")
+        role = _choice(field_require(turn, "role", f"{where}."), f"{where}.role", ROLES)
+        content = field_string(field_require(turn, "content", f"{where}."), f"{where}.content")
         turns.append({"role": role, "content": content})
     return turns
 
@@ -158,12 +158,18 @@ def _rubric(value: Any) -> tuple[CriterionRecord, ...]:
     for index, raw in enumerate(_list(value, "rubric")):
         where = f"rubric[{index}]"
         item = _object(raw, where)
-        dimension = _string(_require(item, "dimension", f"{where}."), f"{where}.dimension")
+        dimension = field_string(
+            field_require(item, "dimension", f"{where}."), f"{where}.dimension"
+        )
         ability = ability_code(dimension)
         if ability is None:
             raise ImportFailure(None, f'{where}.dimension: unknown ability "{dimension}"')
-        points = _points(_require(item, "score", f"{where}."), f"{where}.score", ability=ability)
-        text = _string(_require(item, "content", f"{where}."), f"{where}.content", non_empty=True)
+        points = _points(
+            field_require(item, "score", f"{where}."), f"{where}.score", ability=ability
+        )
+        text = field_string(
+            field_require(item, "content", f"{where}."), f"{where}.content", non_empty=True
+        )
         criteria.append(CriterionRecord(index, dimension, ability, points, text))
     return tuple(criteria)
 
@@ -173,20 +179,20 @@ def case_from_object(obj: dict[str, Any], *, line: int) -> CaseRecord:
     try:
         return CaseRecord(
             line=line,
-            question_id=_string(
-                _require(obj, "question_id"),
+            question_id=field_string(
+                field_require(obj, "question_id"),
                 "question_id",
                 non_empty=True,
                 max_length=MAX_QUESTION_ID,
             ),
-            dialogue=_dialogue(_require(obj, "dialogue")),
-            rubric=_rubric(_require(obj, "rubric")),
-            difficulty=_choice(_require(obj, "difficulty"), "difficulty", DIFFICULTIES),
-            primary_scene=_string(
-                _require(obj, "primary_scene"), "primary_scene", max_length=MAX_SCENE
+            dialogue=dialogue_parse(field_require(obj, "dialogue")),
+            rubric=_rubric(field_require(obj, "rubric")),
+            difficulty=_choice(field_require(obj, "difficulty"), "difficulty", DIFFICULTIES),
+            primary_scene=field_string(
+                field_require(obj, "primary_scene"), "primary_scene", max_length=MAX_SCENE
             ),
-            secondary_scene=_string(
-                _require(obj, "secondary_scene"), "secondary_scene", max_length=MAX_SCENE
+            secondary_scene=field_string(
+                field_require(obj, "secondary_scene"), "secondary_scene", max_length=MAX_SCENE
             ),
         )
     except ImportFailure as failure:

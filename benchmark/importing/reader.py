@@ -136,14 +136,15 @@ def read_objects(
         raise ImportFailure(max(line_no, 1), "file holds no records (it is empty or blank)")
 
 
-def unique_rows(rows: Iterable[R]) -> Iterator[R]:
-    """Pass rows (which carry ``line`` and ``question_id``) through; a repeated id fails."""
+def unique_rows(rows: Iterable[R], *, field: str = "question_id") -> Iterator[R]:
+    """Pass rows (which carry ``line`` and ``question_id``) through; a repeated id fails,
+    named as the file's ``field``."""
     first_line: dict[str, int] = {}
     for row in rows:
         earlier = first_line.setdefault(row.question_id, row.line)
         if earlier != row.line:
             raise ImportFailure(
-                row.line, f'duplicate question_id "{row.question_id}" (first on line {earlier})'
+                row.line, f'duplicate {field} "{row.question_id}" (first on line {earlier})'
             )
         yield row
 

@@ -2,8 +2,10 @@
 
 It answers judge prompts (any prompt with ``[维度][分值] 内容`` rubric lines, ours or the
 upstream one) with a verdict per criterion that depends only on the criterion's text
-(:func:`fake_verdict`), so a test can tell a correct verdict from a wrong one; any other prompt
-gets a short deterministic answer (generation).
+(:func:`fake_verdict`), so a test can tell a correct verdict from a wrong one; a rewrite prompt
+(a seed dialogue as JSON after ``REWRITE_MARKER``) with the same turns, each marked as
+rewritten (:func:`fake_rewrite`); any other prompt gets a short deterministic answer
+(generation).
 
 Faults, applied per request: ``rate_limit`` (429 + Retry-After, and retry-after-ms when
 ``retry_after_ms`` is set), ``server_error`` (500), ``hang`` (no answer until well past the
@@ -62,6 +64,24 @@ def fake_flip(
         return False
     draw = f"{criterion_text.strip()}|{seed}|{ask if seed is None else 0}".encode()
     return int.from_bytes(hashlib.sha256(draw).digest()[:4], "big") / 2**32 < chance
+
+
+REWRITE_MARKER = "种子对话 JSON："
+REWRITTEN = "（改写）"
+
+
+def fake_rewrite(prompt: str) -> str | None:
+    """The fake rewriter's reply to a rewrite prompt: the seed's turns, each content prefixed
+    with ``REWRITTEN``; None when the prompt is not a rewrite prompt."""
+    _, marker, rest = prompt.partition(REWRITE_MARKER)
+    if not marker:
+        return None
+    try:
+        turns = json.loads(rest.strip())
+    except ValueError:
+        return None
+    rewritten = [{"role": t["role"], "content": REWRITTEN + t["content"]} for t in turns]
+    return json.dumps({"dialogue": rewritten}, ensure_ascii=False)
 
 
 def prompt_key(messages: list[dict]) -> str:
@@ -220,6 +240,10 @@ class FakeLLM:
             return 200, _chat(None, prompt, refusal="I can't help with that."), {}
         # The first user message holds the rubric; a re-ask appends turns after it.
         first = next((str(m.get("content", "")) for m in messages if m.get("role") == "user"), "")
+        rewrite = fake_rewrite(first)
+        if rewrite is not None:
+            broken = fault in ("malformed", "wrong_count")
+            return 200, _chat("好的，我来改写。" if broken else rewrite, prompt), {}
         criteria = _CRITERION.findall(first)
         if not criteria:
             digest = hashlib.sha256(prompt.encode()).hexdigest()[:8]

@@ -260,6 +260,49 @@ def judge_run_scores(*, run: JudgeRun, scoring: ScoringMode = "paper") -> RunSco
     )
 
 
+@dataclass
+class DatasetHits:
+    """One judge's verdicts on a dataset, per model, for the rubric analyses (saturation)."""
+
+    judge: str
+    question_ids: list[str]  # one per layout row
+    layout: RubricLayout
+    hits: dict[str, list[bool | None]]  # model -> per criterion in layout order; None: unusable
+
+
+def dataset_hits(
+    *, dataset: Dataset, judge: str | None = None, models: list[str] | None = None
+) -> DatasetHits:
+    """Per model, the verdicts of the run a leaderboard reads, under the judge it would pick
+    (the named one, else the judge covering the most models); ``models`` narrows them, and a
+    listed model that judge did not run on is refused (``LeaderboardError``)."""
+    every_run = _latest_runs(dataset=dataset)
+    layout, item_ids, case_ids, _ = _layout(dataset=dataset)
+    states = _verdict_states(runs=every_run, item_ids=item_ids)
+    scored = {run.pk: int(_scored_cases(layout=layout, states=states[run.pk]).sum())
+              for run in every_run}  # fmt: skip
+    name, _, _ = _judge_pick(runs=every_run, scored=scored, judge=judge, dataset=dataset)
+    if name is None:
+        raise LeaderboardError(f"no judge run on {dataset}")
+    runs = {run.model.name: run for run in every_run if run.judge.name == name}
+    unknown = [model for model in models or () if model not in runs]
+    if unknown:
+        raise LeaderboardError(
+            f"judge {name!r} did not judge {', '.join(map(repr, unknown))} on {dataset}"
+        )
+    question_ids = dict(Case.objects.filter(dataset=dataset).values_list("id", "question_id"))
+    return DatasetHits(
+        judge=name,
+        question_ids=[question_ids[int(case_id)] for case_id in case_ids],
+        layout=layout,
+        hits={model: _hits(states[runs[model].pk]) for model in (models or sorted(runs))},
+    )
+
+
+def _hits(codes: np.ndarray) -> list[bool | None]:
+    return [None if code in (MISSING, ERROR) else code == MET for code in codes.tolist()]
+
+
 NO_RUBRIC_CHANGES = {"older_version_verdicts": 0, "criteria": 0}
 
 

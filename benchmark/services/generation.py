@@ -149,8 +149,8 @@ def generation_run_execute(
         units=units,
         counts={"total": total, "done": total - len(units), "errors": 0},
         store_factory=_GenerationStore,
-        interpret=_interpret_answer,
-        reask=_reask_answer,
+        interpret=answer_interpret,
+        reask=answer_reask,
         on_progress=on_progress,
     )
 
@@ -271,7 +271,7 @@ class _GenerationStore(RunStore):
         )
 
 
-def _interpret_answer(unit: Unit, text: str | None, refusal: str | None) -> str:
+def answer_interpret(unit: Unit, text: str | None, refusal: str | None) -> str:
     if text is None:
         raise ReplyError(f"the model refused: {refusal or 'no content'}")
     if not text.strip():
@@ -279,7 +279,7 @@ def _interpret_answer(unit: Unit, text: str | None, refusal: str | None) -> str:
     return text.strip()
 
 
-def _reask_answer(unit: Unit, messages: list[dict], text: str | None, problem: str) -> list[dict]:
+def answer_reask(unit: Unit, messages: list[dict], text: str | None, problem: str) -> list[dict]:
     # An empty or refused answer is asked again unchanged: a correction turn would change
     # what is being measured.
     return messages

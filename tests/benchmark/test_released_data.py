@@ -11,7 +11,6 @@ import pytest
 
 from benchmark.models import Judge, JudgeRun, ModelUnderTest, Response, RubricItem, Verdict
 from benchmark.selectors.leaderboard import leaderboard_compute
-from benchmark.services.imports import dataset_import
 from benchmark.taxonomy import CODE_BY_ZH
 from tests.benchmark.factories import JudgeFactory
 
@@ -46,14 +45,6 @@ def reference_scores(rows, details, *, paper):
             counts[dim] += 1
     abilities = {CODE_BY_ZH[d]: sums[d] / counts[d] for d in sums}
     return abilities, sum(abilities.values()) / len(abilities), catastrophic
-
-
-@pytest.fixture
-def released(shared_data):
-    path = shared_data / "question_all.jsonl"
-    dataset = dataset_import(path=path).dataset
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-    return dataset, rows
 
 
 def judge_randomly(dataset, rows, *, name, seed):

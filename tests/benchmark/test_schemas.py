@@ -14,6 +14,7 @@ from jsonschema import Draft202012Validator
 from benchmark.importing.answers import iter_answers
 from benchmark.importing.dataset import DIFFICULTIES, MAX_QUESTION_ID, MAX_SCENE, ROLES, iter_cases
 from benchmark.importing.reader import ImportFailure
+from benchmark.importing.seeds import iter_seeds
 from benchmark.importing.verdicts import iter_verdicts
 from benchmark.models import Verdict
 from benchmark.schema_files import schema_files, schema_load
@@ -31,7 +32,12 @@ from tests.benchmark.schema_check import schema_validator
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = Path(__file__).resolve().parent / "malformed"
 DEMO = ROOT / "fixtures" / "demo"
-IMPORTERS = {"dataset": iter_cases, "answers": iter_answers, "verdicts": iter_verdicts}
+IMPORTERS = {
+    "dataset": iter_cases,
+    "answers": iter_answers,
+    "verdicts": iter_verdicts,
+    "seeds": iter_seeds,
+}
 
 # Refused for a rule that spans lines or needs the database, or before a line is JSON: the
 # failing record (if any) is valid against the schema, whose description names the rule.
@@ -45,6 +51,9 @@ IMPORTER_ONLY = {
     "dataset-invalid-utf8",
     "dataset-nan-points",
     "dataset-truncated-json",
+    "seeds-duplicate-id",
+    "seeds-last-turn-counsellor",
+    "seeds-truncated-json",
     "verdicts-different-answer",
     "verdicts-no-answer",
     "verdicts-unknown-id",
@@ -60,7 +69,7 @@ def records(path: Path) -> list[dict]:
 def test_every_schema_is_a_valid_draft_2020_12_schema():
     assert set(schema_files()) == {
         "answers", "dataset", "export-log", "judge-labels", "leaderboard", "ratings",
-        "study-export", "verdicts",
+        "saturation", "seeds", "study-export", "verdicts",
     }  # fmt: skip
     for name in schema_files():
         schema = schema_load(name=name)
@@ -95,6 +104,7 @@ def test_the_released_dataset_is_valid(shared_data):
         ("dataset", CORPUS / "base-dataset.jsonl"),
         ("answers", CORPUS / "base-answers.jsonl"),
         ("verdicts", CORPUS / "base-verdicts.jsonl"),
+        ("seeds", CORPUS / "base-seeds.jsonl"),
         ("dataset", DEMO / "demo_questions.jsonl"),
         ("answers", DEMO / "demo-advice-bot.answers.jsonl"),
         ("answers", DEMO / "demo-warm-counsellor.answers.jsonl"),

@@ -137,6 +137,9 @@ def routes(assignment_id: str) -> dict[str, Route]:
         # holds a unit to rate in the study finishes it first (409: one open lease per study).
         # Another expert's assignment is no adjudication of the senior's (404).
         "frontend:adjudication-home": Route("GET", "/adjudicate/", senior_only),
+        # The absolute standards: senior experts write them here, staff in the admin.
+        "frontend:standards": Route("GET", "/standards/", senior_only),
+        "frontend:standard-edit": Route("GET", "/standards/warmth/", senior_only),
         "frontend:adjudicate": Route("GET", "/adjudicate/study-a/", senior_only),
         "frontend:flag-answer": Route("GET", "/adjudicate/flags/999999/",
                                       {**senior_only, "senior": (404,)}),

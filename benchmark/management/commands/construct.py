@@ -1,0 +1,178 @@
+"""`heartbench construct create-project P --dataset-name NAME [--description T]`,
+`heartbench construct import-seeds FILE --project P [--rewrite --model M ...]`,
+`heartbench construct rewrite --project P --model M ...` and
+`heartbench construct references --project P --models A,B ...`: the start of a new benchmark."""
+
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from benchmark.cli_types import comma_list
+from benchmark.importing import ImportFailure
+from benchmark.management.commands._llm_args import (
+    EXIT_CONFIG,
+    EXIT_ERRORS,
+    EXIT_INTERRUPTED,
+    add_endpoint_arguments,
+    engine_options,
+    finish,
+    progress_writer,
+    summary_lines,
+)
+from benchmark.selectors.construction import ProjectNotFound, project_get
+from benchmark.services.construction import ProjectError, project_create, seeds_import
+from benchmark.services.generation import model_resolve
+from benchmark.services.llm_jobs import LLMJobConfigError
+from benchmark.services.references import reference_run_execute, reference_run_start
+from benchmark.services.rewrite import rewrite_run_execute, rewrite_run_start
+
+
+def _rewrite_arguments(parser, *, required: bool) -> None:
+    parser.add_argument(
+        "--model",
+        required=required,
+        help="the rewriting model's name (a model under test; created if new)",
+    )
+    parser.add_argument("--endpoint-model", help="the endpoint's model id (default: --model)")
+    add_endpoint_arguments(parser)
+
+
+def _interrupted(run) -> CommandError:
+    """The one line for Ctrl-C: the run is stopped, what it stored stays, the same command
+    resumes it."""
+    run.refresh_from_db()
+    return CommandError(
+        f"interrupted: run {run.pk} stopped with {run.done} of {run.total} drafts stored; "
+        "to resume it, run the same command again",
+        returncode=EXIT_INTERRUPTED,
+    )
+
+
+class Command(BaseCommand):
+    help = (
+        "Build a benchmark: create a construction project, import seed scenarios as drafts, "
+        "have an LLM rewrite their dialogues (kept beside the seeds' own)."
+    )
+
+    def add_arguments(self, parser):
+        sub = parser.add_subparsers(dest="action", required=True)
+        create = sub.add_parser("create-project", help="a new construction project")
+        create.add_argument("name", help="the project's name")
+        create.add_argument(
+            "--dataset-name", required=True, help="the name its published dataset takes"
+        )
+        create.add_argument("--description", default="")
+        seeds = sub.add_parser(
+            "import-seeds",
+            help="add seed scenarios (JSONL: id, dialogue, primary_scene, source, notes) as "
+            "draft cases; any error names its line and nothing is written",
+        )
+        seeds.add_argument("path", type=Path, help="seed file (JSONL)")
+        seeds.add_argument("--project", required=True, help="the project's name")
+        seeds.add_argument(
+            "--rewrite", action="store_true", help="then rewrite the drafts' dialogues (--model)"
+        )
+        _rewrite_arguments(seeds, required=False)
+        rewrite = sub.add_parser(
+            "rewrite", help="rewrite the dialogues of the drafts that have no rewrite yet"
+        )
+        rewrite.add_argument("--project", required=True, help="the project's name")
+        _rewrite_arguments(rewrite, required=True)
+        references = sub.add_parser(
+            "references",
+            help="reference models answer every draft they have not answered yet (the "
+            "relative standard), one model after the other",
+        )
+        references.add_argument("--project", required=True, help="the project's name")
+        references.add_argument(
+            "--models", type=comma_list, required=True, help="A,B,... (models under test)"
+        )
+        add_endpoint_arguments(references)
+
+    def handle(self, *args, **options):
+        if options["action"] == "create-project":
+            self._create(options)
+            return
+        try:
+            project = project_get(name=options["project"])
+        except ProjectNotFound as exc:
+            raise CommandError(str(exc)) from exc
+        if options["action"] == "references":
+            self._references(project, options)
+            return
+        if options["action"] == "import-seeds":
+            if options["rewrite"] and not options["model"]:
+                raise CommandError("--rewrite needs --model", returncode=EXIT_CONFIG)
+            try:
+                result = seeds_import(project=project, path=options["path"])
+            except ImportFailure as exc:
+                raise CommandError(str(exc)) from exc
+            total = project.drafts.count()
+            self.stdout.write(
+                f"{len(result.drafts):,} drafts added to {project} ({total:,} in all)"
+            )
+            if not options["rewrite"]:
+                return
+        self._rewrite(project, options)
+
+    def _create(self, options):
+        try:
+            project = project_create(
+                name=options["name"],
+                dataset_name=options["dataset_name"],
+                description=options["description"],
+            )
+        except ProjectError as exc:
+            raise CommandError(str(exc)) from exc
+        self.stdout.write(f"project {project} created; it will publish {project.dataset_name}")
+
+    def _references(self, project, options):
+        failed = []
+        for name in options["models"]:
+            model = model_resolve(name=name, base_url=options["base_url"])
+            try:
+                run = reference_run_start(project=project, model=model)
+                outcome = reference_run_execute(
+                    run=run, options=engine_options(options), on_progress=progress_writer(options)
+                )
+            except LLMJobConfigError as exc:
+                raise CommandError(str(exc), returncode=EXIT_CONFIG) from None
+            except KeyboardInterrupt:
+                raise _interrupted(run) from None
+            self.stdout.write("\n".join(summary_lines(f"{name}: reference run", outcome)))
+            if outcome.stop_reason:
+                finish(outcome, "drafts")
+            if outcome.run.errors:
+                failed.append(f"{name} ({outcome.run.errors})")
+        if failed:
+            raise CommandError(
+                f"drafts got no answer from {', '.join(failed)} (listed with the reason on "
+                "each run); run the same command again to ask for them",
+                returncode=EXIT_ERRORS,
+            )
+
+    def _rewrite(self, project, options):
+        model = model_resolve(
+            name=options["model"],
+            endpoint_model=options["endpoint_model"],
+            base_url=options["base_url"],
+        )
+        try:
+            run = rewrite_run_start(project=project, model=model)
+            outcome = rewrite_run_execute(
+                run=run, options=engine_options(options), on_progress=progress_writer(options)
+            )
+        except LLMJobConfigError as exc:
+            raise CommandError(str(exc), returncode=EXIT_CONFIG) from None
+        except KeyboardInterrupt:
+            raise _interrupted(run) from None
+        self.stdout.write("\n".join(summary_lines("rewrite run", outcome)))
+        if outcome.stop_reason:
+            finish(outcome, "drafts")  # the budget or another stop: how to continue
+        if outcome.run.errors:
+            raise CommandError(
+                f"{outcome.run.errors} drafts got no usable rewrite (the reason is on each "
+                f"draft); to ask again for them, run `heartbench construct rewrite --project "
+                f"{project} --model {model}`",
+                returncode=EXIT_ERRORS,
+            )
