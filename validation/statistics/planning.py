@@ -68,6 +68,22 @@ def icc_binary(*, values: Sequence[int], clusters: Sequence[Hashable]) -> float 
     return max(0.0, float((between - within) / denominator))
 
 
+def disagreement_icc(
+    *, gold: np.ndarray, judges: Sequence[np.ndarray], clusters: np.ndarray, missing: int
+) -> float | None:
+    """The ICC of judge–gold disagreement within cases from a pilot study: the largest over
+    its judges (the most clustered judge needs the most cases), over items where both the
+    gold and the judge have a label; None when no judge gives an estimate."""
+    estimates = []
+    for codes in judges:
+        both = (gold != missing) & (codes != missing)
+        disagree = (codes[both] != gold[both]).astype(int)
+        estimate = icc_binary(values=disagree, clusters=clusters[both])
+        if estimate is not None:
+            estimates.append(estimate)
+    return max(estimates, default=None)
+
+
 def design_effect(*, icc: float, sizes: Sequence[int]) -> float:
     """1 + ((1 + cv²) m̄ − 1) ICC for clusters of the given sizes."""
     m = np.asarray(sizes, dtype=float)
