@@ -27,3 +27,4 @@ def study_set_due_date(*, study: Study, due_date: date | None, actor) -> Study:
             },
         )
     return study
+
