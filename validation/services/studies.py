@@ -2,6 +2,7 @@
 
 import secrets
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from django.db import transaction
 from django.utils import timezone
@@ -18,7 +19,9 @@ from validation.naming import study_name_problem
 from validation.sampling import sample_stratified, stratum_label
 from validation.services.announce import study_opened_announce
 from validation.services.locks import study_lock
-from validation.statistics.planning import Plan
+
+if TYPE_CHECKING:  # the planner needs numpy and scipy; creating a study by hand does not
+    from validation.statistics.planning import Plan
 
 STRATUM_FIELDS = ("difficulty", "primary_scene", "secondary_scene")
 
@@ -46,7 +49,7 @@ def study_create(
     show_ability: bool = False,
     experts: Iterable[Expert] | None = None,
     adjudicate_splits: Iterable[str] | str = (),
-    plan: Plan | None = None,
+    plan: "Plan | None" = None,
     look_every: int | None = None,
     actor=None,
 ) -> Study:
