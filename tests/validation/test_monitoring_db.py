@@ -79,8 +79,10 @@ def test_the_final_look_uses_the_reports_agreement_with_the_gold():
     agreement = report["judges"][0]["vs_gold"]["agreement"]
     (condition,) = m.conditions
     se = (agreement["high"] - agreement["low"]) / (2 * 1.959964)
-    assert condition.low == pytest.approx(agreement["value"] - m.critical * se, rel=1e-5)
-    assert condition.high == pytest.approx(agreement["value"] + m.critical * se, rel=1e-5)
+    assert condition.value == agreement["value"]
+    low, high = agreement["value"] - m.critical * se, agreement["value"] + m.critical * se
+    assert condition.low == pytest.approx(max(0.0, low), rel=1e-5)
+    assert condition.high == pytest.approx(min(1.0, high), rel=1e-5)
 
 
 def test_a_study_without_looks_is_not_monitored(client):

@@ -93,6 +93,13 @@ def test_at_least_condition_decisions():
     assert _at(0.85, 0.04, critical=3.0).status == UNDECIDED
 
 
+def test_limits_clip_the_shown_interval_but_not_the_decision():
+    condition = Condition(name="c", value=0.97, se=0.02, threshold=0.75, limits=(0.0, 1.0))
+    status = condition_monitor(condition=condition, critical=2.0, fraction=0.5, final_critical=2.0)
+    assert (status.status, status.value, status.high) == (PASSED, 0.97, 1.0)
+    assert status.low == pytest.approx(0.93)
+
+
 def test_within_condition_decisions():
     assert _at(1.0, 1.0, threshold=5, direction=WITHIN).status == PASSED
     assert _at(9.0, 1.0, threshold=5, direction=WITHIN).status == FAILED

@@ -104,6 +104,7 @@ def look_conditions(
                 low=agreement.get("low"),
                 high=agreement.get("high"),
                 threshold=threshold,
+                limits=(0.0, 1.0),
             )
         )
     return conditions

@@ -133,6 +133,8 @@ class Condition:
     se: float | None
     threshold: float
     direction: str = AT_LEAST
+    # The range the figure can take (an agreement: 0 to 1): intervals are shown within it.
+    limits: tuple[float, float] | None = None
 
     def __post_init__(self):
         if self.direction not in DIRECTIONS:
@@ -149,20 +151,24 @@ def condition_from_interval(
     high: float | None,
     threshold: float,
     direction: str = AT_LEAST,
+    limits: tuple[float, float] | None = None,
     level: float = 0.95,
 ) -> Condition:
     """A condition from a reported interval: SE = (high − low) / (2 z_{(1+level)/2})."""
     se = None
     if value is not None and low is not None and high is not None:
         se = (high - low) / (2 * float(stats.norm.isf((1 - level) / 2)))
-    return Condition(name=name, value=value, se=se, threshold=threshold, direction=direction)
+    return Condition(
+        name=name, value=value, se=se, threshold=threshold, direction=direction, limits=limits
+    )
 
 
 @dataclass(frozen=True)
 class ConditionStatus:
     name: str
     status: str  # PASSED, FAILED, UNDECIDED or NO_DATA
-    low: float | None  # value − c · SE at this look
+    value: float | None
+    low: float | None  # value − c · SE at this look (within the condition's limits)
     high: float | None
     # Chance of either decision by the planned size under the current trend (None once
     # decided, at the final look, or without data).
@@ -210,15 +216,19 @@ def condition_monitor(
     """Decide one condition at a look with critical value ``critical`` and information
     ``fraction``; flag futility from the conditional power at ``final_critical``."""
     if condition.value is None or condition.se is None:
-        return ConditionStatus(condition.name, NO_DATA, None, None, None, False)
+        return ConditionStatus(condition.name, NO_DATA, condition.value, None, None, None, False)
     low = condition.value - critical * condition.se
     high = condition.value + critical * condition.se
     status = _decide(condition, low, high)
+    if condition.limits is not None:
+        # Clipping to the range the figure can take changes no decision: the threshold is
+        # inside that range.
+        low, high = max(low, condition.limits[0]), min(high, condition.limits[1])
     power = None
     if status == UNDECIDED and fraction < 1:
         power = _conditional_power(condition, fraction=fraction, final_critical=final_critical)
     futile = power is not None and power < FUTILITY_POWER
-    return ConditionStatus(condition.name, status, low, high, power, futile)
+    return ConditionStatus(condition.name, status, condition.value, low, high, power, futile)
 
 
 @dataclass(frozen=True)
