@@ -126,6 +126,7 @@ def sequential_run(
     stopped_at = np.full(draws, planned)
     decision = np.array([""] * draws, dtype=object)
     naive = np.zeros(draws, dtype=bool)
+    futile = np.zeros(draws, dtype=bool)
     fixed = None
     for at, critical in zip(looks, bounds, strict=True):
         p, se = prefix_estimates(m, d, at)
@@ -138,9 +139,10 @@ def sequential_run(
                 critical=critical,
                 fraction=at / planned,
                 final_critical=final,
-            ).status
-            if status in (PASSED, FAILED):
-                decision[i], stopped_at[i] = status, at
+            )
+            futile[i] |= status.futile
+            if status.status in (PASSED, FAILED):
+                decision[i], stopped_at[i] = status.status, at
     return {
         "agreement": agreement,
         "looks": len(looks),
@@ -149,6 +151,7 @@ def sequential_run(
         "passed_sequential": float(np.mean(decision == PASSED)),
         "decided_naive": float(naive.mean()),
         "decided_fixed": float(fixed.mean()),
+        "futility_flagged": float(futile.mean()),
         "mean_cases": float(stopped_at.mean()),
         "saving": float(1 - stopped_at.mean() / planned),
     }
@@ -212,7 +215,7 @@ def main() -> None:
     ratio = bootstrap_agreement(sizes=sizes, cases=100, agreement=0.85, icc=0.1, seed=args.seed)
     print(f"  bootstrap (BCa, 2000) / linearised half-width, 20 studies of 100 cases: {ratio:.3f}")
     print("\n(a, b) gate at 0.75, planned 120 cases, ICC 0.10")
-    for every in (12, 24, 40):
+    for every in (6, 12, 24, 40):
         for agreement in (0.75, 0.70, 0.80, 0.85):
             r = sequential_run(
                 sizes=sizes,
@@ -228,7 +231,8 @@ def main() -> None:
                 f"  every {every} ({r['looks']} looks) true {agreement}: decided "
                 f"sequential {r['decided_sequential']:.1%} (passed {r['passed_sequential']:.1%}), "
                 f"naive {r['decided_naive']:.1%}, fixed {r['decided_fixed']:.1%}; "
-                f"mean cases {r['mean_cases']:.1f} of 120, saving {r['saving']:.1%}"
+                f"mean cases {r['mean_cases']:.1f} of 120, saving {r['saving']:.1%}; "
+                f"futility flagged {r['futility_flagged']:.1%}"
             )
     print(f"\n{time.perf_counter() - started:.0f} s")
 

@@ -27,4 +27,3 @@ def study_set_due_date(*, study: Study, due_date: date | None, actor) -> Study:
             },
         )
     return study
-
