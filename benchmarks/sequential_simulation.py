@@ -135,7 +135,9 @@ def sequential_run(
             fixed = np.abs(p - threshold) >= Z * se
         for i in np.flatnonzero(decision == ""):
             status = condition_monitor(
-                condition=Condition(name="agreement", value=p[i], se=se[i], threshold=threshold),
+                condition=Condition(
+                    name="agreement", value=p[i], se=se[i], threshold=threshold, df=at - 1
+                ),
                 critical=critical,
                 fraction=at / planned,
                 final_critical=final,

@@ -4,6 +4,7 @@ condition at it, what stopping saves, and stopping early through the close servi
 from decimal import Decimal
 
 import pytest
+from scipy import stats
 
 from annotation import services as annotation_services
 from annotation.models import Submission
@@ -80,7 +81,9 @@ def test_the_final_look_uses_the_reports_agreement_with_the_gold():
     (condition,) = m.conditions
     se = (agreement["high"] - agreement["low"]) / (2 * 1.959964)
     assert condition.value == agreement["value"]
-    low, high = agreement["value"] - m.critical * se, agreement["value"] + m.critical * se
+    # The look's boundary, carried to Student's t with 12 cases − 1 degrees of freedom.
+    critical = stats.t.isf(stats.norm.sf(m.critical), 11)
+    low, high = agreement["value"] - critical * se, agreement["value"] + critical * se
     assert condition.low == pytest.approx(max(0.0, low), rel=1e-5)
     assert condition.high == pytest.approx(min(1.0, high), rel=1e-5)
 

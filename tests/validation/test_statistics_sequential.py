@@ -4,6 +4,7 @@ import itertools
 import math
 
 import pytest
+from scipy import stats
 
 from validation.statistics.sequential import (
     AT_LEAST,
@@ -98,6 +99,18 @@ def test_limits_clip_the_shown_interval_but_not_the_decision():
     status = condition_monitor(condition=condition, critical=2.0, fraction=0.5, final_critical=2.0)
     assert (status.status, status.value, status.high) == (PASSED, 0.97, 1.0)
     assert status.low == pytest.approx(0.93)
+
+
+def test_few_cases_carry_the_boundary_to_students_t():
+    # z = 2.5 passes a boundary of 2.0 on the normal scale, not with 5 cases (t_4 ≈ 3.0).
+    normal = Condition(name="c", value=0.85, se=0.04, threshold=0.75)
+    few = Condition(name="c", value=0.85, se=0.04, threshold=0.75, df=4)
+    decide = {"critical": 2.0, "fraction": 0.5, "final_critical": 2.0}
+    assert condition_monitor(condition=normal, **decide).status == PASSED
+    status = condition_monitor(condition=few, **decide)
+    assert status.status == UNDECIDED
+    t = stats.t.isf(stats.norm.sf(2.0), 4)
+    assert status.low == pytest.approx(0.85 - t * 0.04)
 
 
 def test_within_condition_decisions():

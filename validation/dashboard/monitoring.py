@@ -86,7 +86,7 @@ def look_conditions(
 ) -> list[Condition]:
     """Each judge's agreement with the gold on the look's ``cases`` against ``threshold``."""
     in_look = np.isin(np.asarray(data.case_keys, dtype=object)[data.case], cases)
-    _, clusters = np.unique(data.case[in_look], return_inverse=True)
+    cases_in_look, clusters = np.unique(data.case[in_look], return_inverse=True)
     conditions = []
     for judge in data.judges:
         result = pairwise_agreement(
@@ -105,6 +105,7 @@ def look_conditions(
                 high=agreement.get("high"),
                 threshold=threshold,
                 limits=(0.0, 1.0),
+                df=max(1, cases_in_look.size - 1),
             )
         )
     return conditions

@@ -135,12 +135,18 @@ class Condition:
     direction: str = AT_LEAST
     # The range the figure can take (an agreement: 0 to 1): intervals are shown within it.
     limits: tuple[float, float] | None = None
+    # Degrees of freedom of the SE (cases − 1 for a case-clustered one): the boundary is
+    # carried to Student's t at the same tail probability, as a few cases estimate the SE
+    # loosely. None: the normal boundary as it is.
+    df: int | None = None
 
     def __post_init__(self):
         if self.direction not in DIRECTIONS:
             raise ValueError(f"direction must be one of {DIRECTIONS}, got {self.direction!r}")
         if self.se is not None and self.se < 0:
             raise ValueError(f"standard error must not be negative, got {self.se}")
+        if self.df is not None and self.df < 1:
+            raise ValueError(f"degrees of freedom must be at least 1, got {self.df}")
 
 
 def condition_from_interval(
@@ -152,6 +158,7 @@ def condition_from_interval(
     threshold: float,
     direction: str = AT_LEAST,
     limits: tuple[float, float] | None = None,
+    df: int | None = None,
     level: float = 0.95,
 ) -> Condition:
     """A condition from a reported interval: SE = (high − low) / (2 z_{(1+level)/2})."""
@@ -159,7 +166,13 @@ def condition_from_interval(
     if value is not None and low is not None and high is not None:
         se = (high - low) / (2 * float(stats.norm.isf((1 - level) / 2)))
     return Condition(
-        name=name, value=value, se=se, threshold=threshold, direction=direction, limits=limits
+        name=name,
+        value=value,
+        se=se,
+        threshold=threshold,
+        direction=direction,
+        limits=limits,
+        df=df,
     )
 
 
@@ -217,6 +230,8 @@ def condition_monitor(
     ``fraction``; flag futility from the conditional power at ``final_critical``."""
     if condition.value is None or condition.se is None:
         return ConditionStatus(condition.name, NO_DATA, condition.value, None, None, None, False)
+    if condition.df is not None:
+        critical = float(stats.t.isf(stats.norm.sf(critical), condition.df))
     low = condition.value - critical * condition.se
     high = condition.value + critical * condition.se
     status = _decide(condition, low, high)
