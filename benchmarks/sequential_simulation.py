@@ -11,8 +11,9 @@ against ``cluster_bootstrap`` on a few studies).
 
 (a) Type-I error: true agreement on the threshold; a look every k completed cases decides the
     condition with the Lan–DeMets O'Brien–Fleming boundaries (``study_monitor``'s rule); any
-    decision is an error. Against the fixed design (one look at the end, 1.96) and the naive
-    design (1.96 at every look).
+    decision is an error. Against the fixed design (one look at the end) and the naive design
+    (the fixed design's 95 % rule at every look). Every design carries its critical value
+    to Student's t with cases − 1 degrees of freedom, as ``condition_monitor`` does.
 (b) Saving: true agreement below, at and above the threshold; mean cases until every
     condition is decided (or the planned size), against the planned size.
 (c) Planner: studies of the planned size reach the wanted half-width in ≥ 90 % of draws; the
@@ -29,6 +30,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
+from scipy import stats
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -130,9 +132,11 @@ def sequential_run(
     fixed = None
     for at, critical in zip(looks, bounds, strict=True):
         p, se = prefix_estimates(m, d, at)
-        naive |= np.abs(p - threshold) >= Z * se
+        # A single look's 95 % rule, with the same small-sample t as the sequential one.
+        single = np.abs(p - threshold) >= stats.t.isf(0.025, at - 1) * se
+        naive |= single
         if at == planned:
-            fixed = np.abs(p - threshold) >= Z * se
+            fixed = single
         for i in np.flatnonzero(decision == ""):
             status = condition_monitor(
                 condition=Condition(
