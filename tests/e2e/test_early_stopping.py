@@ -14,6 +14,7 @@ WIDTHS = (1920, 1366, 390)
 WORDS = {
     "boundary": {"en": "current boundary (critical value)", "zh-hans": "当前边界（临界值）"},
     "stopped": {"en": "Study stopped early", "zh-hans": "研究已提前停止"},
+    "planned": {"en": "Planned: ±0.050", "zh-hans": "半宽 ±0.050"},
 }
 
 
@@ -21,6 +22,8 @@ WORDS = {
 @pytest.mark.django_db(transaction=True)
 def test_admin_sees_the_look_and_stops_the_study_early(live_server, page_in, artifacts):
     study, experts = monitored_study()
+    study.plan = {"half_width": 0.05, "expected_agreement": 0.85, "cases": 12}
+    study.save(update_fields=["plan"])
     rate_until(study, experts, 9)
     get_user_model().objects.create_superuser("admin-stop", "s@example.org", PASSWORD)
     page = page_in
@@ -46,3 +49,14 @@ def test_admin_sees_the_look_and_stops_the_study_early(live_server, page_in, art
     assert page.locator("#stop-early").count() == 0
     assert study_get(name=study.name).pool.status == "closed"
     shoot(page, artifacts, "early-stopped")
+
+    # The study report states the planned half-width against the achieved one.
+    page.goto(f"{live_server.url}/admin/studies/{study.name}/report/")
+    plan = page.locator("p.plan").first
+    assert WORDS["planned"][page.language] in plan.inner_text()
+    plan.scroll_into_view_if_needed()
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": 900})
+        shoot(page, artifacts, f"report-planned-{width}")
+        gate = artifacts / f"report-planned-gate-{width}-{page.language}.png"
+        page.locator("section.judge").first.screenshot(path=str(gate))
