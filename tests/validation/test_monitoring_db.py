@@ -12,6 +12,7 @@ from benchmark.models import AuditEvent, RubricItem, Verdict
 from tests.annotation.factories import ExpertFactory, UserFactory
 from tests.annotation.helpers import all_labels
 from tests.validation.factories import open_study
+from validation.dashboard import monitoring
 from validation.dashboard.monitoring import completed_cases, study_monitoring
 from validation.report import report_compute
 from validation.report.selectors import study_report_data
@@ -69,6 +70,22 @@ def test_look_boundary_condition_and_saving():
     assert monitoring.saving.units == 12 - completed and monitoring.saving.ratings == to_come
     assert monitoring.saving.pay == (("CNY", Decimal(10 * to_come).quantize(Decimal("0.01"))),)
     assert monitoring.stoppable
+
+
+def test_a_look_is_computed_once_until_the_study_changes(monkeypatch):
+    study, experts = monitored_study()
+    rate_until(study, experts, 4)
+    first = study_monitoring(study=study, bootstrap=BOOT).monitor
+    calls = []
+    monkeypatch.setattr(
+        monitoring, "study_report_data", lambda **kw: calls.append(kw) or study_report_data(**kw)
+    )
+    assert study_monitoring(study=study, bootstrap=BOOT).monitor == first
+    assert calls == []
+    # One more case completes: new gold, so the look is computed again.
+    rate_until(study, experts, len(completed_cases(study=study)) + 1)
+    study_monitoring(study=study, bootstrap=BOOT)
+    assert len(calls) == 1
 
 
 def test_the_final_look_uses_the_reports_agreement_with_the_gold():

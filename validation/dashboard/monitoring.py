@@ -10,16 +10,18 @@ decides them at the look's Lan–DeMets boundary. Further conditions (the gate's
 in as more ``Condition`` values.
 """
 
+import hashlib
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from decimal import Decimal
 
 import numpy as np
+from django.core.cache import cache
 from django.db.models import Count, Max, Q
 from django.utils import timezone
 
 from annotation.selectors.pay import CENT, pay_earnings
-from validation.models import Study, StudyUnit
+from validation.models import GoldLabel, Study, StudyUnit
 from validation.report.compute import figure
 from validation.report.data import CATEGORIES, StudyData
 from validation.report.selectors import study_report_data
@@ -111,6 +113,37 @@ def look_conditions(
     return conditions
 
 
+# A look's figures change only with its cases, the study's gold, its judge runs or threshold:
+# all in the key, so a cached look never goes stale; the timeout only bounds memory.
+CACHE_SECONDS = 3600
+
+
+def _conditions_cached(
+    *, study: Study, cases: list[str], bootstrap: BootstrapSettings
+) -> list[Condition]:
+    """``look_conditions`` for the look's ``cases``, computed once per state of the study:
+    the page is shown often, the bootstrap of every judge costs about a second."""
+    state = (
+        study.pk,
+        cases,
+        GoldLabel.objects.filter(study_unit__study=study).count(),
+        sorted(study.judge_runs.values_list("pk", flat=True)),
+        study.gate_threshold,
+        astuple(bootstrap),
+    )
+    key = "dashboard:monitor:" + hashlib.sha256(repr(state).encode()).hexdigest()
+    conditions = cache.get(key)
+    if conditions is None:
+        conditions = look_conditions(
+            data=study_report_data(study=study),
+            cases=cases,
+            threshold=study.gate_threshold,
+            bootstrap=bootstrap,
+        )
+        cache.set(key, conditions, CACHE_SECONDS)
+    return conditions
+
+
 def _saving(study: Study) -> Saving:
     raters = study.pool.raters_per_unit
     short = [
@@ -145,10 +178,9 @@ def study_monitoring(
     taken = look_fractions(completed=len(cases), planned=planned, every=every)
     conditions = []
     if taken:
-        conditions = look_conditions(
-            data=study_report_data(study=study),
+        conditions = _conditions_cached(
+            study=study,
             cases=cases[: round(taken[-1] * planned)],
-            threshold=study.gate_threshold,
             bootstrap=bootstrap or BootstrapSettings(),
         )
     monitor = study_monitor(
