@@ -293,6 +293,19 @@ class JudgeRun(LLMRun):
         related_name="retry_runs",
         verbose_name=_("retry of"),
     )
+    # Repeats (``judge --repeats N``): runs 1..N-1 of the same judge over the same responses,
+    # linked to run 0 (the ordinary run, ``repeat_of`` empty); each asks the judge anew.
+    repeat_of = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="repeats",
+        verbose_name=_("repeat of"),
+    )
+    repeat_index = models.PositiveSmallIntegerField(
+        _("repeat"), default=0, help_text=_("0 for the ordinary run; 1, 2, … for its repeats.")
+    )
     # What an import of upstream verdicts found (rows, unanswered, refitted, ...).
     import_summary = models.JSONField(_("import summary"), default=dict, blank=True)
 

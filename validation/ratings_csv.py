@@ -1,21 +1,24 @@
 """Reading the CSV files of `heartbench agreement`.
 
-Ratings: columns ``unit,item,rater,label``; judge: ``unit,item,label``; an empty label is a
-missing rating. Labels are read by ``validation.label_spellings`` (the usual spellings of a
-binary label, one spelling per file, or a declared scheme). Any problem is a
-``RatingsFileError`` naming the file, the line and the reason, raised before anything is
-computed.
+Ratings: columns ``unit,item,rater,label``, and optionally ``case`` (or the column that
+``--cluster`` names: what the bootstrap resamples, one value per unit); judge:
+``unit,item,label``; an empty label is a missing rating. Labels are read by
+``validation.label_spellings`` (the usual spellings of a binary label, one spelling per file,
+or a declared scheme). Any problem is a ``RatingsFileError`` naming the file, the line and the
+reason, raised before anything is computed.
 """
 
 import csv
 import io
 from collections.abc import Hashable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from validation.label_spellings import LabelReader, LabelSchemeError
 from validation.statistics import RatingRecord
 
 RATINGS_COLUMNS = ("unit", "item", "rater", "label")
+CLUSTER_DEFAULT = "case"  # an optional column of the ratings file: resampled when present
 JUDGE_COLUMNS = ("unit", "item", "label")
 
 
@@ -39,8 +42,11 @@ def _text(path: Path) -> str:
         raise RatingsFileError(path=path, line=line, reason="not UTF-8 text") from exc
 
 
-def _rows(path: Path, columns: Sequence[str]) -> Iterator[tuple[int, dict[str, str]]]:
-    """(line number, row) for each non-blank data row, after checking the header."""
+def _rows(
+    path: Path, columns: Sequence[str], optional: Sequence[str] = ()
+) -> Iterator[tuple[int, dict[str, str]]]:
+    """(line number, row) for each non-blank data row, after checking the header (which
+    may also hold the ``optional`` columns, never empty where present)."""
     reader = csv.reader(io.StringIO(_text(path), newline=""))
     try:
         header = next(reader, None)
@@ -50,7 +56,7 @@ def _rows(path: Path, columns: Sequence[str]) -> Iterator[tuple[int, dict[str, s
             )
         names = [name.strip().lower() for name in header]
         missing = [c for c in columns if c not in names]
-        unknown = [n for n in names if n not in columns]
+        unknown = [n for n in names if n not in columns and n not in optional]
         if missing or unknown or len(set(names)) != len(names):
             raise RatingsFileError(
                 path=path,
@@ -68,7 +74,7 @@ def _rows(path: Path, columns: Sequence[str]) -> Iterator[tuple[int, dict[str, s
                     reason=f"{len(fields)} fields where the header has {len(names)}",
                 )
             row = {name: field.strip() for name, field in zip(names, fields, strict=True)}
-            for column in columns:
+            for column in (*columns, *(c for c in optional if c in row)):
                 if column != "label" and not row[column]:
                     raise RatingsFileError(
                         path=path, line=reader.line_num, reason=f"empty {column}"
@@ -87,13 +93,45 @@ def _label(path: Path, line: int, text: str, labels: LabelReader) -> str | None:
         raise RatingsFileError(path=path, line=line, reason=str(exc)) from None
 
 
-def ratings_csv_read(*, path: Path, labels: LabelReader | None = None) -> list[RatingRecord]:
+@dataclass(frozen=True)
+class RatingsFile:
+    records: list[RatingRecord]
+    cluster: str  # the column the bootstrap resamples
+    clusters: dict[str, str]  # unit -> its value in that column
+
+
+def ratings_csv_read(
+    *, path: Path, labels: LabelReader | None = None, cluster: str | None = None
+) -> RatingsFile:
     """Every rating of a ratings CSV; a rater may label an item once. ``labels`` reads the
-    labels (default: the usual binary spellings, else the file's own words)."""
+    labels (default: the usual binary spellings, else the file's own words).
+
+    ``cluster`` names the column the bootstrap resamples (default: ``case`` when the file has
+    that column, else ``unit``); every unit must lie in one cluster.
+    """
+    if cluster == "label":
+        raise RatingsFileError(path=path, line=1, reason="the label cannot be the cluster")
     labels = labels or LabelReader(scheme=None)
     records: list[RatingRecord] = []
     first_line: dict[tuple[str, str, str], int] = {}
-    for line, row in _rows(path, RATINGS_COLUMNS):
+    clusters: dict[str, tuple[str, int]] = {}  # unit -> (cluster, first line)
+    named = dict.fromkeys((CLUSTER_DEFAULT, cluster or CLUSTER_DEFAULT))
+    extra = [c for c in named if c not in RATINGS_COLUMNS]
+    for line, row in _rows(path, RATINGS_COLUMNS, optional=extra):
+        if cluster is None:
+            cluster = CLUSTER_DEFAULT if CLUSTER_DEFAULT in row else "unit"
+        if cluster not in row:
+            raise RatingsFileError(
+                path=path, line=1, reason=f"no column {cluster!r} to resample (--cluster)"
+            )
+        value, seen = clusters.setdefault(row["unit"], (row[cluster], line))
+        if value != row[cluster]:
+            raise RatingsFileError(
+                path=path,
+                line=line,
+                reason=f"unit {row['unit']!r} is in {cluster} {row[cluster]!r} here but in "
+                f"{value!r} on line {seen}",
+            )
         key = (row["unit"], row["item"], row["rater"])
         if key in first_line:
             raise RatingsFileError(
@@ -107,7 +145,11 @@ def ratings_csv_read(*, path: Path, labels: LabelReader | None = None) -> list[R
         records.append(RatingRecord(row["unit"], row["item"], row["rater"], label))
     if not records:
         raise RatingsFileError(path=path, line=1, reason="no ratings after the header")
-    return records
+    return RatingsFile(
+        records=records,
+        cluster=cluster or "unit",
+        clusters={unit: value for unit, (value, _) in clusters.items()},
+    )
 
 
 def judge_csv_read(

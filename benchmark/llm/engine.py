@@ -67,6 +67,7 @@ class EngineConfig:
     max_cost: float | None = None
     price: Price = field(default_factory=lambda: Price(0.0, 0.0, known=False))
     force: bool = False  # ignore cached replies (they are still written)
+    repeat: int = 0  # a judge run's repeat index: part of the cache key (cache_key.request_key)
     checkpoint_every: float = 1.0
 
 
@@ -193,6 +194,7 @@ class Engine:
                 if structured
                 else self.client.endpoint.parameters,
                 messages=messages,
+                repeat=self.config.repeat,
             )
             for structured in ((True, False) if rf else (False,))
         }

@@ -11,7 +11,12 @@ client timeout), ``disconnect`` (connection closed), ``bad_json`` (a 200 whose b
 JSON), ``malformed`` (a reply with no verdicts), ``wrong_count`` (one verdict too few),
 ``refusal`` (the model declines). They come from, in order: a per-prompt script
 (``fail_prompt``), a global queue (``queue``), then at random with ``fault_rate``.
-``structured=False`` makes the server reject ``response_format`` with a 400. Every request is
+``structured=False`` makes the server reject ``response_format`` with a 400. ``noise`` (off at
+0) makes a sampling judge of it: each verdict flips with probability ``noise × temperature``
+(capped at 1; no temperature, or 0, is greedy and never flips), drawn from a hash of the
+criterion, the request's seed and — without a seed — how often that prompt was asked before
+(:func:`fake_flip`), so the same seed gives the same reply and unseeded asks differ, both
+deterministically. Every request is
 logged in :attr:`FakeLLM.requests`; ``GET /stats`` (also under ``/v1``) tells what was sent:
 requests, by status and by fault, and how many are in flight.
 """
@@ -48,6 +53,17 @@ def fake_verdict(criterion_text: str) -> bool:
     return hashlib.sha256(criterion_text.strip().encode("utf-8")).digest()[0] % 2 == 1
 
 
+def fake_flip(
+    criterion_text: str, *, noise: float, temperature: float | None, seed, ask: int
+) -> bool:
+    """Whether the noisy fake judge flips its verdict on this criterion for this request."""
+    chance = min(1.0, noise * (temperature or 0.0))
+    if chance <= 0:
+        return False
+    draw = f"{criterion_text.strip()}|{seed}|{ask if seed is None else 0}".encode()
+    return int.from_bytes(hashlib.sha256(draw).digest()[:4], "big") / 2**32 < chance
+
+
 def prompt_key(messages: list[dict]) -> str:
     return hashlib.sha256(
         json.dumps(messages, ensure_ascii=False, sort_keys=True).encode()
@@ -76,6 +92,7 @@ class FakeLLM:
         hang_seconds: float = 30.0,
         structured: bool = True,
         style: str = "ours",
+        noise: float = 0.0,
         host: str = "127.0.0.1",
         port: int = 0,
     ) -> None:
@@ -88,6 +105,8 @@ class FakeLLM:
         self.hang_seconds = hang_seconds
         self.structured = structured
         self.style = style
+        self.noise = noise
+        self._asked: Counter[str] = Counter()  # judge prompts answered so far, by prompt
         self.requests: list[LoggedRequest] = []
         self.last_authorization = ""
         self._random = random.Random(seed)
@@ -205,7 +224,20 @@ class FakeLLM:
         if not criteria:
             digest = hashlib.sha256(prompt.encode()).hexdigest()[:8]
             return 200, _chat(f"我在这里陪着你。（模拟回复 {digest}）", prompt), {}
-        verdicts = [fake_verdict(c) for c in criteria]
+        with self._lock:
+            ask = self._asked[first]
+            self._asked[first] += 1
+        verdicts = [
+            fake_verdict(c)
+            != fake_flip(
+                c,
+                noise=self.noise,
+                temperature=body.get("temperature"),
+                seed=body.get("seed"),
+                ask=ask,
+            )
+            for c in criteria
+        ]
         if fault == "malformed":
             return 200, _chat("好的，我来看看这段回复。整体还不错。", prompt), {}
         if fault == "wrong_count":

@@ -73,13 +73,15 @@ def judge_run_newest(
 
 def judge_run_successors(*, run_ids: Iterable[int]) -> dict[int, int]:
     """Run id → the first newer run of the same judge, model and dataset (a retry of its
-    errors, a forced run), for the runs among these that a newer one replaced."""
+    errors, a forced run), for the runs among these that a newer one replaced. A repeat
+    (``judge --repeats``) replaces nothing."""
     newer = (
         JudgeRun.objects.filter(
             judge_id=OuterRef("judge_id"),
             model_id=OuterRef("model_id"),
             dataset_id=OuterRef("dataset_id"),
             pk__gt=OuterRef("pk"),
+            repeat_of__isnull=True,
         )
         .order_by("pk")
         .values("pk")[:1]
@@ -150,7 +152,8 @@ def runs_latest(runs: QuerySet[JudgeRun]) -> list[JudgeRun]:
     The newest finished run: a run still going (a retry of errors, a forced re-run) or one
     that stopped halfway does not hide the results it would replace, nor does a run of some
     cases only (``--limit``, ``--sample-id``) hide one of every case. A model without a
-    finished run counts its newest one, with the coverage it has so far.
+    finished run counts its newest one, with the coverage it has so far. A repeat
+    (``judge --repeats``) is never the one read: its run 0 is.
     """
     finished_first = CaseWhen(
         When(status=JudgeRun.Status.FINISHED, then=Value(0)),
@@ -163,7 +166,10 @@ def runs_latest(runs: QuerySet[JudgeRun]) -> list[JudgeRun]:
         output_field=IntegerField(),
     )
     latest: dict[tuple[int, int], JudgeRun] = {}
-    for run in runs.order_by(finished_first, every_case_first, "-created_at", "-id"):
+    ordered = runs.filter(repeat_of__isnull=True).order_by(
+        finished_first, every_case_first, "-created_at", "-id"
+    )
+    for run in ordered:
         latest.setdefault((run.judge_id, run.model_id), run)
     return list(latest.values())
 
@@ -245,6 +251,8 @@ def judge_run_record(*, run: JudgeRun) -> dict:
         **{name: getattr(run, name) for name in TALLY_FIELDS},
         "stop_reason": run.stop_reason,
         "retry_of": run.retry_of_id,
+        "repeat_of": run.repeat_of_id,
+        "repeat_index": run.repeat_index,
     }
 
 
@@ -267,3 +275,18 @@ def run_progress_text(*, run: LLMRun) -> str:
         "calls": run.calls,
         "cost": f"{run.cost:.4f}",
     }
+
+
+def judge_repeat_runs(*, run: JudgeRun) -> list[JudgeRun]:
+    """``run`` (a run 0) and its repeats (``judge --repeats``), by repeat index."""
+    return [run, *JudgeRun.objects.filter(repeat_of=run).order_by("repeat_index", "pk")]
+
+
+def run_verdict_states(*, run_ids: Iterable[int]) -> dict[int, dict[tuple[int, int], tuple]]:
+    """Run id → (response id, rubric item id) → (state, criterion version) of its verdicts."""
+    found: dict[int, dict[tuple[int, int], tuple]] = {pk: {} for pk in run_ids}
+    for run_id, response_id, item_id, state, version in Verdict.objects.filter(
+        run_id__in=list(found)
+    ).values_list("run_id", "response_id", "rubric_item_id", "state", "rubric_version"):
+        found[run_id][(response_id, item_id)] = (state, version)
+    return found

@@ -8,6 +8,7 @@ that fails for good, is stored as verdicts in state ``error`` with the reason an
 """
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from django.db import transaction
@@ -102,10 +103,13 @@ def judge_run_start(
     options: RunOptions = DEFAULT_RUN_OPTIONS,
     template_path: Path | None = None,
     force: bool = False,
+    repeat_of: JudgeRun | None = None,
+    repeat_index: int = 0,
 ) -> tuple[JudgeRun, bool]:
     """The run to work on and whether there is anything left to do.
 
-    "The same run" is the same judge, model, dataset, granularity and ``options``. Without
+    "The same run" is the same judge, model, dataset, granularity and ``options`` (and, for a
+    repeat, the same run 0 and repeat index: see ``judge_repeats_start``). Without
     ``force`` the newest such run is returned: as is when it finished (nothing to do), to be
     continued when it did not; without one a new run is created. With ``force`` a new run is
     always created. ``options.sample_ids`` must have passed ``run_options_check``.
@@ -118,6 +122,8 @@ def judge_run_start(
         "dataset_id": dataset.pk,
         "granularity": granularity,
         **options.fields(),
+        "repeat_of_id": repeat_of.pk if repeat_of else None,
+        "repeat_index": repeat_index,
     }
     with transaction.atomic():
         if not force:
@@ -131,6 +137,46 @@ def judge_run_start(
             template=str(template_path or ""),
         )
         return run, True
+
+
+def judge_repeats_start(
+    *,
+    judge: Judge,
+    model: ModelUnderTest,
+    dataset: Dataset,
+    repeats: int,
+    granularity: str = "response",
+    options: RunOptions = DEFAULT_RUN_OPTIONS,
+    template_path: Path | None = None,
+    force: bool = False,
+) -> list[tuple[JudgeRun, bool]]:
+    """``repeats`` independent runs of ``judge`` over the same responses, each with what is
+    left to do (``judge_run_start``'s rules, per repeat).
+
+    Run 0 is the ordinary run (an existing one is reused); runs 1..N-1 link to it
+    (``repeat_of``, ``repeat_index``). Each repeat asks the judge anew: its replies are cached
+    under its own index (``cache_key.request_key``), and with a seed, repeat i sends seed + i.
+    Temperature and seed are recorded on every run.
+    """
+    if repeats < 1:
+        raise LLMJobConfigError("--repeats must be at least 1")
+    runs = []
+    for index in range(repeats):
+        seeded = options if options.seed is None else replace(options, seed=options.seed + index)
+        runs.append(
+            judge_run_start(
+                judge=judge,
+                model=model,
+                dataset=dataset,
+                granularity=granularity,
+                options=seeded,
+                template_path=template_path,
+                force=force,
+                repeat_of=runs[0][0] if runs else None,
+                repeat_index=index,
+            )
+        )
+    return runs
 
 
 def judge_run_execute(
@@ -177,6 +223,7 @@ def judge_run_execute(
         max_cost=options.max_cost,
         price=price,
         force=options.force,
+        repeat=run.repeat_index,
     )
     return job_execute(
         run=run,

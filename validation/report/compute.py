@@ -17,6 +17,7 @@ from validation.report.dropped import dropped_compute
 from validation.report.notes import notes_compute
 from validation.report.rubric_changes import rubric_changes_compute, rubric_changes_for_judge
 from validation.report.score_effect import score_effect
+from validation.report.stability import stability_compute
 from validation.statistics import (
     MISSING,
     AgainstOthers,
@@ -285,6 +286,7 @@ def report_compute(*, data: StudyData, bootstrap: BootstrapSettings) -> dict[str
         "rater_notes": notes_compute(data.notes),
         "rubric_changes": rubric_changes,
         "planning": planning_compute(study=data.study, judges=judges),
+        "stability": stability_compute(data=data, bootstrap=bootstrap, figure=figure),
     }
 
 

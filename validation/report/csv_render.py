@@ -14,6 +14,7 @@ from validation.report.adjudication import adjudication_csv_rows
 from validation.report.dropped import dropped_csv_rows
 from validation.report.notes import notes_csv_rows
 from validation.report.rubric_changes import rubric_changes_csv_rows
+from validation.report.stability import stability_csv_rows
 
 COLUMNS = (
     "section",
@@ -185,6 +186,7 @@ def report_rows(report: dict[str, Any]) -> Iterator[Row]:
     yield from dropped_csv_rows(report.get("dropped"))
     yield from notes_csv_rows(report.get("rater_notes"))
     yield from rubric_changes_csv_rows(report.get("rubric_changes"))
+    yield from stability_csv_rows(report.get("stability"))
 
 
 def report_csv(report: dict[str, Any]) -> str:

@@ -50,6 +50,8 @@ class StudyData:
     dropped: tuple[Any, ...] = field(default_factory=tuple)
     # One record per rater note on a label (validation.report.notes).
     notes: tuple[Any, ...] = field(default_factory=tuple)
+    # Per judge with repeats, its verdicts from each repeat (validation.report.stability).
+    repeats: tuple[Any, ...] = field(default_factory=tuple)
 
     @property
     def n_items(self) -> int:
@@ -79,3 +81,6 @@ class StudyData:
         for judge in self.judges:
             if judge.codes.shape != (n,):
                 raise ValueError(f"judge {judge.name!r} has {judge.codes.shape[0]} labels for {n}")
+        for repeats in self.repeats:
+            if repeats.codes.shape[0] != n:
+                raise ValueError(f"repeats of {repeats.name!r} have {repeats.codes.shape[0]} rows")

@@ -13,6 +13,7 @@ from validation.report.data import HIT, MISS, JudgeLabels, StudyData
 from validation.report.dropped import DroppedUnit
 from validation.report.notes_selectors import rater_notes_gather
 from validation.report.rubric_changes_selectors import rubric_versions_gather
+from validation.report.stability_selectors import judge_repeats_gather
 from validation.selectors import study_units_with_ratings
 from validation.statistics import MISSING
 
@@ -174,6 +175,9 @@ def study_report_data(*, study: Study) -> StudyData:
         adjudications=adjudication_decisions(study=study),
         dropped=_dropped(study),
         notes=rater_notes_gather(study=study),
+        repeats=judge_repeats_gather(
+            judge_runs=_judge_runs(study), response_rows=response_row, n=n
+        ),
         rubric=rubric_versions_gather(
             study=study,
             unit_rows=row_of,

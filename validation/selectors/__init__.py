@@ -67,7 +67,7 @@ def judge_runs_named(
             runs.append(run)
             continue
         named = judge_runs_for(dataset=dataset, models=models).filter(
-            judge__name=value, status=JudgeRun.Status.FINISHED
+            judge__name=value, status=JudgeRun.Status.FINISHED, repeat_of__isnull=True
         )
         latest = {}
         for run in named.order_by("created_at", "pk"):

@@ -86,13 +86,16 @@ def ratings_build(
     records: Iterable[RatingRecord],
     categories: Sequence[Hashable] | None = None,
     extra_labels: Iterable[Hashable] = (),
+    cluster_of: Mapping[Hashable, Hashable] | None = None,
 ) -> Ratings:
     """Collect records into a ``Ratings`` matrix.
 
     Without ``categories`` the scheme is the labels seen in ``records`` and
     ``extra_labels`` (for instance the judge's), so a category nobody used is unknown —
     declare the scheme when it matters (AC1 and PABAK depend on the number of categories).
-    Raises ``ValueError`` on a second label by the same rater for the same item.
+    ``cluster_of`` maps a record's cluster (a unit) to the cluster the bootstrap resamples (its
+    case); by default each record's own. Raises ``ValueError`` on a second label by the same
+    rater for the same item.
     """
     records = [RatingRecord(*record) for record in records]
     if categories is None:
@@ -106,7 +109,7 @@ def ratings_build(
     for record in records:
         item_rows.setdefault((record.cluster, record.item), len(item_rows))
         rater_columns.setdefault(record.rater, len(rater_columns))
-        cluster_index.setdefault(record.cluster, len(cluster_index))
+        cluster_index.setdefault(_resampled(record.cluster, cluster_of), len(cluster_index))
     codes = np.full((len(item_rows), len(rater_columns)), MISSING, dtype=np.int64)
     seen: set[tuple[int, int]] = set()
     for record in records:
@@ -127,6 +130,12 @@ def ratings_build(
         categories=tuple(categories),
         raters=tuple(rater_columns),
         items=items,
-        clusters=np.array([cluster_index[c] for c, _ in items], dtype=np.int64),
+        clusters=np.array(
+            [cluster_index[_resampled(c, cluster_of)] for c, _ in items], dtype=np.int64
+        ),
         cluster_keys=tuple(cluster_index),
     )
+
+
+def _resampled(cluster: Hashable, cluster_of: Mapping[Hashable, Hashable] | None) -> Hashable:
+    return cluster if cluster_of is None else cluster_of[cluster]

@@ -93,12 +93,14 @@ def agreement_summary(
     judge_labels: Mapping[tuple[Hashable, Hashable], Hashable | None] | None,
     bootstrap: BootstrapSettings,
     delta: float = NONINFERIORITY_DELTA,
+    cluster: str = "unit",
 ) -> dict[str, Any]:
     """Everything `heartbench agreement` reports, as JSON-ready data.
 
     ``judge_labels`` maps (cluster, item) to the judge's label; labels for items nobody
     rated cannot be compared and are only counted. The bootstrap resamples the clusters of
-    ``ratings`` (the CSV's units). ``delta`` is the judge's non-inferiority margin.
+    ``ratings``, the values of the CSV's column ``cluster`` (recorded in the output).
+    ``delta`` is the judge's non-inferiority margin.
     """
     reliability = rater_reliability(
         counts=ratings.counts(),
@@ -139,7 +141,8 @@ def agreement_summary(
             "seed": bootstrap.seed,
             "level": bootstrap.level,
             "clusters": ratings.n_clusters,
-            "resampled": "units",
+            "resampled": {"unit": "units", "case": "cases"}.get(cluster, f"values of {cluster}"),
+            "cluster": cluster,
         },
     }
     if judge_labels is None:

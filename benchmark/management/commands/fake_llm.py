@@ -26,6 +26,12 @@ class Command(BaseCommand):
         parser.add_argument("--style", choices=["ours", "upstream"], default="ours")
         parser.add_argument("--no-structured", action="store_true", help="reject response_format")
         parser.add_argument("--seed", type=non_negative_int, default=0)
+        parser.add_argument(
+            "--noise",
+            type=fraction_0_1,
+            default=0.0,
+            help="0..1: each verdict flips with chance noise × the request's temperature",
+        )
 
     def handle(self, *args, **options):
         mix = tuple(f.strip() for f in options["faults"].split(",") if f.strip())
@@ -54,4 +60,5 @@ class Command(BaseCommand):
             style=options["style"],
             structured=not options["no_structured"],
             seed=options["seed"],
+            noise=options["noise"],
         )

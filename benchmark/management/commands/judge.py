@@ -2,6 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from benchmark.cli_types import positive_int
 from benchmark.llm.prompts import DEFAULT_JUDGE_TEMPLATE, TemplateError, template_load
 from benchmark.management.commands._llm_args import (
     EXIT_CONFIG,
@@ -21,9 +22,9 @@ from benchmark.selectors.runs import dataset_for_model
 from benchmark.services.judge_retry import judge_run_retry_errors_start
 from benchmark.services.judging import (
     GRANULARITIES,
+    judge_repeats_start,
     judge_resolve,
     judge_run_execute,
-    judge_run_start,
 )
 from benchmark.services.llm_jobs import LLMJobConfigError, run_options_check
 
@@ -42,6 +43,13 @@ class Command(BaseCommand):
         parser.add_argument("--dataset", help="NAME or NAME:vN (default: the one answered)")
         parser.add_argument("--granularity", choices=GRANULARITIES, default="response")
         parser.add_argument("--prompt-template", type=Path, help="judge prompt template file")
+        parser.add_argument(
+            "--repeats",
+            type=positive_int,
+            default=1,
+            help="N independent runs over the same responses (run 0 is the ordinary run; each "
+            "repeat asks anew, with seed + i when --seed is given), for the judge's stability",
+        )
         add_endpoint_arguments(parser)
         add_run_arguments(parser)
 
@@ -72,26 +80,46 @@ class Command(BaseCommand):
                 "options": asked,
             }
             if options["retry_errors"]:
-                run = judge_run_retry_errors_start(**start)
+                if options["repeats"] > 1:
+                    raise LLMJobConfigError("--retry-errors and --repeats exclude each other")
+                runs = [judge_run_retry_errors_start(**start)]
             else:
-                run, todo = judge_run_start(
-                    **start, template_path=path.resolve() if path else None, force=options["force"]
-                )
-                if not todo:
-                    self.stdout.write(
-                        f"run {run.pk} ({judge} on {model}) already finished; nothing sent. "
-                        "Use --force to judge again."
-                    )
-                    return
+                runs = []
+                for run, todo in judge_repeats_start(
+                    **start,
+                    repeats=options["repeats"],
+                    template_path=path.resolve() if path else None,
+                    force=options["force"],
+                ):
+                    if todo:
+                        runs.append(run)
+                    else:
+                        self.stdout.write(
+                            f"run {run.pk} ({judge} on {model}{_repeat_label(run)}) already "
+                            "finished; nothing sent. Use --force to judge again."
+                        )
         except (TemplateError, DatasetNotFound, LLMJobConfigError) as exc:
             raise CommandError(str(exc), returncode=EXIT_CONFIG) from None
-        try:
-            outcome = judge_run_execute(
-                run_id=run.pk, options=engine_options(options), on_progress=progress_writer(options)
-            )
-        except LLMJobConfigError as exc:
-            raise CommandError(str(exc), returncode=EXIT_CONFIG) from None
-        except KeyboardInterrupt:
-            raise interrupted(run, "criteria", options) from None
-        self.stdout.write("\n".join(summary_lines("judge run", outcome)))
-        finish(outcome, "criteria", options)
+        outcomes = []
+        for run in runs:
+            try:
+                outcome = judge_run_execute(
+                    run_id=run.pk,
+                    options=engine_options(options),
+                    on_progress=progress_writer(options),
+                )
+            except LLMJobConfigError as exc:
+                raise CommandError(str(exc), returncode=EXIT_CONFIG) from None
+            except KeyboardInterrupt:
+                raise interrupted(run, "criteria", options) from None
+            label = f"repeat {run.repeat_index}: judge run" if run.repeat_of_id else "judge run"
+            self.stdout.write("\n".join(summary_lines(label, outcome)))
+            outcomes.append(outcome)
+            if outcome.stop_reason:
+                break  # a budget spent stops the repeats still to come too
+        for outcome in outcomes:
+            finish(outcome, "criteria", options)
+
+
+def _repeat_label(run) -> str:
+    return f", repeat {run.repeat_index}" if run.repeat_of_id else ""

@@ -1,4 +1,5 @@
-"""`heartbench agreement --ratings FILE [--judge FILE] [--format json|table]`."""
+"""`heartbench agreement --ratings FILE [--judge FILE] [--categories A,B] [--cluster COLUMN]
+[--format json|table]`."""
 
 import json
 import math
@@ -36,6 +37,12 @@ class Command(BaseCommand):
             "label, 1/0, true/false, yes/no, hit/miss, met/not met, 是/否, 命中/未命中, one "
             "spelling per file; else the file's own words)",
         )
+        parser.add_argument(
+            "--cluster",
+            metavar="COLUMN",
+            help="the ratings file's column whose values the bootstrap resamples, one per unit "
+            "(default: case when the file has that column, else unit)",
+        )
         parser.add_argument("--resamples", type=int_at_least(100), default=defaults.resamples)
         parser.add_argument("--seed", type=non_negative_int, default=defaults.seed)
         parser.add_argument(
@@ -57,7 +64,9 @@ class Command(BaseCommand):
             raise CommandError(f"--categories: {exc}") from exc
         rating_labels, judge_labels = LabelReader(scheme=scheme), LabelReader(scheme=scheme)
         try:
-            records = ratings_csv_read(path=options["ratings"], labels=rating_labels)
+            rated = ratings_csv_read(
+                path=options["ratings"], labels=rating_labels, cluster=options["cluster"]
+            )
             judge = (
                 judge_csv_read(path=options["judge"], labels=judge_labels, ratings=rating_labels)
                 if options["judge"]
@@ -66,15 +75,17 @@ class Command(BaseCommand):
         except RatingsFileError as exc:
             raise CommandError(str(exc)) from exc
         ratings = ratings_build(
-            records=records,
+            records=rated.records,
             categories=rating_labels.categories(),
             extra_labels=[label for label in (judge or {}).values() if label is not None],
+            cluster_of=rated.clusters,
         )
         summary = agreement_summary(
             ratings=ratings,
             judge_labels=judge,
             bootstrap=BootstrapSettings(resamples=options["resamples"], seed=options["seed"]),
             delta=delta,
+            cluster=rated.cluster,
         )
         summary["label_spellings"] = {
             "ratings": rating_labels.spelling,

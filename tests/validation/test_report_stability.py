@@ -1,0 +1,108 @@
+"""The study report's stability section from a real study whose judge was run three times
+(run 0 and two repeats, as `judge --repeats 3` stores them): JSON, CSV and HTML."""
+
+import csv
+import io
+
+import numpy as np
+import pytest
+from django.core.management import call_command
+
+from benchmark.models import JudgeRun, RubricItem, Verdict
+from tests.benchmark.factories import JudgeRunFactory
+from tests.validation.test_report_db import rated_study, report_json
+from validation.report.selectors import study_report_data
+
+pytestmark = pytest.mark.django_db
+
+
+def flipped(state: str) -> str:
+    return Verdict.State.NOT_MET if state == Verdict.State.MET else Verdict.State.MET
+
+
+def study_with_repeats(name: str):
+    """judge-a with two repeats: repeat 1 copies run 0, repeat 2 flips criterion 1 of every
+    case and has no verdict on criterion 2 of the first case."""
+    study = rated_study(name=name)
+    for run in JudgeRun.objects.filter(judge__name="judge-a", repeat_of__isnull=True):
+        for index in (1, 2):
+            repeat = JudgeRunFactory(
+                judge=run.judge, model=run.model, dataset=run.dataset, repeat_of=run,
+                repeat_index=index,
+            )  # fmt: skip
+            for v in Verdict.objects.filter(run=run).select_related("rubric_item__case"):
+                item = v.rubric_item
+                if index == 2 and item.case.position == 0 and item.position == 2:
+                    continue
+                state = v.state
+                if index == 2 and item.position == 1 and state != Verdict.State.ERROR:
+                    state = flipped(state)
+                Verdict.objects.create(
+                    run=repeat, response=v.response, rubric_item=item, state=state
+                )
+    return study
+
+
+@pytest.fixture
+def study():
+    return study_with_repeats("stable")
+
+
+def test_the_section_counts_flips_and_splits_disagreement(study):
+    data = study_report_data(study=study)
+    (repeats,) = data.repeats
+    assert repeats.name == "judge-a" and repeats.codes.shape == (data.n_items, 3)
+    report = report_json(study.name)
+    (section,) = report["stability"]
+    assert section["judge"] == "judge-a" and section["repeats"] == 3
+    assert [len(runs) for runs in section["runs"]] == [3, 3, 3]
+    # The judge's own figures still read run 0 only.
+    judge_a = next(j for j in report["judges"] if j["judge"] == "judge-a")
+    assert sorted(judge_a["runs"]) == sorted(r[0] for r in zip(*section["runs"], strict=True))
+    # Errors (case 1, criterion 0) and the missing verdict (case 0, criterion 2) leave items out.
+    judge_codes = next(j for j in data.judges if j.name == "judge-a").codes
+    complete = (repeats.codes >= 0).all(axis=1)
+    assert section["incomplete_items"] == int((~complete).sum()) == 3 + 3
+    positions = dict(RubricItem.objects.values_list("pk", "position"))
+    position = np.array([positions[int(c)] for c in data.criterion])
+    expected_flips = int((complete & (position == 1)).sum())
+    assert section["flip_rate"]["flipped"] == expected_flips > 0
+    assert section["flip_rate"]["rate"] == pytest.approx(expected_flips / complete.sum())
+    # Against the gold: run 0 and repeat 1 agree, so a flipped item is noise (1/3 of its
+    # repeats differ from the gold or 2/3), an unflipped one that misses the gold is bias.
+    gold = data.gold
+    with_gold = complete & (gold >= 0)
+    wrong = judge_codes != gold
+    bias = with_gold & (position != 1) & wrong
+    noise = np.where(with_gold & (position == 1), np.where(wrong, 2 / 3, 1 / 3), 0)
+    split = section["gold_split"]
+    assert split["n"] == int(with_gold.sum())
+    assert split["bias"] == pytest.approx(bias.sum() / with_gold.sum())
+    assert split["noise"] == pytest.approx(noise.sum() / with_gold.sum())
+    assert section["fleiss_kappa"]["value"] < 1 and section["fleiss_kappa"]["low"] is not None
+
+
+def test_csv_and_html_show_the_section(study, tmp_path):
+    target = tmp_path / "report.csv"
+    call_command("study", "report", study.name, "--format", "csv", "--resamples", "200",
+                 "--output", str(target), stderr=io.StringIO())  # fmt: skip
+    rows = [r for r in csv.DictReader(target.open(encoding="utf-8")) if r["judge"] == "judge-a"]
+    stats = {(r["section"], r["group"], r["statistic"]) for r in rows}
+    assert {
+        ("stability", "", "fleiss_kappa"),
+        ("stability", "all", "flip_rate"),
+        ("stability", "ability", "flip_rate"),
+        ("stability", "criterion", "flip_rate"),
+        ("stability_vs_gold", "", "noise"),
+        ("stability_vs_gold", "", "bias"),
+    } <= stats
+    page = tmp_path / "report.html"
+    call_command("study", "report", study.name, "--format", "html", "--resamples", "200",
+                 "--output", str(page), stderr=io.StringIO())  # fmt: skip
+    html = page.read_text(encoding="utf-8")
+    assert 'id="stability"' in html and "of which noise" in html
+
+
+def test_no_section_without_repeats():
+    study = rated_study(name="no-repeats", cases=2, models=2)
+    assert report_json(study.name)["stability"] == []
