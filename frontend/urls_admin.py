@@ -35,4 +35,5 @@ dashboard_urls = [
     path("studies/<study:name>/recalibrate/", dashboard.recalibrate, name="recalibrate"),
     path("studies/<study:name>/deactivate/", dashboard.deactivate, name="deactivate"),
     path("studies/<study:name>/due-date/", dashboard.due_date, name="due-date"),
+    path("studies/<study:name>/stop-early/", dashboard.stop_early, name="stop-early"),
 ]

@@ -51,6 +51,15 @@ class Study(models.Model):
         default=0.75,
         help_text=_("The judge passes at this agreement with the golden standard."),
     )
+    # The planner's answer when the fraction was planned (validation.statistics.planning.Plan:
+    # cases, half_width, expected_agreement, design_effect, icc, icc_source, ...); empty when
+    # the fraction was chosen by hand.
+    plan = models.JSONField(_("plan"), default=dict, blank=True)
+    # Group-sequential monitoring: the gate is looked at every this many completed cases
+    # (validation.statistics.sequential); empty: only at the close.
+    look_every = models.PositiveIntegerField(
+        _("look every (completed cases)"), null=True, blank=True
+    )
     # Ability codes (or "*" for every criterion) on which a 2/1 split goes to a senior.
     adjudicate_splits = models.JSONField(_("adjudicate 2/1 splits on"), default=list, blank=True)
     # The date the study should close by; the dashboard warns when the pace will miss it.
@@ -78,6 +87,10 @@ class Study(models.Model):
                 condition=Q(gate_threshold__gte=0, gate_threshold__lte=1),
                 name="study_gate_threshold_0_1",
             ),
+            models.CheckConstraint(
+                condition=Q(look_every__isnull=True) | Q(look_every__gte=1),
+                name="study_look_every_positive",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -86,6 +99,11 @@ class Study(models.Model):
     @property
     def status(self) -> str:
         return self.pool.status
+
+    @property
+    def planned_cases(self) -> int:
+        """Cases the study set out to rate: those sampled (the planner's number when planned)."""
+        return sum(s["sampled"] for s in self.sampling.values())
 
 
 def _study_model_str(self) -> str:

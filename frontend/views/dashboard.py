@@ -29,6 +29,7 @@ from validation.dashboard import charts, rules, selectors
 from validation.dashboard import runs as dashboard_runs
 from validation.dashboard.services import study_set_due_date
 from validation.dashboard.time_on_task import study_time_on_task
+from validation.services import StudyError, study_stop_early
 
 BUCKET_LABELS = [
     (selectors.PENDING, gettext_lazy("pending")),
@@ -138,8 +139,18 @@ def study_page(request, name: str):
         ],
         min_units=QUALITY_MIN_UNITS,
         time_on_task=study_time_on_task(study=study),
+        monitoring=_monitoring(study),
     )
     return render(request, "frontend/dashboard/study.html", context)
+
+
+def _monitoring(study):
+    # Deferred: numpy and scipy load only for a study that looks at its gate as it goes.
+    if not study.look_every:
+        return None
+    from validation.dashboard.monitoring import study_monitoring
+
+    return study_monitoring(study=study)
 
 
 @staff_member_required
@@ -212,6 +223,27 @@ def due_date(request, name: str):
     else:
         study_set_due_date(study=study, due_date=value, actor=request.user)
         messages.success(request, _("Due date saved."))
+    return _back(request, reverse("dashboard:study", args=[study.name]))
+
+
+@staff_member_required
+@require_POST
+def stop_early(request, name: str):
+    """Close a sequentially monitored study at its current look (the form asks to confirm)."""
+    study = _study_or_404(name)
+    if request.POST.get("confirm") != "yes":
+        messages.error(request, _("Tick the box to confirm stopping the study early."))
+        return _back(request, reverse("dashboard:study", args=[study.name]))
+    try:
+        result = study_stop_early(study=study, actor=request.user)
+    except StudyError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(
+            request,
+            _("Study stopped early: %(dropped)s units left the sample.")
+            % {"dropped": result["dropped"]},
+        )
     return _back(request, reverse("dashboard:study", args=[study.name]))
 
 

@@ -166,6 +166,9 @@ def routes(assignment_id: str) -> dict[str, Route]:
                                      {**staff_only, "admin": (404,)}),
         "dashboard:due-date": Route("POST", "/admin/dashboard/studies/study-a/due-date/",
                                     dict.fromkeys(ROLES, (302,))),
+        # Unconfirmed: the page sends staff back with an error; the study stays open.
+        "dashboard:stop-early": Route("POST", "/admin/dashboard/studies/study-a/stop-early/",
+                                      dict.fromkeys(ROLES, (302,))),
         # The admin API: staff only. It opens the draft study and closes study-b (the admin's
         # last use of either), and reads study-a.
         "admin-api:studies": Route("GET", "/api/v1/admin/studies/", api_staff),

@@ -285,7 +285,28 @@ def report_compute(*, data: StudyData, bootstrap: BootstrapSettings) -> dict[str
         "dropped": dropped_compute(data.dropped),
         "rater_notes": notes_compute(data.notes),
         "rubric_changes": rubric_changes,
+        "planning": planning_compute(study=data.study, judges=judges),
         "stability": stability_compute(data=data, bootstrap=bootstrap, figure=figure),
+    }
+
+
+def planning_compute(*, study: dict[str, Any], judges: list[dict[str, Any]]) -> dict[str, Any]:
+    """Planned against achieved: the half-width the planner aimed at (None when the fraction
+    was chosen by hand) and each judge's achieved half-width of agreement with the gold."""
+    plan = study.get("plan") or {}
+
+    def achieved(agreement: dict[str, Any]) -> float | None:
+        if agreement.get("low") is None or agreement.get("high") is None:
+            return None
+        return (agreement["high"] - agreement["low"]) / 2
+
+    return {
+        "planned_half_width": plan.get("half_width"),
+        "expected_agreement": plan.get("expected_agreement"),
+        "planned_cases": plan.get("cases"),
+        "design_effect": plan.get("design_effect"),
+        "icc_source": plan.get("icc_source"),
+        "judges": {j["judge"]: achieved(j["vs_gold"]["agreement"]) for j in judges},
     }
 
 

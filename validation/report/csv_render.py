@@ -148,10 +148,21 @@ def _judge_rows(j: dict[str, Any]) -> Iterator[Row]:
     )
 
 
+def _planning_rows(planning: dict[str, Any] | None) -> Iterator[Row]:
+    if not planning:
+        return
+    for key, value in planning.items():
+        if key != "judges":
+            yield _plain("planning", "", "", "", key, value)
+    for judge, achieved in planning["judges"].items():
+        yield _plain("planning", judge, "", "", "achieved_half_width", achieved)
+
+
 def report_rows(report: dict[str, Any]) -> Iterator[Row]:
     """Every figure of the report as (section, judge, group, name, statistic, value, ...)."""
     for key, value in report["study"].items():
-        yield _plain("study", "", "", "", key, value)
+        if not isinstance(value, dict):  # the plan: its figures are the planning rows
+            yield _plain("study", "", "", "", key, value)
     for key, value in report["bootstrap"].items():
         yield _plain("bootstrap", "", "", "", key, value)
     counts = report["counts"]
@@ -170,6 +181,7 @@ def report_rows(report: dict[str, Any]) -> Iterator[Row]:
     yield from _baseline_rows("expert_vs_other_two", "", experts["vs_others"])
     for j in report["judges"]:
         yield from _judge_rows(j)
+    yield from _planning_rows(report.get("planning"))
     yield from adjudication_csv_rows(report.get("adjudication"))
     yield from dropped_csv_rows(report.get("dropped"))
     yield from notes_csv_rows(report.get("rater_notes"))

@@ -178,7 +178,11 @@ def report_context(report: dict[str, Any]) -> dict[str, Any]:
                 threshold=threshold,
             )
         ),
-        "judges": [_judge_view(j, threshold) for j in report["judges"]],
+        "judges": [
+            _judge_view(j, threshold)
+            | {"achieved_half_width": report["planning"]["judges"].get(j["judge"])}
+            for j in report["judges"]
+        ],
         "dropped": _dropped_view(report.get("dropped")),
     }
 

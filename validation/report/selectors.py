@@ -153,6 +153,8 @@ def study_report_data(*, study: Study) -> StudyData:
             "seed": study.seed,
             "fraction": study.fraction,
             "gate_threshold": study.gate_threshold,
+            "plan": study.plan,
+            "look_every": study.look_every,
             "closed_at": study.closed_at.isoformat() if study.closed_at else None,
         },
         case_keys=tuple(cases[c] for c in case_ids),

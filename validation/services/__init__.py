@@ -11,6 +11,7 @@ from validation.services.lifecycle import (
     study_delete_refusal,
     study_enrol,
     study_extend,
+    study_stop_early,
 )
 from validation.services.settle import study_settle, study_units_to_senior, unit_settle
 from validation.services.studies import (
@@ -35,6 +36,7 @@ __all__ = [
     "study_open",
     "study_set_adjudicate_splits",
     "study_settle",
+    "study_stop_early",
     "study_units_to_senior",
     "unit_settle",
 ]

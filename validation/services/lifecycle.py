@@ -25,13 +25,19 @@ from validation.services.studies import StudyError
 
 
 def study_close(
-    *, study: Study, actor=None, partial: str = closing.SENIOR, unrated: str = closing.SENIOR
+    *,
+    study: Study,
+    actor=None,
+    partial: str = closing.SENIOR,
+    unrated: str = closing.SENIOR,
+    reason: str = "",
 ) -> dict[str, int]:
     """Stop rating and decide what becomes of the units short of three ratings.
 
     ``partial`` (units with some ratings) and ``unrated`` (units nobody rated) are each
     ``senior`` (a senior expert decides the unit: the only behaviour before the choice) or
     ``drop`` (the unit leaves the sample, with its reason kept; see ``validation.closing``).
+    ``reason`` (say, "stopped early at look 3") is kept in the audit row.
     Returns the counts: ``complete``, ``partly_rated`` and ``never_rated`` units at the
     close, ``gold`` written now, ``incomplete`` (sent to a senior), ``dropped``, and
     ``awaiting`` (split units waiting for a senior).
@@ -52,9 +58,10 @@ def study_close(
         drop = [u for u in short if choice.get(group[u.pk]) == closing.DROP]
         senior = [u for u in short if choice.get(group[u.pk]) != closing.DROP]
         study_units_to_senior(study=study, study_units=senior)
-        for reason in (closing.PARTLY_RATED, closing.NEVER_RATED):
-            StudyUnit.objects.filter(pk__in=[u.pk for u in drop if group[u.pk] == reason]).update(
-                state=StudyUnit.State.DROPPED, drop_reason=reason
+        for completion in (closing.PARTLY_RATED, closing.NEVER_RATED):
+            dropped = [u.pk for u in drop if group[u.pk] == completion]
+            StudyUnit.objects.filter(pk__in=dropped).update(
+                state=StudyUnit.State.DROPPED, drop_reason=completion
             )
         study.closed_at = timezone.now()
         study.save(update_fields=["closed_at"])
@@ -79,7 +86,8 @@ def study_close(
                 "partial": partial,
                 "unrated": unrated,
                 "dropped_units": [u.unit_id for u in drop],
-            },
+            }
+            | ({"reason": reason} if reason else {}),
         )
         study_closed_announce(study=study, counts=result)
     study.pool.refresh_from_db()
@@ -183,3 +191,24 @@ def study_delete_refusal(*, name: str, submissions: int) -> str:
         "close the study instead.",
         submissions,
     ) % {"name": name, "count": submissions}
+
+
+def study_stop_early(*, study: Study, actor) -> dict[str, int]:
+    """Close a sequentially monitored study at its current look: the units short of their
+    ratings leave the sample (the look's complete cases hold the answer), and the close's
+    audit row says "stopped early at look k"."""
+    # Deferred: the monitoring needs numpy and scipy, which the dashboard's other pages don't.
+    from validation.dashboard.monitoring import study_monitoring
+
+    monitoring = study_monitoring(study=study)
+    if monitoring is None:
+        raise StudyError(f"study {study.name} is not monitored sequentially: close it instead")
+    if not monitoring.stoppable:
+        raise StudyError(f"study {study.name} has no look to stop at while it is open")
+    return study_close(
+        study=study,
+        actor=actor,
+        partial=closing.DROP,
+        unrated=closing.DROP,
+        reason=f"stopped early at look {monitoring.monitor.look}",
+    )

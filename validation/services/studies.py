@@ -2,6 +2,7 @@
 
 import secrets
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from django.db import transaction
 from django.utils import timezone
@@ -18,6 +19,9 @@ from validation.naming import study_name_problem
 from validation.sampling import sample_stratified, stratum_label
 from validation.services.announce import study_opened_announce
 from validation.services.locks import study_lock
+
+if TYPE_CHECKING:  # the planner needs numpy and scipy; creating a study by hand does not
+    from validation.statistics.planning import Plan
 
 STRATUM_FIELDS = ("difficulty", "primary_scene", "secondary_scene")
 
@@ -45,13 +49,30 @@ def study_create(
     show_ability: bool = False,
     experts: Iterable[Expert] | None = None,
     adjudicate_splits: Iterable[str] | str = (),
+    plan: "Plan | None" = None,
+    look_every: int | None = None,
     actor=None,
 ) -> Study:
     """Draw the stratified sample of cases and create a draft study over the models' responses.
 
     Units are sampled case × model response: the sampled cases are rated for every chosen
-    model, so judge agreement can be compared between models on the same cases.
+    model, so judge agreement can be compared between models on the same cases. With a
+    ``plan`` (``validation.selectors.planning.study_plan``) the fraction is the planned one
+    and the plan is kept on the study; ``look_every`` makes the gate be looked at every that
+    many completed cases (group-sequential monitoring).
     """
+    if plan is not None:
+        if not plan.reachable:
+            raise StudyError(
+                f"the wanted half-width needs {plan.cases} cases; dataset {dataset} has "
+                f"{plan.available}: accept a wider interval",
+                field="fraction",
+            )
+        fraction = plan.fraction
+    if look_every is not None and look_every < 1:
+        raise StudyError(
+            f"look every must be at least 1 case, got {look_every}", field="look_every"
+        )
     problem = study_name_problem(name=name)
     if problem is not None:
         raise StudyError(problem, field="name")
@@ -111,6 +132,8 @@ def study_create(
             seed=seed,
             stratify_by=list(stratify_by),
             adjudicate_splits=splits,
+            plan={} if plan is None else plan.as_dict(),
+            look_every=look_every,
             created_by=actor,
             sampling={s: {"sampled": k, "cases": n} for s, (k, n) in sample.strata.items()},
         )
@@ -138,6 +161,8 @@ def study_create(
                 "units": len(responses),
                 "missing_responses": len(sample.keys) * len(models) - len(responses),
                 "adjudicate_splits": splits,
+                "plan": {} if plan is None else plan.as_dict(),
+                "look_every": look_every,
             },
         )
     return study

@@ -1,6 +1,7 @@
 """`heartbench study create|open|close|enrol|export|report`: thin wrappers over services."""
 
 import argparse
+import json
 import sys
 from datetime import date
 from pathlib import Path
@@ -15,7 +16,11 @@ from validation.export import FORMATS, rows_write
 from validation.report import FORMATS as REPORT_FORMATS
 from validation.report import report_compute, report_render
 from validation.report.selectors import study_report_data
+from validation.selectors.planning import study_plan
 from validation.statistics import BootstrapSettings
+from validation.statistics.planning import DEFAULT_AGREEMENT, DEFAULT_HALF_WIDTH, PlanningError
+
+AUTO = "auto"
 
 
 def _write_atomically(output: str, write) -> None:
@@ -32,6 +37,58 @@ def _due_date(value: str) -> date:
         raise argparse.ArgumentTypeError(f"give the date as YYYY-MM-DD, not {value!r}") from exc
 
 
+def _fraction(value: str) -> float | str:
+    return AUTO if value == AUTO else positive_fraction(value)
+
+
+def _open_share(text: str) -> float:
+    """A share strictly between 0 and 1 (an agreement, a half-width)."""
+    value = positive_fraction(text)
+    if value >= 1:
+        raise argparse.ArgumentTypeError(f"{text} is not below 1")
+    return value
+
+
+def _planning_options(parser) -> None:
+    parser.add_argument(
+        "--expected-agreement",
+        type=_open_share,
+        default=None,
+        help=f"judge–gold agreement expected (default {DEFAULT_AGREEMENT})",
+    )
+    parser.add_argument(
+        "--half-width",
+        type=_open_share,
+        default=None,
+        help=f"wanted half-width of its 95%% interval (default {DEFAULT_HALF_WIDTH})",
+    )
+    parser.add_argument(
+        "--pilot", metavar="STUDY", help="estimate the design effect from this study's items"
+    )
+
+
+def _plan_lines(plan) -> list[str]:
+    """The plan for the command line (English, as the CLI is)."""
+    source = (
+        "estimated from the pilot study"
+        if plan.icc_source == "pilot"
+        else "default (no pilot study given)"
+    )
+    lines = [
+        f"cases: {plan.cases} of {plan.available} (fraction {plan.fraction:.4f})",
+        f"wanted: 95% interval half-width {plan.half_width} at agreement "
+        f"{plan.expected_agreement}, reached in {plan.assurance:.0%} of studies "
+        f"(expected half-width {plan.expected_half_width:.4f})",
+        f"design effect: {plan.design_effect:.3f} = 1 + ((1 + cv²) × "
+        f"{plan.items_per_case:.1f} items per case − 1) × ICC {plan.icc:.4f}, ICC {source}",
+    ]
+    if not plan.reachable:
+        lines.append(
+            f"the dataset has only {plan.available} cases: even all of them miss the half-width"
+        )
+    return lines
+
+
 class Command(BaseCommand):
     help = "Create, open, close and export blind agreement studies."
 
@@ -42,7 +99,20 @@ class Command(BaseCommand):
         create.add_argument("--dataset", required=True)
         create.add_argument("--models", required=True, help="comma-separated model names")
         create.add_argument("--judge", action="append", default=[], help="judge name or run id")
-        create.add_argument("--fraction", type=positive_fraction, default=0.3)
+        create.add_argument(
+            "--fraction",
+            type=_fraction,
+            default=0.3,
+            help='share of cases to sample, or "auto": as many as the planner needs',
+        )
+        _planning_options(create)
+        create.add_argument(
+            "--look-every",
+            type=positive_int,
+            default=None,
+            metavar="K",
+            help="look at the gate every K completed cases (group-sequential; may stop early)",
+        )
         create.add_argument("--seed", type=non_negative_int, default=None)
         create.add_argument("--stratify", default="difficulty,primary_scene")
         create.add_argument("--lease-minutes", type=positive_int, default=30)
@@ -52,6 +122,11 @@ class Command(BaseCommand):
             default="",
             help='ability codes (or "*") whose 2/1 splits a senior expert decides',
         )
+        plan = sub.add_parser("plan", help="the cases a study needs for the interval wanted")
+        plan.add_argument("--dataset", required=True)
+        plan.add_argument("--models", required=True, help="comma-separated model names")
+        _planning_options(plan)
+        plan.add_argument("--format", choices=("table", "json"), default="table")
         sub.add_parser("open").add_argument("name")
         close = sub.add_parser(
             "close",
@@ -96,7 +171,12 @@ class Command(BaseCommand):
     def handle(self, *args, action, **options):
         try:
             getattr(self, f"do_{action}")(**options)
-        except (services.StudyError, AnnotationError, selectors.UnknownName) as exc:
+        except (
+            services.StudyError,
+            AnnotationError,
+            selectors.UnknownName,
+            PlanningError,
+        ) as exc:
             raise CommandError(str(exc)) from exc
 
     def _study(self, name: str):
@@ -105,22 +185,54 @@ class Command(BaseCommand):
             raise CommandError(f"no study named {name!r}")
         return study
 
+    def _plan(self, *, dataset, models, expected_agreement, half_width, pilot, **options):
+        return study_plan(
+            dataset=dataset,
+            models=models,
+            expected_agreement=DEFAULT_AGREEMENT
+            if expected_agreement is None
+            else expected_agreement,
+            half_width=DEFAULT_HALF_WIDTH if half_width is None else half_width,
+            pilot=None if pilot is None else self._study(pilot),
+        )
+
+    def do_plan(self, *, dataset, models, format, **options):
+        data = selectors.dataset_newest(name=dataset)
+        chosen = selectors.models_named(names=[n.strip() for n in models.split(",") if n.strip()])
+        plan = self._plan(dataset=data, models=chosen, **options)
+        if format == "json":
+            self.stdout.write(json.dumps(plan.as_dict(), indent=2))
+        else:
+            self.stdout.write("\n".join(_plan_lines(plan)))
+
     def do_create(self, *, name, dataset, models, judge, fraction, seed, stratify, **options):
         data = selectors.dataset_newest(name=dataset)
         chosen = selectors.models_named(names=[n.strip() for n in models.split(",") if n.strip()])
+        plan = None
+        if fraction == AUTO:
+            plan = self._plan(dataset=data, models=chosen, **options)
+        elif any(options[k] is not None for k in ("expected_agreement", "half_width", "pilot")):
+            raise CommandError(
+                "--expected-agreement, --half-width and --pilot plan the fraction: "
+                "give --fraction auto"
+            )
         study = services.study_create(
             name=name,
             dataset=data,
             models=chosen,
             judge_runs=selectors.judge_runs_named(values=judge, dataset=data, models=chosen),
-            fraction=fraction,
+            fraction=fraction if plan is None else plan.fraction,
             seed=seed,
             stratify_by=[s.strip() for s in stratify.split(",") if s.strip()],
             lease_minutes=options["lease_minutes"],
             show_ability=options["show_ability"],
             adjudicate_splits=options["adjudicate_splits"],
+            plan=plan,
+            look_every=options["look_every"],
         )
-        cases = sum(s["sampled"] for s in study.sampling.values())
+        if plan is not None:
+            self.stdout.write("\n".join(_plan_lines(plan)))
+        cases = study.planned_cases
         self.stdout.write(
             f"study {study.name} created (draft): {cases} cases, {study.units.count()} units, "
             f"seed {study.seed}, {len(study.sampling)} strata"
