@@ -13,10 +13,12 @@ with the majority as gold on the units rated three times (all of them in a close
 in two in an open one).
 
 Each page is then timed in processes of its own: cold is the first request of a fresh process
-(Django set up, nothing imported lazily yet, the cache emptied), warm the median of
-``--requests`` more in that process. Pages: the dashboard overview and one open study's page,
-one closed study's report as the admin's web page and as the API's JSON, and the leaderboard of
-the 30 models with the judge's badge (from a closed study). With ``--before REV`` the database
+(Django set up, nothing imported lazily yet), once with the cache emptied and once more in a
+new process with the cache the first left (as after a restart), warm the median of
+``--requests`` more requests in the first process; figures are ms (SQL queries). Pages: the
+dashboard overview and one open study's page, one closed study's report as the admin's web
+page and as the API's JSON, and the leaderboard of the 30 models with the judge's badge (from
+a closed study). With ``--before REV`` the database
 is first migrated and read by that revision's code (checked out in a temporary git worktree),
 then migrated by this tree's code and read again: before and after in one run.
 """
@@ -83,9 +85,12 @@ def child_build(code: Path, units: int) -> dict:
     return {**made, "seconds": time.perf_counter() - started}
 
 
-def child_measure(code: Path, url: str, who: str, requests: int, profile: bool) -> dict:
-    """One page in this fresh process: the first request (cold), then the warm median; with
-    ``profile``, cProfile's cumulative top 30 of the cold request on stderr."""
+def child_measure(
+    code: Path, url: str, who: str, requests: int, *, profile: bool, clear: bool
+) -> dict:
+    """One page in this fresh process: the first request (cold; with ``clear``, the cache
+    emptied first), then the warm median; with ``profile``, cProfile's cumulative top 30 of
+    the cold request on stderr."""
     import cProfile
     import pstats
 
@@ -95,7 +100,8 @@ def child_measure(code: Path, url: str, who: str, requests: int, profile: bool) 
     from django.db import connection
     from django.test import Client
 
-    cache.clear()
+    if clear:
+        cache.clear()
     client = Client()
     client.force_login(get_user_model().objects.get(username=f"scale-{who}"))
     timings, queries = [], []
@@ -116,7 +122,7 @@ def child_measure(code: Path, url: str, who: str, requests: int, profile: bool) 
         assert response.status_code == 200, (url, response.status_code)
     return {
         "cold_ms": timings[0],
-        "warm_ms": statistics.median(timings[1:]),
+        "warm_ms": statistics.median(timings[1:]) if requests else None,
         "cold_queries": queries[0],
         "warm_queries": queries[-1],
         "bytes": len(response.content),
@@ -136,10 +142,15 @@ def _child(code: Path, *args: str) -> dict:
 
 
 def _read(code: Path, requests: int, profile: str | None) -> dict[str, dict]:
-    return {
-        label: _child(code, "measure", url, who, str(requests), "1" if label == profile else "0")
-        for label, who, url in PAGES
-    }
+    """Each page in a fresh process with the cache emptied, then in another fresh process
+    with the cache the first one left (as after a restart: the cache is Redis or files)."""
+    found = {}
+    for label, who, url in PAGES:
+        asked = "1" if label == profile else "0"
+        empty = _child(code, "measure", url, who, str(requests), asked, "1")
+        kept = _child(code, "measure", url, who, "0", "0", "0")
+        found[label] = {**empty, "kept_ms": kept["cold_ms"], "kept_queries": kept["cold_queries"]}
+    return found
 
 
 def main() -> int:
@@ -169,8 +180,9 @@ def main() -> int:
             _django(Path(code), migrate=True)
             result = {}
         else:
-            url, who, requests, *profile = rest
-            result = child_measure(Path(code), url, who, int(requests), profile == ["1"])
+            url, who, requests, profile, clear = rest
+            result = child_measure(Path(code), url, who, int(requests), profile=profile == "1",
+                                   clear=clear == "1")  # fmt: skip
         print(json.dumps(result))
         return 0
     base = os.environ.get("DATABASE_URL", "")
@@ -222,14 +234,16 @@ def main() -> int:
               f"{made['labels']:,} labels, {made['verdicts']:,} verdicts; "
               f"built in {made['seconds']:.0f} s\n")  # fmt: skip
     columns = list(figures)
-    print("| page | " + " | ".join(f"{c}: cold ms (queries) | {c}: warm ms (queries)"
-                                   for c in columns) + " | bytes |")  # fmt: skip
-    print("|---" * (2 * len(columns) + 2) + "|")
+    print("| page | " + " | ".join(
+        f"{c}: cold, cache emptied | {c}: cold, cache kept | {c}: warm" for c in columns
+    ) + " | bytes |")  # fmt: skip
+    print("|---" * (3 * len(columns) + 2) + "|")
     for label, _who, _url in PAGES:
         cells = []
         for c in columns:
             r = figures[c][label]
             cells += [f"{r['cold_ms']:.0f} ({r['cold_queries']})",
+                      f"{r['kept_ms']:.0f} ({r['kept_queries']})",
                       f"{r['warm_ms']:.0f} ({r['warm_queries']})"]  # fmt: skip
         print(f"| {label} | " + " | ".join(cells) + f" | {r['bytes']:,} |")
     return 0
