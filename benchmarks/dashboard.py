@@ -59,9 +59,9 @@ def generate(
 ) -> dict:
     """Bulk-insert the synthetic platform; returns what was made (counts and names).
 
-    Each study rates ``units_per_study`` responses of ``study_models`` of ``model_count`` models
-    (distinct cases per model) with ``members_per_study`` of the experts; a label is one criterion's
-    rating in one rating submission (an ``annotation.Label`` row). Units rated three times
+    Each study rates ``units_per_study`` responses: ``study_models`` of ``model_count`` models
+    on the same sampled cases, with ``members_per_study`` of the experts; a label is one
+    criterion's rating in one rating submission (an ``annotation.Label`` row). Units rated three times
     have gold in every closed study and in every other one of an open study (``GoldLabel``
     rows, the majority); every model has a finished judge run the studies check and the first
     model also a running one with many errors."""
@@ -157,9 +157,10 @@ def generate(
             if s in (0, 1) and expert_ids[0] not in members:
                 members[0] = expert_ids[0]
             pool.experts.set(members)
+            # As a study samples: a share of the cases, every model of the study on each.
             in_study = rng.sample(models, study_models)
-            per_model = units_per_study // study_models
-            chosen = [r for m in in_study for r in rng.sample(by_model[m.pk], per_model)]
+            sampled = set(rng.sample(case_ids, units_per_study // study_models))
+            chosen = [r for m in in_study for r in by_model[m.pk] if r[1] in sampled]
             Unit.objects.bulk_create(Unit(pool=pool, response_id=r[0]) for r in chosen)
             unit_rows = list(Unit.objects.filter(pool=pool).order_by("pk").values_list(
                 "pk", "response_id"))  # fmt: skip

@@ -7,7 +7,7 @@ Builds once, into a scratch database on the server of ``DATABASE_URL`` kept for 
 the platform of ``benchmarks/dashboard.py``'s generator at issue 16's scale: 1,126 synthetic
 cases × 10 criteria, 30 models with a finished judge run each (337,800 verdicts, plus a
 running run with 12 % errors), 200 experts, 20 studies (16 open, 4 closed) of 30 experts over
-2,000 units of 4 models each — 1,500 rated by three experts and 500 by one, so 100,000 rating
+2,000 units (4 models on 500 sampled cases) — 1,500 rated by three experts and 500 by one, so 100,000 rating
 submissions and 1,000,000 labels (one ``annotation.Label`` row per criterion of a rating) —
 with the majority as gold on the units rated three times (all of them in a closed study, one
 in two in an open one).
@@ -129,6 +129,33 @@ def child_measure(
     }
 
 
+def child_breakdown(code: Path) -> dict:
+    """Where a cold report's time goes, in a fresh process: loading the report's modules
+    (numpy, scipy), gathering the study from the database, the statistics, the HTML."""
+    _django(code, migrate=False)
+    started = time.perf_counter()
+    from validation.report import report_compute, report_render
+    from validation.report.selectors import study_report_data
+    from validation.selectors import study_get
+    from validation.statistics import BootstrapSettings
+
+    imported = time.perf_counter()
+    data = study_report_data(study=study_get(name=CLOSED))
+    gathered = time.perf_counter()
+    report = report_compute(data=data, bootstrap=BootstrapSettings())
+    computed = time.perf_counter()
+    report_render(report, fmt="html")
+    return {
+        "imports_s": imported - started,
+        "data_s": gathered - imported,
+        "statistics_s": computed - gathered,
+        "html_s": time.perf_counter() - computed,
+        "items": data.n_items,
+        "raters": len(data.experts),
+        "cases": data.n_cases,
+    }
+
+
 def _child(code: Path, *args: str) -> dict:
     env = {**os.environ, "PYTHONPATH": str(code)}
     out = subprocess.run(
@@ -176,6 +203,8 @@ def main() -> int:
         code, what, *rest = args.child
         if what == "build":
             result = child_build(Path(code), int(rest[0]))
+        elif what == "breakdown":
+            result = child_breakdown(Path(code))
         elif what == "migrate":
             _django(Path(code), migrate=True)
             result = {}
@@ -216,9 +245,13 @@ def main() -> int:
                            cwd=ROOT, check=True, capture_output=True)  # fmt: skip
         try:
             made = None if args.built else _child(before or ROOT, "build", str(args.units))
-            figures = {"before": _read(before, args.requests, args.cprofile)} if before else {}
+            figures, parts = {}, {}
+            if before:
+                figures["before"] = _read(before, args.requests, args.cprofile)
+                parts["before"] = _child(before, "breakdown")
             _child(ROOT, "migrate")
             figures["after"] = _read(ROOT, args.requests, args.cprofile)
+            parts["after"] = _child(ROOT, "breakdown")
         finally:
             if before:
                 subprocess.run(["git", "worktree", "remove", "--force", str(before)], cwd=ROOT,
@@ -246,6 +279,14 @@ def main() -> int:
                       f"{r['kept_ms']:.0f} ({r['kept_queries']})",
                       f"{r['warm_ms']:.0f} ({r['warm_queries']})"]  # fmt: skip
         print(f"| {label} | " + " | ".join(cells) + f" | {r['bytes']:,} |")
+    r = parts["after"]
+    print(f"\nA cold report of {CLOSED} ({r['items']:,} items, {r['cases']} cases, "
+          f"{r['raters']} raters), seconds, in a fresh process:\n")  # fmt: skip
+    print("| code | loading numpy, scipy and the report | gathering from the database "
+          "| statistics | HTML |\n|---|---|---|---|---|")  # fmt: skip
+    for name, r in parts.items():
+        print(f"| {name} | {r['imports_s']:.2f} | {r['data_s']:.2f} | {r['statistics_s']:.2f} "
+              f"| {r['html_s']:.2f} |")  # fmt: skip
     return 0
 
 
