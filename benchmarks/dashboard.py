@@ -61,10 +61,10 @@ def generate(
 
     Each study rates ``units_per_study`` responses: ``study_models`` of ``model_count`` models
     on the same sampled cases, with ``members_per_study`` of the experts; a label is one
-    criterion's rating in one rating submission (an ``annotation.Label`` row). Units rated three times
-    have gold in every closed study and in every other one of an open study (``GoldLabel``
-    rows, the majority); every model has a finished judge run the studies check and the first
-    model also a running one with many errors."""
+    criterion's rating in one rating submission (an ``annotation.Label`` row). Units rated
+    three times have gold in every closed study and in every other one of an open study
+    (``GoldLabel`` rows, the majority); every model has a finished judge run the studies check
+    and the first model also a running one with many errors."""
     from django.contrib.auth import get_user_model
     from django.db import connection, transaction
     from django.utils import timezone

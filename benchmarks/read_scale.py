@@ -7,10 +7,10 @@ Builds once, into a scratch database on the server of ``DATABASE_URL`` kept for 
 the platform of ``benchmarks/dashboard.py``'s generator at issue 16's scale: 1,126 synthetic
 cases × 10 criteria, 30 models with a finished judge run each (337,800 verdicts, plus a
 running run with 12 % errors), 200 experts, 20 studies (16 open, 4 closed) of 30 experts over
-2,000 units (4 models on 500 sampled cases) — 1,500 rated by three experts and 500 by one, so 100,000 rating
-submissions and 1,000,000 labels (one ``annotation.Label`` row per criterion of a rating) —
-with the majority as gold on the units rated three times (all of them in a closed study, one
-in two in an open one).
+2,000 units (4 models on 500 sampled cases) — 1,500 rated by three experts and 500 by one, so
+100,000 rating submissions and 1,000,000 labels (one ``annotation.Label`` row per criterion of
+a rating) — with the majority as gold on the units rated three times (all of them in a closed
+study, one in two in an open one).
 
 Each page is then timed in processes of its own: cold is the first request of a fresh process
 (Django set up, nothing imported lazily yet), once with the cache emptied and once more in a
