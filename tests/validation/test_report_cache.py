@@ -130,8 +130,8 @@ def test_every_change_to_the_inputs_computes_the_report_again(study, computed, c
 
 def test_verdicts_of_a_run_the_study_does_not_check_keep_this_report(study, computed):
     get(study.name)
-    other = JudgeRunFactory(judge=JudgeFactory(name="judge-c"), model=study.models_under_test.first(),
-                            dataset=study.dataset)  # fmt: skip
+    model = study.models_under_test.first()
+    other = JudgeRunFactory(judge=JudgeFactory(name="judge-c"), model=model, dataset=study.dataset)
     response = other.model.responses.first()
     Verdict.objects.create(run=other, response=response, rubric_item=response.case.rubric.first(),
                            state="met")  # fmt: skip
