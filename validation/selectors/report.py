@@ -63,13 +63,9 @@ def study_report_fingerprint(*, study: Study) -> str:
     )
     parts = (
         _code_version(),
-        study.pk,
-        study.name,
+        # Every field of the study (a field added later, such as a gate setting, counts too).
+        [getattr(study, f.attname) for f in Study._meta.concrete_fields],
         study.pool.status,
-        study.seed,
-        study.fraction,
-        study.gate_threshold,
-        study.closed_at,
         study.dataset.name,
         study.dataset.version,
         study.dataset.is_demo,
