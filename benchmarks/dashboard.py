@@ -45,8 +45,26 @@ def setup_django(database_url: str) -> None:
     call_command("migrate", verbosity=0)
 
 
-def generate(*, cases: int, experts: int, studies: int, labels: int, seed: int = 5) -> dict:
-    """Bulk-insert the synthetic platform; returns what was made (counts and names)."""
+def generate(
+    *,
+    cases: int,
+    experts: int,
+    studies: int,
+    labels: int,
+    model_count: int = 2,
+    study_models: int = 2,
+    units_per_study: int = 400,
+    members_per_study: int = 15,
+    seed: int = 5,
+) -> dict:
+    """Bulk-insert the synthetic platform; returns what was made (counts and names).
+
+    Each study rates ``units_per_study`` responses: ``study_models`` of ``model_count`` models
+    on the same sampled cases, with ``members_per_study`` of the experts; a label is one
+    criterion's rating in one rating submission (an ``annotation.Label`` row). Units rated
+    three times have gold in every closed study and in every other one of an open study
+    (``GoldLabel`` rows, the majority); every model has a finished judge run the studies check
+    and the first model also a running one with many errors."""
     from django.contrib.auth import get_user_model
     from django.db import connection, transaction
     from django.utils import timezone
@@ -64,11 +82,10 @@ def generate(*, cases: int, experts: int, studies: int, labels: int, seed: int =
         RubricItem,
         Verdict,
     )
-    from validation.models import Study, StudyUnit
+    from validation.models import GoldLabel, Study, StudyUnit
 
     rng = random.Random(seed)
     now = timezone.now()
-    units_per_study = 400
     per_unit_items = len(ABILITIES)
     with transaction.atomic():
         dataset = Dataset.objects.create(name="dash", version=1, content_hash="0" * 64,
@@ -94,7 +111,9 @@ def generate(*, cases: int, experts: int, studies: int, labels: int, seed: int =
             .values_list("pk", "case_id")
         ):
             items_of.setdefault(case_id, []).append(pk)
-        models = [ModelUnderTest.objects.create(name=f"dash-model-{m}") for m in range(2)]
+        models = [
+            ModelUnderTest.objects.create(name=f"dash-model-{m:02d}") for m in range(model_count)
+        ]
         Response.objects.bulk_create(
             (Response(model=m, case_id=c, text="…") for m in models for c in case_ids),
             batch_size=BATCH,
@@ -109,6 +128,22 @@ def generate(*, cases: int, experts: int, studies: int, labels: int, seed: int =
         Expert.objects.bulk_create(Expert(user=u, display_name=u.username) for u in users)
         expert_ids = list(Expert.objects.order_by("pk").values_list("pk", flat=True))
         careless = {expert_ids[0]}
+        judge = Judge.objects.create(name="dash-judge", model="judge-model")
+        finished = {
+            model.pk: JudgeRun.objects.create(
+                judge=judge, model=model, dataset=dataset, source="engine",
+                status=JudgeRun.Status.FINISHED, calls=1200, cost=3.21,
+                total=cases * per_unit_items,
+            )
+            for model in models
+        }  # fmt: skip
+        running = JudgeRun.objects.create(
+            judge=judge, model=models[0], dataset=dataset, source="engine",
+            status=JudgeRun.Status.RUNNING, calls=1200, cost=3.21, total=cases * per_unit_items,
+        )  # fmt: skip
+        by_model: dict[int, list[tuple[int, int, int]]] = {}
+        for row in responses:
+            by_model.setdefault(row[2], []).append(row)
 
         label_budget = labels
         made = {"studies": 0, "units": 0, "submissions": 0, "labels": 0, "assignments": 0}
@@ -118,11 +153,14 @@ def generate(*, cases: int, experts: int, studies: int, labels: int, seed: int =
             study_names.append(name)
             status = Pool.Status.CLOSED if s % 5 == 4 else Pool.Status.OPEN
             pool = Pool.objects.create(name=name, status=status)
-            members = rng.sample(expert_ids, 15)
+            members = rng.sample(expert_ids, members_per_study)
             if s in (0, 1) and expert_ids[0] not in members:
                 members[0] = expert_ids[0]
             pool.experts.set(members)
-            chosen = rng.sample(responses, units_per_study)
+            # As a study samples: a share of the cases, every model of the study on each.
+            in_study = rng.sample(models, study_models)
+            sampled = set(rng.sample(case_ids, units_per_study // study_models))
+            chosen = [r for m in in_study for r in by_model[m.pk] if r[1] in sampled]
             Unit.objects.bulk_create(Unit(pool=pool, response_id=r[0]) for r in chosen)
             unit_rows = list(Unit.objects.filter(pool=pool).order_by("pk").values_list(
                 "pk", "response_id"))  # fmt: skip
@@ -131,14 +169,16 @@ def generate(*, cases: int, experts: int, studies: int, labels: int, seed: int =
                 name=name, pool=pool, dataset=dataset, fraction=0.3, seed=s,
                 due_date=(now + timedelta(days=rng.choice([3, 20, 90]))).date(),
                 opened_at=now - timedelta(days=60),
+                closed_at=now - timedelta(days=1) if status == Pool.Status.CLOSED else None,
             )  # fmt: skip
-            study.models_under_test.set(models)
-            full = units_per_study * 3 // 4
+            study.models_under_test.set(in_study)
+            study.judge_runs.set([finished[m.pk] for m in in_study])
+            full = len(unit_rows) * 3 // 4
             study_units, assignments, rated = [], [], []
             for index, (unit_id, response_id) in enumerate(unit_rows):
                 case_id, model_id = case_of[response_id]
                 raters = rng.sample(members, 3) if index < full else rng.sample(members, 1)
-                gold = index < full and status == Pool.Status.OPEN and index % 2 == 0
+                gold = index < full and (status == Pool.Status.CLOSED or index % 2 == 0)
                 study_units.append(StudyUnit(
                     study=study, unit_id=unit_id, case_id=case_id, model_id=model_id,
                     stratum="x", state=StudyUnit.State.GOLD if gold else StudyUnit.State.PENDING,
@@ -174,6 +214,7 @@ def generate(*, cases: int, experts: int, studies: int, labels: int, seed: int =
             subs = list(Submission.objects.filter(unit__pool=pool).values_list(
                 "pk", "unit_id", "expert_id"))  # fmt: skip
             case_by_unit = {u: c for u, c, _e, _s in rated}
+            unit_of = {pk: unit_id for pk, unit_id, _e in subs}
             truth: dict[tuple[int, int], bool] = {}
             new_labels = []
             for pk, unit_id, expert_id in subs:
@@ -186,6 +227,18 @@ def generate(*, cases: int, experts: int, studies: int, labels: int, seed: int =
                                             hit=true != (rng.random() < noise)))  # fmt: skip
                     label_budget -= 1
             Label.objects.bulk_create(new_labels, batch_size=BATCH)
+            votes: dict[tuple[int, int], list[bool]] = {}
+            for label in new_labels:
+                votes.setdefault((unit_of[label.submission_id], label.rubric_item_id), []).append(
+                    label.hit
+                )
+            gold_units = {su.unit_id: su.pk for su in study_units if su.state == "gold"}
+            GoldLabel.objects.bulk_create(
+                (GoldLabel(study_unit_id=gold_units[u], rubric_item_id=item,
+                           hit=sum(hits) >= 2, provenance="3/3" if len(set(hits)) == 1 else "2/1")
+                 for (u, item), hits in votes.items() if u in gold_units and len(hits) == 3),
+                batch_size=BATCH,
+            )  # fmt: skip
             made["studies"] += 1
             made["units"] += len(unit_rows)
             made["submissions"] += len(subs)
@@ -207,21 +260,13 @@ def generate(*, cases: int, experts: int, studies: int, labels: int, seed: int =
                 f"UPDATE {Assignment._meta.db_table} a SET submitted_at = s.submitted_at "
                 f"FROM {Submission._meta.db_table} s WHERE s.assignment_id = a.id"
             )
-        judge = Judge.objects.create(name="dash-judge", model="judge-model")
         verdicts = 0
-        for m, model in enumerate(models):
-            run = JudgeRun.objects.create(
-                judge=judge, model=model, dataset=dataset, source="engine",
-                status=JudgeRun.Status.RUNNING if m == 0 else JudgeRun.Status.FINISHED,
-                calls=1200, cost=3.21, total=cases * per_unit_items,
-            )  # fmt: skip
-            error_share = 0.12 if m == 0 else 0.01
+        for run, error_share in [(running, 0.12), *((r, 0.01) for r in finished.values())]:
             Verdict.objects.bulk_create(
                 (Verdict(run=run, response_id=pk, rubric_item_id=item,
                          state="error" if rng.random() < error_share else rng.choice(
                              ["met", "not_met"]))
-                 for pk, case_id, model_id in responses if model_id == model.pk
-                 for item in items_of[case_id]),
+                 for pk, case_id, _m in by_model[run.model_id] for item in items_of[case_id]),
                 batch_size=BATCH,
             )  # fmt: skip
             verdicts += run.verdicts.count()

@@ -22,6 +22,7 @@ from validation import export, report, selectors, services
 from validation.dashboard.selectors import studies_progress
 from validation.downloads import CONTENT_TYPES, study_file_response
 from validation.models import Study
+from validation.selectors.report import study_report_get
 from validation.serializers import (
     AdminExportQuerySerializer,
     AdminReportQuerySerializer,
@@ -170,19 +171,13 @@ class StudyReportView(StudyFileView):
         },
     )
     def get(self, request, study: str):
-        """The agreement report, recomputed from the database (as `heartbench study report`):
+        """The agreement report (as `heartbench study report`; kept while its data holds):
         JSON in the body, or `?format=csv|html` as a file."""
         query = AdminReportQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         fmt = query.validated_data["format"]
         found = self.study(study)
-        # Deferred: these load numpy and scipy, which only a report needs.
-        from validation.report.selectors import study_report_data
-        from validation.statistics import BootstrapSettings
-
-        computed = report.report_compute(
-            data=study_report_data(study=found), bootstrap=BootstrapSettings()
-        )
+        computed = study_report_get(study=found)
         if fmt == "json":
             return Response(computed)
         text = report.report_render(computed, fmt=fmt)

@@ -77,8 +77,9 @@ def rating_count(*, unit: OuterRef) -> Coalesce:
     return Coalesce(Subquery(counts), 0)
 
 
-def labels_of_units(*, unit_ids: list[int]) -> QuerySet[Label]:
-    """Every label given on the units: ratings and a senior's decisions."""
+def labels_of_units(*, unit_ids: list[int] | QuerySet) -> QuerySet[Label]:
+    """Every label given on the units (ids, or a ``values("unit_id")`` subquery): ratings and
+    a senior's decisions."""
     return Label.objects.filter(submission__unit_id__in=unit_ids)
 
 

@@ -347,6 +347,8 @@ class Verdict(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["run", "rubric_item"], name="verdict_run_item"),
         ]
+        # The dashboard's per-run progress and error counts read the index alone.
+        indexes = [models.Index(fields=["run", "state"], name="verdict_run_state")]
         verbose_name = _("verdict")
         verbose_name_plural = _("verdicts")
 

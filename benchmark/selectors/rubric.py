@@ -4,6 +4,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.db.models import QuerySet
+
 from benchmark.models import RubricItem, RubricItemVersion
 from benchmark.rubric_diff import RubricDiff, rubric_diff
 from benchmark.selectors.datasets import DatasetNotFound, dataset_resolve
@@ -92,11 +94,13 @@ def rubric_item_versions(*, item_ids: Iterable[int]) -> dict[int, int]:
     return dict(RubricItem.objects.filter(pk__in=list(item_ids)).values_list("pk", "version"))
 
 
-def rubric_version_reasons(*, item_ids: Iterable[int]) -> dict[int, list[dict]]:
-    """Per criterion, the edits made to it (versions after the first), oldest first."""
+def rubric_version_reasons(*, item_ids: Iterable[int] | QuerySet) -> dict[int, list[dict]]:
+    """Per criterion, the edits made to it (versions after the first), oldest first.
+    ``item_ids`` may be a subquery (``values("pk")``) rather than thousands of ids."""
+    ids = item_ids if isinstance(item_ids, QuerySet) else list(item_ids)
     found: dict[int, list[dict]] = {}
     for item_id, number, reason, author, at in (
-        RubricItemVersion.objects.filter(item_id__in=list(item_ids), number__gt=1)
+        RubricItemVersion.objects.filter(item_id__in=ids, number__gt=1)
         .order_by("item_id", "number")
         .values_list("item_id", "number", "reason", "author__username", "created_at")
     ):

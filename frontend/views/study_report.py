@@ -13,23 +13,19 @@ from validation.downloads import study_file_response
 from validation.report import FORMATS, report_render
 from validation.report.html import report_context
 from validation.selectors import study_export_rows, study_get
+from validation.selectors.report import study_report_get
 
 
 @staff_member_required
 def study_report(request, name: str):
-    """The study report, recomputed from the database; ``?format=`` downloads it as a file."""
+    """The study report (kept while its data holds); ``?format=`` downloads it as a file."""
     study = study_get(name=name)
     if study is None:
         raise Http404("no such study")
     fmt = request.GET.get("format")
     if fmt is not None and fmt not in FORMATS:
         raise Http404("unknown format")
-    # Deferred: these load numpy and scipy, which only a report needs, not every page served.
-    from validation.report.compute import report_compute
-    from validation.report.selectors import study_report_data
-    from validation.statistics import BootstrapSettings
-
-    report = report_compute(data=study_report_data(study=study), bootstrap=BootstrapSettings())
+    report = study_report_get(study=study)
     if fmt is None:
         title = _("Study report: %(name)s") % {"name": study.name}
         # The admin's own context: its header says the platform's name, not Django's.

@@ -8,23 +8,26 @@ from validation.report.adjudication import INCOMPLETE, SPLIT, AdjudicationRecord
 
 def adjudication_decisions(*, study: Study) -> tuple[AdjudicationRecord, ...]:
     """Every criterion a senior decided in the study, in case and rubric order."""
+    in_study = StudyUnit.objects.filter(study=study)
+    decided = list(
+        decision_labels()
+        .filter(submission__unit_id__in=in_study.values("unit_id"))
+        .select_related("rubric_item", "submission__expert")
+        .order_by("submission__unit_id", "rubric_item__position")
+    )
+    # Only the decided units are read further (a study has thousands, seniors decide few).
+    decided_units = {label.submission.unit_id for label in decided}
     units = {
         su.unit_id: su
-        for su in StudyUnit.objects.filter(study=study).select_related("case", "model", "unit")
+        for su in in_study.filter(unit_id__in=decided_units).select_related("case", "model", "unit")
     }
     votes: dict[tuple[int, int], list[bool]] = {}
     for unit_id, item_id, hit in (
         rating_labels()
-        .filter(submission__unit_id__in=units)
+        .filter(submission__unit_id__in=decided_units)
         .values_list("submission__unit_id", "rubric_item_id", "hit")
     ):
         votes.setdefault((unit_id, item_id), []).append(hit)
-    decided = list(
-        decision_labels()
-        .filter(submission__unit_id__in=units)
-        .select_related("rubric_item", "submission__expert")
-        .order_by("submission__unit_id", "rubric_item__position")
-    )
     texts = {
         (v.item_id, v.number): v.text
         for v in RubricItemVersion.objects.filter(item_id__in={lb.rubric_item_id for lb in decided})

@@ -57,18 +57,23 @@ def study_report_data(*, study: Study) -> StudyData:
         .order_by("pk")
         .values_list("pk", "unit_id", "unit__response_id", "case_id", "model_id", "state")
     )
+    # The study's rows as subqueries, not lists of thousands of ids sent with each query.
+    in_study = StudyUnit.objects.filter(study=study)
     case_ids = sorted({u[3] for u in units})
     items_of: dict[int, list[tuple[int, str, int | None]]] = defaultdict(list)
     for item_id, case_id, ability, points in (
-        RubricItem.objects.filter(case_id__in=case_ids)
+        RubricItem.objects.filter(case_id__in=in_study.values("case_id"))
         .order_by("case_id", "position")
         .values_list("id", "case_id", "ability", "points")
     ):
         items_of[case_id].append((item_id, ability, points))
-    cases = dict(Case.objects.filter(pk__in=case_ids).values_list("pk", "question_id"))
-    hard_cases = set(
-        Case.objects.filter(pk__in=case_ids, difficulty="hard").values_list("pk", flat=True)
-    )
+    cases, hard_cases = {}, set()
+    for pk, question_id, difficulty in Case.objects.filter(
+        pk__in=in_study.values("case_id")
+    ).values_list("pk", "question_id", "difficulty"):
+        cases[pk] = question_id
+        if difficulty == "hard":
+            hard_cases.add(pk)
     model_ids = sorted({u[4] for u in units})
     model_names = dict(ModelUnderTest.objects.filter(pk__in=model_ids).values_list("pk", "name"))
     case_index = {case_id: i for i, case_id in enumerate(case_ids)}
@@ -101,7 +106,7 @@ def study_report_data(*, study: Study) -> StudyData:
     labelled: list[tuple[int, int, int]] = []
     for unit_id, item_id, pseudonym, hit in (
         rating_labels()
-        .filter(submission__unit_id__in=[u[1] for u in units])
+        .filter(submission__unit__in=in_study.values("unit_id"))
         .values_list(
             "submission__unit_id", "rubric_item_id", "submission__expert__pseudonym", "hit"
         )
@@ -125,8 +130,9 @@ def study_report_data(*, study: Study) -> StudyData:
             provenance[row] = prov
 
     judges = []
-    responses = [u[2] for u in units]
-    for name, runs in _judge_runs(study).items():
+    responses = in_study.values("unit__response_id")
+    judge_runs = _judge_runs(study)
+    for name, runs in judge_runs.items():
         codes = np.full(n, MISSING, dtype=np.int64)
         errors = 0
         for response_id, item_id, state in Verdict.objects.filter(
@@ -182,7 +188,7 @@ def study_report_data(*, study: Study) -> StudyData:
             study=study,
             unit_rows=row_of,
             response_rows=response_row,
-            judge_runs=_judge_runs(study),
+            judge_runs=judge_runs,
             n=n,
         ),
     )

@@ -1,0 +1,139 @@
+"""The computed study report is kept in the cache and never served stale: every change to what
+it is computed from (labels, gold, verdicts, runs, units, rubric, the study itself) makes the
+next request compute it again, and changes elsewhere do not."""
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.cache import cache
+
+from annotation.models import Label
+from benchmark.models import Verdict
+from benchmark.services.rubric import rubric_item_edit
+from tests.benchmark.factories import JudgeFactory, JudgeRunFactory
+from tests.validation.test_report_db import rated_study
+from validation import selectors
+from validation.closing import NEVER_RATED
+from validation.models import GoldLabel, StudyUnit
+from validation.report import compute as report_module
+from validation.report import report_compute
+from validation.report.selectors import study_report_data
+from validation.selectors.report import study_report_fingerprint, study_report_get
+from validation.statistics import BootstrapSettings
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def study():
+    cache.clear()
+    return rated_study()
+
+
+@pytest.fixture
+def computed(monkeypatch):
+    """Counts the reports actually computed (not taken from the cache)."""
+    calls = []
+    real = report_module.report_compute
+
+    def counting(**kwargs):
+        calls.append(1)
+        return real(**kwargs)
+
+    monkeypatch.setattr(report_module, "report_compute", counting)
+    return calls
+
+
+def fresh(name: str) -> dict:
+    study = selectors.study_get(name=name)
+    return report_compute(data=study_report_data(study=study), bootstrap=BootstrapSettings())
+
+
+def get(name: str) -> dict:
+    return study_report_get(study=selectors.study_get(name=name))
+
+
+def test_a_kept_report_is_the_computed_one_and_is_computed_once(study, computed):
+    first = get(study.name)
+    assert get(study.name) == first == fresh(study.name)
+    assert len(computed) == 1
+
+
+def _flip_a_label(study):
+    """A revision replaces a submission's labels: the old rows go, new ones come."""
+    label = Label.objects.filter(submission__unit__pool=study.pool).order_by("pk").first()
+    label.delete()
+    Label.objects.create(
+        submission_id=label.submission_id, rubric_item_id=label.rubric_item_id, hit=not label.hit
+    )
+
+
+def _flip_a_gold(study):
+    gold = GoldLabel.objects.filter(study_unit__study=study).order_by("pk").first()
+    gold.delete()
+    GoldLabel.objects.create(
+        study_unit_id=gold.study_unit_id,
+        rubric_item_id=gold.rubric_item_id,
+        hit=not gold.hit,
+        provenance=GoldLabel.Provenance.ADJUDICATED,
+    )
+
+
+def _add_a_verdict(study):
+    verdict = Verdict.objects.filter(run__in=study.judge_runs.all(), state="error").first()
+    verdict.delete()
+    Verdict.objects.create(run_id=verdict.run_id, response_id=verdict.response_id,
+                           rubric_item_id=verdict.rubric_item_id, state="met")  # fmt: skip
+
+
+def _stop_a_run(study):
+    run = study.judge_runs.order_by("pk").first()
+    run.status = "failed"
+    run.save(update_fields=["status"])
+
+
+def _drop_a_unit(study):
+    unit = StudyUnit.objects.filter(study=study).order_by("pk").first()
+    StudyUnit.objects.filter(pk=unit.pk).update(state="dropped", drop_reason=NEVER_RATED)
+
+
+def _raise_the_threshold(study):
+    study.gate_threshold = 0.99
+    study.save(update_fields=["gate_threshold"])
+
+
+def _edit_the_rubric(study):
+    item = Label.objects.filter(submission__unit__pool=study.pool).first().rubric_item
+    editor = get_user_model().objects.create_user("editor")
+    rubric_item_edit(item=item, text="edited after the ratings", author=editor, reason="clearer")
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        _flip_a_label,
+        _flip_a_gold,
+        _add_a_verdict,
+        _stop_a_run,
+        _drop_a_unit,
+        _raise_the_threshold,
+        _edit_the_rubric,
+    ],
+)
+def test_every_change_to_the_inputs_computes_the_report_again(study, computed, change):
+    get(study.name)
+    before = study_report_fingerprint(study=selectors.study_get(name=study.name))
+    change(selectors.study_get(name=study.name))
+    assert study_report_fingerprint(study=selectors.study_get(name=study.name)) != before
+    assert get(study.name) == fresh(study.name)
+    assert len(computed) == 2  # before and after the change (fresh() is not counted)
+
+
+def test_verdicts_of_a_run_the_study_does_not_check_keep_this_report(study, computed):
+    get(study.name)
+    model = study.models_under_test.first()
+    other = JudgeRunFactory(judge=JudgeFactory(name="judge-c"), model=model, dataset=study.dataset)
+    response = other.model.responses.first()
+    Verdict.objects.create(run=other, response=response, rubric_item=response.case.rubric.first(),
+                           state="met")  # fmt: skip
+    get(study.name)
+    assert len(computed) == 1

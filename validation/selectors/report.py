@@ -1,0 +1,96 @@
+"""A study's computed report, kept in the cache while nothing it is computed from changes.
+
+The report (``validation.report``: the study's labels, gold and verdicts gathered, then the
+case bootstrap of every figure) costs seconds on a large study; the admin's web page and the
+API ask for the same report again and again. The cache key carries a fingerprint of every row
+the report reads — so a kept report is never stale and nothing needs deleting — and of the
+code that computes it (a deploy that changes the report does not serve old reports).
+"""
+
+import hashlib
+from functools import cache as once
+from pathlib import Path
+from typing import Any
+
+from django.core.cache import cache
+from django.db.models import Count, Max, Sum
+
+from annotation.models import Label, Submission
+from benchmark.models import RubricItemVersion, Verdict
+from validation.models import GoldLabel, Study
+
+CACHE_SECONDS = 6 * 3600
+# The packages whose code the report's figures come from (gathering, statistics, scoring).
+CODE = ("validation", "benchmark", "annotation")
+
+
+@once
+def _code_version() -> str:
+    """A digest of the source of the apps the report is computed by (read once a process)."""
+    root = Path(__file__).resolve().parents[2]
+    digest = hashlib.sha256()
+    for package in CODE:
+        for path in sorted((root / package).rglob("*.py")):
+            if "migrations" not in path.parts:
+                digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def study_report_fingerprint(*, study: Study) -> str:
+    """Changes whenever the report of ``study`` could. Every row read is either append-only
+    (labels are replaced, never edited, on a revision; gold, verdicts and rubric versions are
+    only added), so counts with the newest ids catch it, or summed per state (units)."""
+    units = sorted(
+        study.units.values_list("state", "drop_reason")
+        .annotate(n=Count("id"), ids=Sum("id"))
+        .order_by()
+    )
+    submissions = Submission.objects.filter(unit__pool_id=study.pool_id).aggregate(
+        n=Count("id"), last=Max("id"), versions=Sum("version")
+    )
+    labels = Label.objects.filter(submission__unit__pool_id=study.pool_id).aggregate(
+        n=Count("id"), last=Max("id")
+    )
+    gold = GoldLabel.objects.filter(study_unit__study=study).aggregate(
+        n=Count("id"), last=Max("id")
+    )
+    runs = sorted(study.judge_runs.values_list("pk", "status", "judge__name"))
+    verdicts = Verdict.objects.filter(run__in=[r[0] for r in runs]).aggregate(
+        n=Count("id"), last=Max("id")
+    )
+    rubric = RubricItemVersion.objects.filter(item__case__dataset_id=study.dataset_id).aggregate(
+        n=Count("id"), last=Max("id")
+    )
+    parts = (
+        _code_version(),
+        # Every field of the study (a field added later, such as a gate setting, counts too).
+        [getattr(study, f.attname) for f in Study._meta.concrete_fields],
+        study.pool.status,
+        study.dataset.name,
+        study.dataset.version,
+        study.dataset.is_demo,
+        units,
+        submissions,
+        labels,
+        gold,
+        runs,
+        verdicts,
+        rubric,
+    )
+    return hashlib.sha256(repr(parts).encode()).hexdigest()
+
+
+def study_report_get(*, study: Study) -> dict[str, Any]:
+    """The report of ``study`` with the default bootstrap (as `heartbench study report`),
+    computed once and kept while its fingerprint holds."""
+    key = f"validation:report:{study_report_fingerprint(study=study)}"
+    report = cache.get(key)
+    if report is None:
+        # Deferred: these load numpy and scipy, which only a report being computed needs.
+        from validation.report.compute import report_compute
+        from validation.report.selectors import study_report_data
+        from validation.statistics import BootstrapSettings
+
+        report = report_compute(data=study_report_data(study=study), bootstrap=BootstrapSettings())
+        cache.set(key, report, CACHE_SECONDS)
+    return report
