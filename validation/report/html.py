@@ -54,6 +54,40 @@ UNIT_STATES = {
     "adjudicated": gettext_lazy("adjudicated"),
     "dropped": gettext_lazy("dropped"),
 }
+GATE_STATUS = {
+    "passed": gettext_lazy("passed"),
+    "failed": gettext_lazy("failed"),
+    "not_enough_data": gettext_lazy("not enough data"),
+}
+GATE_CONDITIONS = {
+    "agreement": gettext_lazy("agreement with the gold"),
+    "noninferiority": gettext_lazy("non-inferiority to the experts (judge − experts, macro-F1)"),
+    "catastrophic_recall": gettext_lazy("recall on catastrophic hits"),
+    "score_bias": gettext_lazy("score bias (judge − gold, points)"),
+}
+
+
+def gate_conditions_view(conditions) -> list[dict[str, Any]]:
+    """Each gate condition with its translated name, status and the rule it was held to."""
+    rows = []
+    for c in conditions:
+        threshold = c["threshold"]
+        rule = (
+            _("lower bound ≥ %(t)s") % {"t": f"{threshold:g}"}
+            if c["direction"] == "at_least"
+            else _("interval within ±%(t)s") % {"t": f"{threshold:g}"}
+        )
+        rows.append(
+            {
+                **c,
+                "label": str(GATE_CONDITIONS.get(c["name"], c["name"])),
+                "status_label": str(GATE_STATUS.get(c["status"], c["status"])),
+                "rule": rule,
+            }
+        )
+    return rows
+
+
 PROVENANCE = {"3/3": "3/3", "2/1": "2/1", "adjudicated": gettext_lazy("adjudicated")}
 GROUPS = {
     "normal": gettext_lazy("normal"),

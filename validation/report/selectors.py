@@ -152,6 +152,7 @@ def study_report_data(*, study: Study) -> StudyData:
             "seed": study.seed,
             "fraction": study.fraction,
             "gate_threshold": study.gate_threshold,
+            "gate": study.gate_config,
             "closed_at": study.closed_at.isoformat() if study.closed_at else None,
         },
         case_keys=tuple(cases[c] for c in case_ids),
