@@ -16,6 +16,7 @@ from validation.report.data import CATEGORIES as LABELS
 from validation.report.data import HIT, MISS, JudgeLabels, StudyData
 from validation.report.dropped import dropped_compute
 from validation.report.notes import notes_compute
+from validation.report.rater_quality import rater_quality_compute
 from validation.report.rubric_changes import rubric_changes_compute, rubric_changes_for_judge
 from validation.report.score_effect import score_effect
 from validation.statistics import (
@@ -332,6 +333,7 @@ def report_compute(*, data: StudyData, bootstrap: BootstrapSettings) -> dict[str
         "adjudication": adjudication_compute(data.adjudications, unit_states=data.unit_states),
         "dropped": dropped_compute(data.dropped),
         "rater_notes": notes_compute(data.notes),
+        "rater_quality": rater_quality_compute(data.raters),
         "rubric_changes": rubric_changes,
     }
 

@@ -220,6 +220,10 @@ def report_rows(report: dict[str, Any]) -> Iterator[Row]:
     yield from adjudication_csv_rows(report.get("adjudication"))
     yield from dropped_csv_rows(report.get("dropped"))
     yield from notes_csv_rows(report.get("rater_notes"))
+    for rater in report.get("rater_quality", []):
+        for key, value in rater.items():
+            if key != "expert":
+                yield _plain("rater_quality", "", "expert", rater["expert"], key, value)
     yield from rubric_changes_csv_rows(report.get("rubric_changes"))
 
 

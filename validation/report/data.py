@@ -50,6 +50,8 @@ class StudyData:
     dropped: tuple[Any, ...] = field(default_factory=tuple)
     # One record per rater note on a label (validation.report.notes).
     notes: tuple[Any, ...] = field(default_factory=tuple)
+    # The raters' calibration, running agreement and time (validation.report.rater_quality).
+    raters: tuple[Any, ...] = field(default_factory=tuple)
 
     @property
     def n_items(self) -> int:

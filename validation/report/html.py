@@ -14,7 +14,14 @@ from django.utils.translation import gettext as _
 
 from benchmark.taxonomy import BY_CODE, CATEGORY_NAMES, ability_name, category_name
 from validation.closing import DROP_REASONS
-from validation.report.charts import Bar, bar_from, confusion_chart, interval_chart, score_chart
+from validation.report.charts import (
+    Bar,
+    bar_from,
+    bland_altman_chart,
+    confusion_chart,
+    interval_chart,
+    score_chart,
+)
 
 # Lazy: the labels are read in the language of the request that renders the report.
 RELIABILITY = (
@@ -108,7 +115,23 @@ def _group_label(kind: str, name: str) -> str:
     return name
 
 
-def _judge_view(judge: dict[str, Any], threshold: float) -> dict[str, Any]:
+def _baseline_rows(judge: dict[str, Any], experts: dict[str, Any]) -> list[dict[str, Any]]:
+    """The human baseline beside the judge on the same (item, r) pairs: pooled, then each r."""
+    rows = [{"label": _("pooled"), "expert": experts["pooled"], "judge": judge["pooled"]}]
+    rows += [
+        {"label": name, "expert": figures, "judge": judge["raters"].get(name), "rater": True}
+        for name, figures in experts["raters"].items()
+    ]
+    return rows
+
+
+def _ability_tests(gate: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{**a, "label": _group_label("ability", a["group"])} for a in gate["abilities"]]
+
+
+def _judge_view(
+    judge: dict[str, Any], threshold: float, experts_vs_others: dict[str, Any]
+) -> dict[str, Any]:
     name = judge["judge"]
     experts = judge["vs_experts"]
     placed = [
@@ -139,8 +162,22 @@ def _judge_view(judge: dict[str, Any], threshold: float) -> dict[str, Any]:
         bar_from(_group_label("ability", group), section["agreement"])
         for group, section in judge["breakdowns"].get("ability", {}).items()
     ]
+    gate = judge["gate"]
+    ability_tests = _ability_tests(gate)
     return {
         **judge,
+        "decision_label": str(GATE_STATUS[gate["decision"]]),
+        "conditions": gate_conditions_view(gate["conditions"]),
+        "ability_tests": ability_tests,
+        "flagged": [a["label"] for a in ability_tests if a["flagged"]],
+        "baseline": _baseline_rows(judge["vs_others"], experts_vs_others),
+        "chart_bland_altman": mark_safe(
+            bland_altman_chart(
+                title=_("Bland–Altman: case scores of judge %(judge)s against the gold")
+                % {"judge": name},
+                cases=judge["score_effect"]["cases"],
+            )
+        ),
         "figures": [(str(label), judge["vs_gold"][key]) for key, label in GATE_FIGURES],
         "breakdown_tables": breakdowns,
         "chart_ability": mark_safe(
@@ -212,7 +249,8 @@ def report_context(report: dict[str, Any]) -> dict[str, Any]:
                 threshold=threshold,
             )
         ),
-        "judges": [_judge_view(j, threshold) for j in report["judges"]],
+        "judges": [_judge_view(j, threshold, experts["vs_others"]) for j in report["judges"]],
+        "rater_quality": report.get("rater_quality", []),
         "dropped": _dropped_view(report.get("dropped")),
     }
 

@@ -12,6 +12,7 @@ from validation.report.adjudication_selectors import adjudication_decisions
 from validation.report.data import HIT, MISS, JudgeLabels, StudyData
 from validation.report.dropped import DroppedUnit
 from validation.report.notes_selectors import rater_notes_gather
+from validation.report.rater_quality_selectors import rater_quality_gather
 from validation.report.rubric_changes_selectors import rubric_versions_gather
 from validation.selectors import study_units_with_ratings
 from validation.statistics import MISSING
@@ -173,6 +174,7 @@ def study_report_data(*, study: Study) -> StudyData:
         adjudications=adjudication_decisions(study=study),
         dropped=_dropped(study),
         notes=rater_notes_gather(study=study),
+        raters=rater_quality_gather(study=study, pseudonyms=tuple(experts)),
         rubric=rubric_versions_gather(
             study=study,
             unit_rows=row_of,
