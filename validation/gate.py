@@ -43,6 +43,17 @@ class GateConfig:
     catastrophic_min_hits: int = 10  # gold catastrophic hits below this: not enough data
     score_bias_max: float = 5.0  # judge − gold score per model within ±this, in points
 
+    def problem(self) -> str | None:
+        """Why this configuration cannot be a gate (None when it can)."""
+        for name in ("agreement_min", "noninferiority_margin", "catastrophic_recall_min"):
+            if not 0 <= getattr(self, name) <= 1:
+                return f"{name} must be between 0 and 1, got {getattr(self, name)}"
+        if self.catastrophic_min_hits < 0:
+            return f"catastrophic_min_hits must be 0 or more, got {self.catastrophic_min_hits}"
+        if not 0 <= self.score_bias_max <= 100:
+            return f"score_bias_max must be between 0 and 100 points, got {self.score_bias_max}"
+        return None
+
     @classmethod
     def from_mapping(cls, values: Mapping[str, Any]) -> "GateConfig":
         return cls(**{k: values[k] for k in cls.__dataclass_fields__ if k in values})

@@ -11,6 +11,16 @@ from validation.naming import validate_study_name
 DEFAULT_STRATA = ["difficulty", "primary_scene"]
 
 
+# validation.gate.GateConfig's names → the Study fields that hold them.
+GATE_FIELDS = {
+    "agreement_min": "gate_threshold",
+    "noninferiority_margin": "gate_noninferiority_margin",
+    "catastrophic_recall_min": "gate_catastrophic_recall",
+    "catastrophic_min_hits": "gate_catastrophic_min_hits",
+    "score_bias_max": "gate_score_bias",
+}
+
+
 def default_strata() -> list[str]:
     return list(DEFAULT_STRATA)
 
@@ -122,13 +132,7 @@ class Study(models.Model):
     @property
     def gate_config(self) -> dict:
         """The gate's configuration in ``validation.gate.GateConfig`` terms."""
-        return {
-            "agreement_min": self.gate_threshold,
-            "noninferiority_margin": self.gate_noninferiority_margin,
-            "catastrophic_recall_min": self.gate_catastrophic_recall,
-            "catastrophic_min_hits": self.gate_catastrophic_min_hits,
-            "score_bias_max": self.gate_score_bias,
-        }
+        return {name: getattr(self, column) for name, column in GATE_FIELDS.items()}
 
     @property
     def status(self) -> str:

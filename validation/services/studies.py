@@ -13,7 +13,8 @@ from benchmark.audit_actions import AuditAction
 from benchmark.models import Dataset, JudgeRun, ModelUnderTest, Response
 from benchmark.services.audit import audit_record
 from validation.adjudication import UnknownAbility, splits_parse
-from validation.models import DEFAULT_STRATA, Study, StudyUnit
+from validation.gate import GateConfig
+from validation.models import DEFAULT_STRATA, GATE_FIELDS, Study, StudyUnit
 from validation.naming import study_name_problem
 from validation.sampling import sample_stratified, stratum_label
 from validation.services.announce import study_opened_announce
@@ -45,6 +46,7 @@ def study_create(
     show_ability: bool = False,
     experts: Iterable[Expert] | None = None,
     adjudicate_splits: Iterable[str] | str = (),
+    gate: GateConfig | None = None,
     actor=None,
 ) -> Study:
     """Draw the stratified sample of cases and create a draft study over the models' responses.
@@ -64,6 +66,9 @@ def study_create(
     if raters_per_unit != 3:
         raise StudyError("the golden standard is a majority of three: raters per unit must be 3")
     splits = _splits(adjudicate_splits)
+    gate = gate or GateConfig()
+    if (problem := gate.problem()) is not None:
+        raise StudyError(f"gate: {problem}", field="gate")
     unknown = set(stratify_by) - set(STRATUM_FIELDS)
     if unknown:
         raise StudyError(
@@ -112,6 +117,7 @@ def study_create(
             stratify_by=list(stratify_by),
             adjudicate_splits=splits,
             created_by=actor,
+            **{GATE_FIELDS[name]: value for name, value in gate.as_dict().items()},
             sampling={s: {"sampled": k, "cases": n} for s, (k, n) in sample.strata.items()},
         )
         study.models_under_test.set(models)
@@ -138,6 +144,7 @@ def study_create(
                 "units": len(responses),
                 "missing_responses": len(sample.keys) * len(models) - len(responses),
                 "adjudicate_splits": splits,
+                "gate": gate.as_dict(),
             },
         )
     return study
