@@ -48,6 +48,7 @@ class AuditAction(StrEnum):
     STUDY_DELETE = "study.delete"
     STUDY_DUE_DATE = "study.due_date"
     STUDY_ENROL = "study.enrol"
+    STUDY_GATE = "study.gate"
     STUDY_OPEN = "study.open"
     STUDY_UNIT_AWAIT_ADJUDICATION = "study_unit.await_adjudication"
     UNIT_ADJUDICATION_QUEUED = "unit.adjudication_queued"

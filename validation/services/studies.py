@@ -179,6 +179,30 @@ def study_set_adjudicate_splits(*, study: Study, codes: Iterable[str] | str, act
     return study
 
 
+def study_set_gate(*, study: Study, gate: GateConfig, actor=None) -> Study:
+    """Set the gate's conditions; only while the study is a draft, so that the gate is fixed
+    before any label is seen (a gate moved after the figures is no gate)."""
+    if (problem := gate.problem()) is not None:
+        raise StudyError(f"gate: {problem}", field="gate")
+    with transaction.atomic():
+        study = study_lock(study_id=study.pk)
+        if study.pool.status != "draft":
+            raise StudyError("the gate can only be changed while the study is a draft")
+        previous = study.gate_config
+        if previous == gate.as_dict():
+            return study
+        for name, value in gate.as_dict().items():
+            setattr(study, GATE_FIELDS[name], value)
+        study.save(update_fields=list(GATE_FIELDS.values()))
+        audit_record(
+            actor=actor,
+            action=AuditAction.STUDY_GATE,
+            obj=study,
+            data={"from": previous, "to": gate.as_dict()},
+        )
+    return study
+
+
 def study_open(*, study: Study, actor=None) -> Study:
     """Let experts claim units."""
     with transaction.atomic():
