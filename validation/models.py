@@ -83,7 +83,7 @@ class Study(models.Model):
     gate_score_bias = models.FloatField(
         _("score bias limit (points)"),
         default=5.0,
-        help_text=_("The 95% interval of judge − gold score of every model lies within ±this."),
+        help_text=_("Judge − gold score of every model within ±this, its whole 95% CI."),
     )
     # Ability codes (or "*" for every criterion) on which a 2/1 split goes to a senior.
     adjudicate_splits = models.JSONField(_("adjudicate 2/1 splits on"), default=list, blank=True)

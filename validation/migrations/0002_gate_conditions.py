@@ -29,7 +29,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='study',
             name='gate_score_bias',
-            field=models.FloatField(default=5.0, help_text='The 95% interval of judge − gold score of every model lies within ±this.', verbose_name='score bias limit (points)'),
+            field=models.FloatField(default=5.0, help_text='Judge − gold score of every model within ±this, its whole 95% CI.', verbose_name='score bias limit (points)'),
         ),
         migrations.AddConstraint(
             model_name='study',
