@@ -95,45 +95,35 @@ def score_effect(
             }
         )
         pairs.append((gold_matrix, judge_matrix))
+    rank_agreement = _rank_agreement(rows)
     scored = [i for i, row in enumerate(rows) if row["difference"] is not None]
     if scored:
+        with_tau = rank_agreement["kendall_tau"] is not None
 
         def statistic(weights: np.ndarray) -> np.ndarray:
-            return np.stack(
-                [
-                    weighted_overall(weights, pairs[i][1]) - weighted_overall(weights, pairs[i][0])
-                    for i in scored
-                ]
+            # Both leaderboards once per resample: each model's judge − gold, then τ-b.
+            gold, judge = (
+                np.stack([weighted_overall(weights, pairs[i][side]) for i in scored], axis=-1)
+                for side in (0, 1)
             )
+            figures = np.moveaxis(judge - gold, -1, 0)
+            if with_tau:
+                figures = np.concatenate([figures, kendall_tau_b(gold, judge)[None]])
+            return figures
 
         intervals = cluster_bootstrap(
             statistic=statistic, n_clusters=data.n_cases, settings=bootstrap
         )
-        for i, interval in zip(scored, intervals, strict=True):
+        for i, interval in zip(scored, intervals, strict=False):
             rows[i]["difference_ci95"] = _interval_dict(interval)
-    rank_agreement = _rank_agreement(rows)
-    if rank_agreement["kendall_tau"] is not None:
-        rank_agreement["ci95"] = _tau_interval(pairs, scored, data.n_cases, bootstrap)
+        if with_tau:
+            rank_agreement["ci95"] = _interval_dict(intervals[-1])
     return {
         "scoring": "paper",
         "models": rows,
         "rank_agreement": rank_agreement,
         "cases": case_agreement(pairs=pairs),
     }
-
-
-def _tau_interval(pairs, scored: list[int], n_cases: int, bootstrap: BootstrapSettings):
-    """Kendall's τ-b of the two leaderboards, recomputed on every resample of cases."""
-
-    def statistic(weights: np.ndarray) -> np.ndarray:
-        gold, judge = (
-            np.stack([weighted_overall(weights, pairs[i][side]) for i in scored], axis=-1)
-            for side in (0, 1)
-        )
-        return kendall_tau_b(gold, judge)[None]
-
-    (interval,) = cluster_bootstrap(statistic=statistic, n_clusters=n_cases, settings=bootstrap)
-    return _interval_dict(interval)
 
 
 def _case_means(matrix: np.ndarray) -> np.ndarray:
