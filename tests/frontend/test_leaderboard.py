@@ -233,8 +233,9 @@ def test_badge_passes_and_fails_as_the_study_report_says(staff_client):
         assert f">{study.units.count()}" in shown  # units of the study
         assert study.closed_at.strftime("%Y-%m-%d") in shown
         assert f'href="/admin/studies/{study.name}/report/"' in shown
-    # The two judges of the fixture disagree on every verdict: they cannot share a decision.
-    assert gate_of(study, "judge-a")["decision"] != gate_of(study, "judge-b")["decision"]
+    # The two judges of the fixture disagree on every verdict: their agreement conditions differ.
+    a, b = (gate_of(study, judge)["conditions"][0] for judge in ("judge-a", "judge-b"))
+    assert a["value"] + b["value"] == pytest.approx(1.0) and a["status"] != b["status"]
 
 
 def test_experts_see_the_badge_without_the_report_link(expert_client):
@@ -263,7 +264,7 @@ def test_figures_wait_for_adjudication_for_experts_but_not_for_staff(client):
     assert "agreement" not in shown.lower()
     client.force_login(UserFactory(is_staff=True))
     shown = badge(client.get(url).content.decode(), "judge-a")
-    assert "gate undecided" in shown and "still wait for adjudication" in shown
+    assert "gate: not enough data" in shown and "still wait for adjudication" in shown
 
 
 def test_an_expert_with_open_study_work_sees_aggregates_only(client):
@@ -336,9 +337,10 @@ def test_the_badge_follows_gold_written_after_the_close(staff_client):
     study = rated_study(rate=False)
     services.study_close(study=study)
     url = f"/leaderboard/?dataset={study.dataset.name}&judge=judge-a"
-    assert "gate undecided" in badge(staff_client.get(url).content.decode(), "judge-a")
+    before = badge(staff_client.get(url).content.decode(), "judge-a")
+    assert "gate: not enough data" in before and '<dd class="agreement">—' in before
     unit = study.units.first()
     for item in unit.case.rubric.all():
         GoldLabel.objects.create(study_unit=unit, rubric_item=item, hit=True, provenance="3/3")
     shown = badge(staff_client.get(url).content.decode(), "judge-a")
-    assert "gate undecided" not in shown and "the gate" in shown
+    assert '<dd class="agreement">—' not in shown and "gate" in shown
