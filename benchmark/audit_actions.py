@@ -55,6 +55,7 @@ class AuditAction(StrEnum):
     STUDY_DUE_DATE = "study.due_date"
     STUDY_ENROL = "study.enrol"
     STUDY_JUDGES_ADD = "study.judges_add"
+    STUDY_GATE = "study.gate"
     STUDY_OPEN = "study.open"
     STUDY_UNIT_AWAIT_ADJUDICATION = "study_unit.await_adjudication"
     UNIT_ADJUDICATION_QUEUED = "unit.adjudication_queued"

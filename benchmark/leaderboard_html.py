@@ -26,7 +26,7 @@ def _gate_judges(gate: dict[str, Any] | None) -> list[dict[str, Any]]:
         interval = (
             (agreement["low"], agreement["high"]) if agreement.get("low") is not None else None
         )
-        judges.append({**j, "interval": interval, "confirmed": j.get("confirmed")})
+        judges.append({**j, "interval": interval})
     return judges
 
 

@@ -27,8 +27,9 @@ django.setup()
 
 from benchmark.taxonomy import ABILITIES  # noqa: E402
 from validation.report import report_compute, report_csv, report_html  # noqa: E402
-from validation.report.data import HIT, MISS, JudgeLabels, StudyData  # noqa: E402
-from validation.statistics import MISSING, BootstrapSettings  # noqa: E402
+from validation.report.compute import judge_gate_compute  # noqa: E402
+from validation.report.data import CATEGORIES, HIT, MISS, JudgeLabels, StudyData  # noqa: E402
+from validation.statistics import MISSING, BootstrapSettings, pairwise_agreement  # noqa: E402
 
 CODES = [a.code for a in ABILITIES]  # the last is the catastrophic criterion
 
@@ -143,6 +144,35 @@ def main() -> None:
     )
     tau = judge["score_effect"]["rank_agreement"]["kendall_tau"]
     print(f"| Kendall's τ of gold vs judge leaderboards | {tau:.3f} |")
+    print(f"| gate decision (every condition) | {judge['gate']['decision']} |")
+    badge_timings(data, settings, args.repeat)
+
+
+def badge_timings(data: StudyData, settings: BootstrapSettings, repeat: int) -> None:
+    """What the leaderboard badge computes now (the full gate) against what it computed before
+    (agreement with gold alone), measured in the same run so that the ratio holds."""
+
+    def best(work) -> float:
+        times = []
+        for _ in range(repeat):
+            start = time.perf_counter()
+            work()
+            times.append(time.perf_counter() - start)
+        return min(times)
+
+    labels = data.judges[0]
+    before = best(
+        lambda: pairwise_agreement(
+            reference=data.gold,
+            predicted=labels.codes,
+            categories=CATEGORIES,
+            clusters=data.case,
+            bootstrap=settings,
+        )
+    )
+    now = best(lambda: judge_gate_compute(data=data, judge=labels, bootstrap=settings))
+    print(f"| badge: agreement alone (before), best of {repeat} | {before:.2f} s |")
+    print(f"| badge: the full gate (now), best of {repeat} | {now:.2f} s ({now / before:.1f}×) |")
 
 
 if __name__ == "__main__":

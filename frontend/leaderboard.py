@@ -21,6 +21,7 @@ from benchmark.models import Dataset
 from benchmark.selectors.leaderboard import leaderboard_compute
 from benchmark.selectors.leaderboard_options import leaderboard_fingerprint
 from benchmark.taxonomy import CATEGORIES, SCORED_CODES, ability_name, category_name
+from validation.report.html import GATE_STATUS, gate_conditions_view
 from validation.selectors.badge import (
     JudgeBadge,
     judge_badge_fingerprint,
@@ -103,8 +104,9 @@ def badge_view(*, judge: str, badge: JudgeBadge | None, staff: bool) -> dict[str
         "units": badge.units,
         "threshold": badge.threshold,
         "agreement": badge.agreement,
-        "passed": badge.passed,
-        "confirmed": badge.confirmed,
+        "decision": badge.decision,
+        "decision_label": str(GATE_STATUS[badge.decision]),
+        "conditions": gate_conditions_view(badge.conditions),
         "awaiting": badge.awaiting_adjudication,
         "report_url": reverse("validation:study-report", args=[badge.study]) if staff else None,
     }

@@ -10,7 +10,8 @@ from annotation import selectors as annotation_selectors
 from annotation.models import Pool
 from validation import closing, services
 from validation.adjudication import UnknownAbility, splits_parse
-from validation.models import GoldLabel, Study, StudyUnit
+from validation.gate import GateConfig
+from validation.models import GATE_FIELDS, GoldLabel, Study, StudyUnit
 from validation.report.html import STUDY_STATUS
 
 
@@ -28,7 +29,7 @@ class StudyForm(forms.ModelForm):
 
     class Meta:
         model = Study
-        fields = ["adjudicate_splits"]
+        fields = ["adjudicate_splits", *GATE_FIELDS.values()]
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -84,17 +85,21 @@ class StudyAdmin(admin.ModelAdmin):
     def get_readonly_fields(self, request, obj=None):
         fields = list(super().get_readonly_fields(request, obj))
         if obj is not None and obj.pool.status != "draft":
-            fields.append("adjudicate_splits")  # every unit of a study under one rule
+            # Every unit of a study under one rule; the gate fixed before any label is seen.
+            fields += ["adjudicate_splits", *GATE_FIELDS.values()]
         return fields
 
     def save_model(self, request, obj, form, change):
-        if "adjudicate_splits" not in form.changed_data:
-            return super().save_model(request, obj, form, change)
-        # The choice goes through the service (draft check, audit row); the rest saves as usual.
-        wanted = obj.adjudicate_splits
-        obj.adjudicate_splits = Study.objects.get(pk=obj.pk).adjudicate_splits
-        super().save_model(request, obj, form, change)
-        services.study_set_adjudicate_splits(study=obj, codes=wanted, actor=request.user)
+        # Both choices go through their services (draft check, audit row); nothing else of a
+        # study is editable here.
+        if "adjudicate_splits" in form.changed_data:
+            services.study_set_adjudicate_splits(
+                study=obj, codes=obj.adjudicate_splits, actor=request.user
+            )
+        if set(GATE_FIELDS.values()) & set(form.changed_data):
+            services.study_set_gate(
+                study=obj, gate=GateConfig.from_mapping(obj.gate_config), actor=request.user
+            )
         obj.refresh_from_db()
 
     @admin.display(description=_("status"))

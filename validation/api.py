@@ -21,6 +21,7 @@ from config.openapi import bad_request, refusal
 from validation import export, report, selectors, services
 from validation.dashboard.selectors import studies_progress
 from validation.downloads import CONTENT_TYPES, study_file_response
+from validation.gate import GateConfig
 from validation.models import Study
 from validation.selectors.report import study_report_get
 from validation.serializers import (
@@ -96,6 +97,8 @@ class StudyListView(AdminAPIView, ListAPIView):
         judge_runs = selectors.judge_runs_named(
             values=options.pop("judge_runs", []), dataset=dataset, models=models
         )
+        if "gate" in options:
+            options["gate"] = GateConfig(**options["gate"])
         study = services.study_create(
             **options, dataset=dataset, models=models, judge_runs=judge_runs, actor=request.user
         )

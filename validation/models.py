@@ -11,6 +11,16 @@ from validation.naming import validate_study_name
 DEFAULT_STRATA = ["difficulty", "primary_scene"]
 
 
+# validation.gate.GateConfig's names → the Study fields that hold them.
+GATE_FIELDS = {
+    "agreement_min": "gate_threshold",
+    "noninferiority_margin": "gate_noninferiority_margin",
+    "catastrophic_recall_min": "gate_catastrophic_recall",
+    "catastrophic_min_hits": "gate_catastrophic_min_hits",
+    "score_bias_max": "gate_score_bias",
+}
+
+
 def default_strata() -> list[str]:
     return list(DEFAULT_STRATA)
 
@@ -60,6 +70,30 @@ class Study(models.Model):
     look_every = models.PositiveIntegerField(
         _("look every (completed cases)"), null=True, blank=True
     )
+    # The other conditions of the gate (validation.gate): defaults from issue 17.
+    gate_noninferiority_margin = models.FloatField(
+        _("non-inferiority margin"),
+        default=0.05,
+        help_text=_(
+            "The judge passes when the lower 95% bound of judge − experts (macro-F1) "
+            "reaches minus this margin."
+        ),
+    )
+    gate_catastrophic_recall = models.FloatField(
+        _("catastrophic recall threshold"),
+        default=0.8,
+        help_text=_("Lower 95% bound of the judge's recall on gold catastrophic hits."),
+    )
+    gate_catastrophic_min_hits = models.PositiveIntegerField(
+        _("catastrophic hits needed"),
+        default=10,
+        help_text=_("Below this many gold catastrophic hits the condition lacks data."),
+    )
+    gate_score_bias = models.FloatField(
+        _("score bias limit (points)"),
+        default=5.0,
+        help_text=_("Judge − gold score of every model within ±this, its whole 95% CI."),
+    )
     # Ability codes (or "*" for every criterion) on which a 2/1 split goes to a senior.
     adjudicate_splits = models.JSONField(_("adjudicate 2/1 splits on"), default=list, blank=True)
     # The date the study should close by; the dashboard warns when the pace will miss it.
@@ -91,10 +125,27 @@ class Study(models.Model):
                 condition=Q(look_every__isnull=True) | Q(look_every__gte=1),
                 name="study_look_every_positive",
             ),
+            models.CheckConstraint(
+                condition=Q(gate_noninferiority_margin__gte=0, gate_noninferiority_margin__lte=1),
+                name="study_gate_margin_0_1",
+            ),
+            models.CheckConstraint(
+                condition=Q(gate_catastrophic_recall__gte=0, gate_catastrophic_recall__lte=1),
+                name="study_gate_catastrophic_recall_0_1",
+            ),
+            models.CheckConstraint(
+                condition=Q(gate_score_bias__gte=0, gate_score_bias__lte=100),
+                name="study_gate_score_bias_0_100",
+            ),
         ]
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def gate_config(self) -> dict:
+        """The gate's configuration in ``validation.gate.GateConfig`` terms."""
+        return {name: getattr(self, column) for name, column in GATE_FIELDS.items()}
 
     @property
     def status(self) -> str:

@@ -24,6 +24,17 @@ def command_line_rule(parse: Callable[[str], object]) -> Callable[[object], None
     return check
 
 
+class GateSerializer(serializers.Serializer):
+    """The study's gate (``validation.gate.GateConfig``); every field optional, defaults as
+    `heartbench study create --gate-*`."""
+
+    agreement_min = serializers.FloatField(required=False, min_value=0, max_value=1)
+    noninferiority_margin = serializers.FloatField(required=False, min_value=0, max_value=1)
+    catastrophic_recall_min = serializers.FloatField(required=False, min_value=0, max_value=1)
+    catastrophic_min_hits = serializers.IntegerField(required=False, min_value=0)
+    score_bias_max = serializers.FloatField(required=False, min_value=0, max_value=100)
+
+
 class AdminStudyCreateSerializer(serializers.Serializer):
     """The options of `heartbench study create`. Those left out take the service's defaults;
     names and the sample are checked by the service, which says which field is at fault."""
@@ -66,6 +77,7 @@ class AdminStudyCreateSerializer(serializers.Serializer):
         required=False,
         help_text='ability codes (or "*") whose 2/1 splits a senior expert decides',
     )
+    gate = GateSerializer(required=False)
 
 
 class AdminStudySerializer(serializers.Serializer):
@@ -84,6 +96,7 @@ class AdminStudySerializer(serializers.Serializer):
     show_ability = serializers.BooleanField(source="pool.show_ability")
     lease_minutes = serializers.SerializerMethodField()
     gate_threshold = serializers.FloatField()
+    gate = GateSerializer(source="gate_config")
     due_date = serializers.DateField(allow_null=True)
     created_at = serializers.DateTimeField()
     opened_at = serializers.DateTimeField(allow_null=True)

@@ -65,22 +65,25 @@ def test_the_gate_sits_beside_the_table():
         "judges": [
             {
                 "judge": "j-ok",
-                "passed": True,
-                "confirmed": True,
+                "decision": "passed",
+                "conditions": [{"name": "agreement", "subject": None, "status": "passed"}],
                 "agreement": {"value": 0.81, "n": 300, "low": 0.77, "high": 0.85},
                 **where,
             },
             {
                 "judge": "j-bad",
-                "passed": False,
-                "confirmed": False,
+                "decision": "failed",
+                "conditions": [{"name": "agreement", "subject": None, "status": "failed"}],
                 "agreement": {"value": 0.6, "n": 300, "low": 0.5, "high": 0.7},
                 **where,
             },
             {
                 "judge": "j-maybe",
-                "passed": True,
-                "confirmed": False,
+                "decision": "not_enough_data",
+                "conditions": [
+                    {"name": "agreement", "subject": None, "status": "not_enough_data"},
+                    {"name": "score_bias", "subject": "m<1>", "status": "passed"},
+                ],
                 "agreement": {"value": 0.78, "n": 40, "low": 0.7, "high": 0.86},
                 **where,
             },
@@ -88,9 +91,9 @@ def test_the_gate_sits_beside_the_table():
     }
     html = render_html(board([model("a")]), gate=gate)
     assert "s&lt;1&gt;" in html
-    assert re.search(r"j-ok: agreement 0\.810 \[0\.770, 0\.850\] on 300 criteria — .*passes", html)
-    assert re.search(r"j-bad: agreement 0\.600 .*fails", html)
-    assert re.search(r"j-maybe: .*passes</span> \(not confirmed", html)
+    assert re.search(r"j-ok: agreement 0\.810 \[0\.770, 0\.850\] on 300 criteria — .*passed", html)
+    assert re.search(r"j-bad: agreement 0\.600 .*failed", html)
+    assert re.search(r"j-maybe: .*not enough data</span> .*score_bias m&lt;1&gt; passed", html)
     assert "No closed study has validated" in render_html(board([model("a")]))
 
 

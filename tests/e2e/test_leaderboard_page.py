@@ -67,3 +67,24 @@ def test_expert_compares_models_on_the_radar(live_server, page_in, artifacts):
     first = page.locator("#leaderboard tbody tr td.name").first.inner_text()
     assert first == sorted(names)[0]
     assert all(r.startswith(live_server.url) for r in requests), "an external request was made"
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_the_badge_shows_the_gates_decision_and_conditions(live_server, page_in, artifacts):
+    from tests.validation.test_report_db import rated_study
+
+    study = rated_study(name="e2e-badge")
+    expert = ExpertFactory()
+    page = page_in
+    login(page, live_server, expert.user.username, PASSWORD,
+          next_path=f"/leaderboard/?dataset={study.dataset.name}&judge=judge-a")  # fmt: skip
+    page.wait_for_selector("#validation .badge")
+    badge = page.locator('#validation .badge[data-judge="judge-a"]')
+    assert badge.get_attribute("data-decision") in ("passed", "failed", "not_enough_data")
+    assert badge.locator("ul.conditions li").count() == 3 + 3  # three conditions, three models
+    for width in (1920, 1366, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.locator("#validation").screenshot(
+            path=str(artifacts / f"leaderboard-badge-{width}-{page.language}.png")
+        )

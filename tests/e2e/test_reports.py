@@ -67,3 +67,38 @@ def test_study_report_page_and_file(live_server, browser_page, artifacts):
     assert check_charts(page) == 1 + 3  # normal vs hard, a radar per model
     assert "e2e-report" in page.inner_text(".gate")
     page.screenshot(path=str(artifacts / "leaderboard-report.png"), full_page=True)
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_study_report_gate_baseline_and_scores_at_three_widths(live_server, page_in, artifacts):
+    """The report page's new sections in both languages at 1920, 1366 and 390 px."""
+    rated_study(name="e2e-gate")
+    get_user_model().objects.create_superuser("admin-gate", "g@example.org", "pw-admin-gate-1")
+    page = page_in
+    page.goto(f"{live_server.url}/admin/login/?next=/admin/studies/e2e-gate/report/")
+    page.fill("#id_username", "admin-gate")
+    page.fill("#id_password", "pw-admin-gate-1")
+    page.click("input[type=submit]")
+    page.wait_for_selector("section.judge")
+    assert page.locator(".gatebox").count() == 2  # one per judge
+    assert page.locator(".gatebox table.conditions tr").count() >= 2 * (1 + 4)
+    assert page.locator("table.baseline").count() == 2
+    assert page.locator("table.raters tr").count() == 1 + 3
+    titles = page.evaluate(LABELLED)
+    assert sum("Bland" in chart["title"] for chart in titles) == 2
+    check_charts(page)
+    for width in (1920, 1366, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.locator(".gatebox").first.scroll_into_view_if_needed()
+        path = artifacts / f"study-report-gate-{width}-{page.language}.png"
+        page.screenshot(path=str(path), full_page=True)
+        for name, selector in (
+            ("gatebox", ".gatebox"),
+            ("baseline", "table.baseline"),
+            ("bland-altman", "figure:has(svg title:text-matches('Bland'))"),
+            ("raters", "table.raters"),
+        ):
+            page.locator(selector).first.screenshot(
+                path=str(artifacts / f"study-report-{name}-{width}-{page.language}.png")
+            )

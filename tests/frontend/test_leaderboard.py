@@ -200,7 +200,9 @@ def test_ability_and_category_names_follow_the_language(expert_client, language,
 
 
 def badge(page: str, judge: str) -> str:
-    match = re.search(rf'<div class="badge [^"]*" data-judge="{judge}">(.*?)</div>', page, re.S)
+    match = re.search(
+        rf'<div class="badge [^"]*" data-judge="{judge}"[^>]*>(.*?)</div>', page, re.S
+    )
     assert match, f"no badge for {judge}"
     return match.group(1)
 
@@ -220,14 +222,20 @@ def test_badge_passes_and_fails_as_the_study_report_says(staff_client):
         agreement = gate["agreement"]
         assert f"{agreement['value']:.3f}" in shown
         assert f"{agreement['low']:.3f}–{agreement['high']:.3f}" in shown
-        assert ("passes the gate" in shown) is gate["passed"]
-        assert ("fails the gate" in shown) is (not gate["passed"])
-        assert "agreement ≥ 0.75" in shown
+        verdict = {
+            "passed": "passes the gate",
+            "failed": "fails the gate",
+            "not_enough_data": "gate: not enough data",
+        }
+        assert verdict[gate["decision"]] in shown
+        for condition in gate["conditions"]:
+            assert condition["status"].replace("_", " ") in shown
         assert f">{study.units.count()}" in shown  # units of the study
         assert study.closed_at.strftime("%Y-%m-%d") in shown
         assert f'href="/admin/studies/{study.name}/report/"' in shown
-    # The two judges of the fixture disagree on every verdict: one passes, one fails.
-    assert gate_of(study, "judge-a")["passed"] != gate_of(study, "judge-b")["passed"]
+    # The two judges of the fixture disagree on every verdict: their agreement conditions differ.
+    a, b = (gate_of(study, judge)["conditions"][0] for judge in ("judge-a", "judge-b"))
+    assert a["value"] + b["value"] == pytest.approx(1.0) and a["status"] != b["status"]
 
 
 def test_experts_see_the_badge_without_the_report_link(expert_client):
@@ -256,7 +264,7 @@ def test_figures_wait_for_adjudication_for_experts_but_not_for_staff(client):
     assert "agreement" not in shown.lower()
     client.force_login(UserFactory(is_staff=True))
     shown = badge(client.get(url).content.decode(), "judge-a")
-    assert "gate undecided" in shown and "still wait for adjudication" in shown
+    assert "gate: not enough data" in shown and "still wait for adjudication" in shown
 
 
 def test_an_expert_with_open_study_work_sees_aggregates_only(client):
@@ -329,9 +337,10 @@ def test_the_badge_follows_gold_written_after_the_close(staff_client):
     study = rated_study(rate=False)
     services.study_close(study=study)
     url = f"/leaderboard/?dataset={study.dataset.name}&judge=judge-a"
-    assert "gate undecided" in badge(staff_client.get(url).content.decode(), "judge-a")
+    before = badge(staff_client.get(url).content.decode(), "judge-a")
+    assert "gate: not enough data" in before and '<dd class="agreement">—' in before
     unit = study.units.first()
     for item in unit.case.rubric.all():
         GoldLabel.objects.create(study_unit=unit, rubric_item=item, hit=True, provenance="3/3")
     shown = badge(staff_client.get(url).content.decode(), "judge-a")
-    assert "gate undecided" not in shown and "the gate" in shown
+    assert '<dd class="agreement">—' not in shown and "gate" in shown

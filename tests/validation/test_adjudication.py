@@ -28,6 +28,7 @@ from tests.validation.adjudication_helpers import (
 )
 from tests.validation.factories import MODEL_NAME_MARKER, dataset_with_responses, open_study
 from validation import services
+from validation.gate import GateConfig
 from validation.models import GoldLabel, Study, StudyUnit
 
 pytestmark = pytest.mark.django_db
@@ -394,3 +395,29 @@ def test_one_senior_at_a_time_under_a_lease_that_expires():
     )
     assert taken is not None and taken.unit_id == first.unit_id
     assert AuditEvent.objects.filter(action="assignment.lease_expired").count() == 1
+
+
+def test_the_admin_sets_the_gate_of_a_draft_study_only():
+    draft = services.study_create(
+        name="gate-admin",
+        dataset=open_study(cases=1, experts=[], name="src").dataset,
+        models=list(Study.objects.get(name="src").models_under_test.all()),
+        fraction=1.0,
+    )
+    model_admin, request, form = _admin_form(draft, {"gate_noninferiority_margin": "2"})
+    assert not form.is_valid()  # the table's check: a margin is a share of macro-F1
+    draft.refresh_from_db()  # the refused form wrote its values onto the instance
+    model_admin, request, form = _admin_form(
+        draft, {"gate_threshold": "0.8", "gate_catastrophic_min_hits": "25"}
+    )
+    assert form.is_valid(), form.errors
+    model_admin.save_model(request, form.save(commit=False), form, change=True)
+    draft.refresh_from_db()
+    assert (draft.gate_threshold, draft.gate_catastrophic_min_hits) == (0.8, 25)
+    event = AuditEvent.objects.get(action="study.gate")
+    assert event.data["from"]["agreement_min"] == 0.75 and event.data["to"]["agreement_min"] == 0.8
+    services.study_open(study=draft)
+    readonly = model_admin.get_readonly_fields(request, draft)
+    assert {"gate_threshold", "gate_score_bias"} <= set(readonly)
+    with pytest.raises(services.StudyError, match="only be changed while the study is a draft"):
+        services.study_set_gate(study=draft, gate=GateConfig())

@@ -15,6 +15,7 @@ from tests.annotation.helpers import all_labels
 from tests.benchmark.factories import JudgeRunFactory
 from tests.validation.factories import dataset_with_responses
 from validation import services
+from validation.gate import GateConfig
 from validation.models import Study
 
 pytestmark = pytest.mark.django_db
@@ -53,6 +54,7 @@ def test_a_script_runs_a_whole_study_through_the_api(admin):
         "fraction": 1.0,
         "seed": 7,
         "adjudicate_splits": ["catastrophic"],
+        "gate": {"agreement_min": 0.8, "catastrophic_min_hits": 5},
     }
     created = admin.post(API, body, format="json")
     assert created.status_code == 201, created.content
@@ -61,6 +63,7 @@ def test_a_script_runs_a_whole_study_through_the_api(admin):
     assert study["models"] == sorted(m.name for m in models)
     assert study["judge_runs"] == [run.pk] and study["units"] == 8 and study["seed"] == 7
     assert study["adjudicate_splits"] == ["catastrophic"] and study["lease_minutes"] == 30
+    assert study["gate"] == GateConfig(agreement_min=0.8, catastrophic_min_hits=5).as_dict()
     assert Study.objects.get(name="api-pilot").created_by.is_staff  # audited as the admin
 
     opened = admin.post(f"{API}api-pilot/open/")
@@ -120,6 +123,7 @@ def test_refusals_are_400s_on_the_field_with_the_command_lines_words(admin):
         ({"name": "a b"}, "name", None),
         ({"stratify_by": ["colour"]}, "stratify_by", "cannot stratify by ['colour']"),
         ({"adjudicate_splits": ["flying"]}, "adjudicate_splits", None),
+        ({"gate": {"score_bias_max": 101}}, "gate", None),
     ]
     for change, field, words in cases:
         answer = admin.post(API, good | change, format="json")

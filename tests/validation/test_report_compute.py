@@ -67,7 +67,16 @@ def test_a_perfect_judge_and_hand_counted_figures():
     assert lenient["vs_gold"]["cohen_kappa"]["value"] == pytest.approx(
         (0.75 - 30 / 64) / (1 - 30 / 64)
     )
-    assert lenient["gate"]["passed"] is True  # 0.75 ≥ 0.75: the threshold is inclusive
+    agreement = lenient["gate"]["conditions"][0]
+    assert (agreement["name"], agreement["value"], agreement["threshold"]) == (
+        "agreement",
+        pytest.approx(0.75),
+        0.75,
+    )
+    # Two gold catastrophic hits of the ten the gate needs: undecided, whatever the rest says.
+    catastrophic = lenient["gate"]["conditions"][2]
+    assert catastrophic["status"] == "not_enough_data" and "0 gold" in catastrophic["reason"]
+    assert lenient["gate"]["decision"] in ("failed", "not_enough_data")
     assert lenient["breakdowns"]["sign"]["negative"]["agreement"]["value"] == 0.5
     assert lenient["breakdowns"]["difficulty"]["hard"]["n"] == 4
     assert report["comparison"][0]["judge"] == "exact"
@@ -142,6 +151,30 @@ def test_rank_agreement_of_three_models():
     ranks = {j["judge"]: j["score_effect"]["rank_agreement"] for j in report["judges"]}
     assert ranks["same"]["kendall_tau"] == pytest.approx(1.0)
     assert ranks["reversed"]["kendall_tau"] == pytest.approx(-1.0)
+    # Three models: the report warns instead of leaning on the p-value.
+    assert "only 3 models" in ranks["same"]["warning"]
+    assert set(ranks["same"]["ci95"]) >= {"low", "high"}
+
+
+def test_case_scores_icc_and_bland_altman_pair_each_question_and_model():
+    gold = [[[H, M, M, M], [H, H, M, M], [M, M, H, M]]] * 2
+    judge = np.array([[[H, H, M, M], [H, H, M, M], [M, M, H, M]]] * 2).ravel()
+    report = report_compute(
+        data=study(gold_rows=gold, judges={"j": judge}, models=("a", "b", "c")), bootstrap=BOOT
+    )
+    cases = report["judges"][0]["score_effect"]["cases"]
+    assert cases["n"] == 6  # 2 questions × 3 models
+    # Model a's case score moves from the gold's to the judge's on both questions; b and c stay.
+    gold_a = case_score(
+        criteria=[Criterion(a, p) for a, p in RUBRIC], hits=[True, False, False, False]
+    ).score
+    judge_a = case_score(
+        criteria=[Criterion(a, p) for a, p in RUBRIC], hits=[True, True, False, False]
+    ).score
+    differences = sorted(j - g for g, j in zip(cases["gold"], cases["judge"], strict=True))
+    assert differences == pytest.approx([0, 0, 0, 0, judge_a - gold_a, judge_a - gold_a])
+    assert cases["bland_altman"]["mean_difference"] == pytest.approx((judge_a - gold_a) / 3)
+    assert cases["icc"]["n"] == 6 and -1 <= cases["icc"]["value"] <= 1
 
 
 def test_catastrophic_recall_alone_and_undefined_when_no_catastrophe():

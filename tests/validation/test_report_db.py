@@ -4,6 +4,7 @@ are stored, and the report (command, page, downloads) is checked against the exp
 import csv
 import io
 import json
+import re
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -15,8 +16,10 @@ from tests.annotation.factories import PASSWORD, ExpertFactory
 from tests.benchmark.factories import JudgeFactory, JudgeRunFactory
 from tests.validation.factories import dataset_with_responses
 from validation import selectors, services
+from validation.gate import overall_decide
 from validation.report import report_compute
 from validation.report.selectors import study_report_data
+from validation.selectors.badge import judge_badge_get
 from validation.statistics import BootstrapSettings
 
 pytestmark = pytest.mark.django_db
@@ -122,8 +125,15 @@ def test_experts_gate_score_effect_and_comparison(study):
     # judge-b flips every verdict of judge-a: agreements add up to one.
     total = a["vs_gold"]["agreement"]["value"] + b["vs_gold"]["agreement"]["value"]
     assert total == pytest.approx(1.0)
-    assert a["gate"]["passed"] is True and b["gate"]["passed"] is False
-    assert a["gate"]["threshold"] == 0.75
+    conditions = {j["judge"]: j["gate"]["conditions"] for j in (a, b)}
+    assert conditions["judge-a"][0]["status"] == "passed"
+    assert conditions["judge-b"][0]["status"] == "failed" and b["gate"]["decision"] == "failed"
+    assert a["gate"]["config"] == study.gate_config and a["gate"]["config"]["agreement_min"] == 0.75
+    # Six cases give fewer than ten gold catastrophic hits: that condition lacks data.
+    assert conditions["judge-a"][2]["status"] == "not_enough_data"
+    for judge in (a, b):
+        statuses = [c["status"] for c in judge["gate"]["conditions"]]
+        assert judge["gate"]["decision"] == overall_decide(statuses)
     assert [row["judge"] for row in report["comparison"]] == ["judge-a", "judge-b"]
     effect = a["score_effect"]
     assert len(effect["models"]) == 3 and effect["rank_agreement"]["models"] <= 3
@@ -139,7 +149,21 @@ def test_threshold_of_the_study_decides_the_gate(study):
     study.gate_threshold = 0.99
     study.save(update_fields=["gate_threshold"])
     judge = report_json(study.name)["judges"][0]
-    assert judge["gate"]["threshold"] == 0.99 and judge["gate"]["passed"] is False
+    agreement = judge["gate"]["conditions"][0]
+    assert agreement["threshold"] == 0.99 and agreement["status"] != "passed"
+
+
+def test_every_condition_of_the_gate_is_the_studys(study):
+    study.gate_catastrophic_min_hits = 0
+    study.gate_catastrophic_recall = 0.0
+    study.gate_score_bias = 100.0
+    study.gate_noninferiority_margin = 1.0
+    study.save()
+    judge = report_json(study.name)["judges"][0]
+    thresholds = {(c["name"], c["subject"]): c["threshold"] for c in judge["gate"]["conditions"]}
+    assert thresholds[("noninferiority", None)] == -1.0
+    assert thresholds[("catastrophic_recall", None)] == 0.0
+    assert {v for (name, _), v in thresholds.items() if name == "score_bias"} == {100.0}
 
 
 def test_csv_neutralises_formulas_and_html_escapes_data(study, tmp_path):
@@ -178,7 +202,8 @@ def test_undefined_figures_carry_reasons_not_crashes():
     judge = report["judges"][0]
     assert judge["vs_gold"]["n"] == 0 and judge["vs_gold"]["agreement"]["value"] is None
     assert "no item" in judge["vs_gold"]["agreement"]["reason"]
-    assert judge["gate"]["passed"] is None
+    assert judge["gate"]["decision"] == "not_enough_data"
+    assert judge["gate"]["conditions"][0]["reason"].startswith("no item")
     assert judge["score_effect"]["rank_agreement"]["kendall_tau"] is None
     assert report["experts"]["n_experts"] == 0
     assert report["experts"]["krippendorff_alpha"]["value"] is None
@@ -215,16 +240,22 @@ def test_leaderboard_html_shows_the_gate_of_the_closed_study(study):
     assert "&lt;script&gt;" in html and "<script" not in html
 
 
-def test_the_command_line_and_the_web_badge_give_the_same_gate(study):
-    from validation.selectors.badge import judge_badge_get, leaderboard_gate
-
-    gate = leaderboard_gate(dataset=study.dataset)
-    assert gate is not None and gate["judges"]
-    for entry in gate["judges"]:
-        badge = judge_badge_get(dataset=study.dataset, judge=entry["judge"])
-        assert (entry["study"], entry["passed"], entry["confirmed"]) == (
-            badge.study,
-            badge.passed,
-            badge.confirmed,
-        )
-        assert entry["agreement"]["value"] == badge.agreement["value"]
+def test_the_report_the_web_badge_and_the_command_line_give_the_same_gate(study, admin_client):
+    """One study, three readers, one decision and the same conditions (all at the default
+    bootstrap settings, as each of them runs by default)."""
+    out = io.StringIO()
+    call_command("study", "report", study.name, "--format", "json", stdout=out)
+    report = {j["judge"]: j["gate"] for j in json.loads(out.getvalue())["judges"]}
+    out = io.StringIO()
+    call_command("leaderboard", "--dataset", study.dataset.name, "--format", "html", stdout=out)
+    command_line = dict(re.findall(r'<li>([^:<]+): .*?data-decision="(\w+)"', out.getvalue()))
+    decisions = set()
+    for judge, gate in report.items():
+        page = admin_client.get(f"/leaderboard/?dataset={study.dataset.name}&judge={judge}")
+        web = re.search(rf'data-judge="{judge}" data-decision="(\w+)"', page.content.decode())
+        assert (web.group(1), command_line[judge]) == (gate["decision"], gate["decision"])
+        badge = judge_badge_get(dataset=study.dataset, judge=judge)
+        assert list(badge.conditions) == gate["conditions"]
+        decisions.add(gate["decision"])
+    # judge-b flips every verdict of judge-a: the fixture makes the test able to tell them apart.
+    assert decisions >= {"failed"} and len(report) == 2

@@ -14,6 +14,7 @@ from tests.annotation.helpers import all_labels
 from tests.benchmark.factories import JudgeRunFactory
 from tests.validation.factories import dataset_with_responses, open_study
 from validation import services
+from validation.gate import GateConfig
 from validation.models import GoldLabel, Study, StudyUnit
 
 pytestmark = pytest.mark.django_db
@@ -158,3 +159,34 @@ def test_demo_study_is_idempotent():
     call_command("demo_study", stdout=again)
     assert "nothing to do" in again.getvalue()
     assert (Expert.objects.count(), StudyUnit.objects.count(), AuditEvent.objects.count()) == before
+
+
+def test_create_configures_the_gate_and_refuses_a_bad_one(capsys):
+    dataset, models = dataset_with_responses(cases=10, models=2)
+    names = ",".join(m.name for m in models)
+    base = ["study", "create", "x", "--dataset", dataset.name, "--models", names]
+    with pytest.raises(CommandError, match=r"--gate-agreement: 1\.5 is not between 0 and 1"):
+        call_command(*base, "--gate-agreement", "1.5")
+    with pytest.raises(CommandError, match="--gate-catastrophic-hits"):
+        call_command(*base, "--gate-catastrophic-hits", "-1")
+    assert not Study.objects.exists()  # nothing written by a refused command
+    with pytest.raises(services.StudyError, match="score_bias_max must be between 0 and 100"):
+        services.study_create(
+            name="y", dataset=dataset, models=models, gate=GateConfig(score_bias_max=150)
+        )
+    assert not Study.objects.exists()
+    call_command(*base, "--gate-agreement", "0.8", "--gate-margin", "0.1",
+                 "--gate-catastrophic-recall", "0.9", "--gate-catastrophic-hits", "20",
+                 "--gate-score-bias", "3")  # fmt: skip
+    study = Study.objects.get(name="x")
+    assert study.gate_config == {
+        "agreement_min": 0.8,
+        "noninferiority_margin": 0.1,
+        "catastrophic_recall_min": 0.9,
+        "catastrophic_min_hits": 20,
+        "score_bias_max": 3.0,
+    }
+    audit = AuditEvent.objects.get(action="study.create")
+    assert audit.data["gate"] == study.gate_config
+    call_command("study", "create", "defaults", "--dataset", dataset.name, "--models", names)
+    assert Study.objects.get(name="defaults").gate_config == GateConfig().as_dict()

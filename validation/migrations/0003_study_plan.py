@@ -3,7 +3,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("validation", "0001_squashed_0007_studyunit_dropped"),
+        ("validation", "0002_gate_conditions"),
     ]
 
     operations = [

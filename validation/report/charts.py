@@ -152,3 +152,71 @@ def score_chart(*, title: str, models: Sequence[dict[str, Any]]) -> str:
         colours=("#1a7f37", "#9467bd"),
         empty=_("no scored models"),
     )
+
+
+def bland_altman_chart(*, title: str, cases: dict[str, Any]) -> str:
+    """Bland–Altman plot: per case, the mean of the two scores (x) against judge − gold (y),
+    with the mean difference and the 95 % limits of agreement as horizontal lines."""
+    gold, judge, ba = cases["gold"], cases["judge"], cases["bland_altman"]
+    left, right, top, bottom = 70, 150, 24, 46
+    width, height = 760, 300
+    means = [(g + j) / 2 for g, j in zip(gold, judge, strict=True)]
+    differences = [j - g for g, j in zip(gold, judge, strict=True)]
+    lines = [value for value in (ba["lower_limit"], ba["upper_limit"]) if value is not None]
+    reach = max([abs(d) for d in differences + lines] + [5.0]) * 1.1
+
+    def x(value: float) -> float:
+        return left + (width - left - right) * value / 100
+
+    def y(value: float) -> float:
+        return top + (height - top - bottom) * (reach - value) / (2 * reach)
+
+    parts = [
+        text(left + (width - left - right) / 2, height - 8, _("mean of gold and judge case score")),
+        text(
+            16,
+            (height - bottom + top) / 2,
+            _("judge − gold (points)"),
+            extra=f'transform="rotate(-90 16 {(height - bottom + top) / 2})"',
+        ),
+    ]
+    for tick in range(0, 101, 20):
+        parts.append(text(x(tick), height - bottom + 16, str(tick), size=9))
+    for tick in (-reach / 1.1, 0.0, reach / 1.1):
+        parts.append(text(left - 6, y(tick) + 3, f"{tick:.1f}", anchor="end", size=9))
+    parts.append(
+        f'<line x1="{left}" y1="{y(0):.1f}" x2="{width - right}" y2="{y(0):.1f}" stroke="#ccc"/>'
+    )
+    for mx, d in zip(means, differences, strict=True):
+        parts.append(
+            f'<circle cx="{x(mx):.1f}" cy="{y(d):.1f}" r="3" fill="#1f77b4" fill-opacity=".6"/>'
+        )
+    marks = (
+        (ba["mean_difference"], _("mean %(v)s"), "#9467bd", ""),
+        (ba["lower_limit"], _("−1.96 SD %(v)s"), "#b42318", ' stroke-dasharray="4 3"'),
+        (ba["upper_limit"], _("+1.96 SD %(v)s"), "#b42318", ' stroke-dasharray="4 3"'),
+    )
+    for value, label, colour, dash in marks:
+        if value is None:
+            continue
+        parts.append(
+            f'<line x1="{left}" y1="{y(value):.1f}" x2="{width - right}" y2="{y(value):.1f}" '
+            f'stroke="{colour}"{dash}/>'
+        )
+        parts.append(
+            text(
+                width - right + 6,
+                y(value) + 3,
+                label % {"v": f"{value:.2f}"},
+                anchor="start",
+                size=9,
+                extra=f'fill="{colour}"',
+            )
+        )
+    desc = _("%(n)s cases; mean difference %(mean)s, limits of agreement %(low)s to %(high)s") % {
+        "n": ba["n"],
+        "mean": number(ba["mean_difference"], 2),
+        "low": number(ba["lower_limit"], 2),
+        "high": number(ba["upper_limit"], 2),
+    }
+    return svg_frame(title=title, desc=desc, width=width, height=height, body="".join(parts))

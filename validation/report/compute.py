@@ -4,17 +4,19 @@ Every interval is the case-clustered bootstrap with one seed for the whole repor
 what the study sampled, and criteria of one case (and the models' answers to it) move together.
 """
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from benchmark.taxonomy import ABILITIES, CATASTROPHIC, CATEGORIES, CATEGORY_OF
-from validation.gate import gate_decide
+from validation.gate import GateConfig, GateDecision, gate_decide
 from validation.report.adjudication import adjudication_compute
 from validation.report.data import CATEGORIES as LABELS
 from validation.report.data import HIT, MISS, JudgeLabels, StudyData
 from validation.report.dropped import dropped_compute
 from validation.report.notes import notes_compute
+from validation.report.rater_quality import rater_quality_compute
 from validation.report.rubric_changes import rubric_changes_compute, rubric_changes_for_judge
 from validation.report.score_effect import score_effect
 from validation.report.stability import stability_compute
@@ -33,6 +35,7 @@ from validation.statistics import (
     rater_reliability,
     raters_leave_one_out,
 )
+from validation.statistics.holm import agreement_below_holm
 
 PAIRWISE = ("agreement", "cohen_kappa", "scott_pi", "gwet_ac1", "pabak", "balanced_f1")
 BREAKDOWN = ("agreement", "cohen_kappa", "gwet_ac1")
@@ -175,15 +178,14 @@ def _judge(
     data: StudyData, ratings: Ratings, judge: JudgeLabels, experts: dict, boot
 ) -> dict[str, Any]:
     codes = judge.codes
-    against_gold = _pairwise(data, data.gold, codes, boot)
+    figures, gate = judge_gate_compute(data=data, judge=judge, bootstrap=boot, ratings=ratings)
+    against_gold = figures.against_gold
     against_raters = labeller_against_raters(ratings=ratings, predicted=codes, bootstrap=boot)
     judge_f1 = against_raters.pooled.balanced_f1.value
     expert_f1 = {
         name: section["balanced_f1"]["value"] for name, section in experts["leave_one_out"].items()
     }
     known = [v for v in expert_f1.values() if v is not None]
-    agreement = figure(against_gold.agreement)
-    gate = gate_decide(agreement=agreement, threshold=data.study.get("gate_threshold", 0.75))
     return {
         "judge": judge.name,
         "runs": list(judge.runs),
@@ -205,15 +207,8 @@ def _judge(
             "experts_compared": len(known),
         },
         "vs_others": _against_others(judge_against_others(ratings=ratings, judge=codes)),
-        "noninferiority": judge_noninferiority(
-            ratings=ratings, judge=codes, bootstrap=boot
-        ).as_dict(),
-        "gate": {
-            "threshold": gate.threshold,
-            "agreement": agreement,
-            "passed": gate.passed,
-            "confirmed": gate.confirmed,
-        },
+        "noninferiority": figures.noninferiority,
+        "gate": gate.as_dict() | {"agreement": figure(against_gold.agreement)},
         "breakdowns": {
             kind: {
                 name: _with_recall(
@@ -223,9 +218,64 @@ def _judge(
             }
             for kind, masks in _groups(data).items()
         },
-        "catastrophic": _catastrophic(data, codes, boot),
-        "score_effect": score_effect(data=data, judge=codes, bootstrap=boot),
+        "catastrophic": figures.catastrophic,
+        "score_effect": figures.score_effect,
     }
+
+
+@dataclass(frozen=True)
+class GateFigures:
+    """What the gate is decided on; the report shows the same figures in its sections."""
+
+    against_gold: PairwiseAgreement
+    noninferiority: dict[str, Any]
+    catastrophic: dict[str, Any]
+    score_effect: dict[str, Any]
+
+
+def _ability_flags(data: StudyData, codes: np.ndarray, threshold: float) -> list[dict]:
+    both = (data.gold != MISSING) & (codes != MISSING)
+    groups = {
+        a.code: (data.gold[mask] == codes[mask], data.case[mask])
+        for a in ABILITIES
+        if a.code != CATASTROPHIC and (mask := both & (data.ability == a.code)).any()
+    }
+    return [t.as_dict() for t in agreement_below_holm(groups=groups, threshold=threshold)]
+
+
+def judge_gate_compute(
+    *,
+    data: StudyData,
+    judge: JudgeLabels,
+    bootstrap: BootstrapSettings,
+    ratings: Ratings | None = None,
+) -> tuple[GateFigures, GateDecision]:
+    """The figures of one judge the gate needs, and the gate decided on them under the study's
+    configuration (``data.study["gate"]``): the report and the leaderboard badge both call
+    this, so they decide on the very same figures."""
+    config = GateConfig.from_mapping(data.study.get("gate") or {})
+    codes = judge.codes
+    ratings = ratings or _ratings(data)
+    figures = GateFigures(
+        against_gold=_pairwise(data, data.gold, codes, bootstrap),
+        noninferiority=judge_noninferiority(
+            ratings=ratings,
+            judge=codes,
+            bootstrap=bootstrap,
+            delta=-config.noninferiority_margin,
+        ).as_dict(),
+        catastrophic=_catastrophic(data, codes, bootstrap),
+        score_effect=score_effect(data=data, judge=codes, bootstrap=bootstrap),
+    )
+    gate = gate_decide(
+        config=config,
+        agreement=figure(figures.against_gold.agreement),
+        noninferiority=figures.noninferiority,
+        catastrophic=figures.catastrophic,
+        score_bias=figures.score_effect["models"],
+        abilities=_ability_flags(data, codes, config.agreement_min),
+    )
+    return figures, gate
 
 
 def _counts(data: StudyData) -> dict[str, Any]:
@@ -284,6 +334,7 @@ def report_compute(*, data: StudyData, bootstrap: BootstrapSettings) -> dict[str
         "adjudication": adjudication_compute(data.adjudications, unit_states=data.unit_states),
         "dropped": dropped_compute(data.dropped),
         "rater_notes": notes_compute(data.notes),
+        "rater_quality": rater_quality_compute(data.raters),
         "rubric_changes": rubric_changes,
         "planning": planning_compute(study=data.study, judges=judges),
         "stability": stability_compute(data=data, bootstrap=bootstrap, figure=figure),
@@ -321,7 +372,7 @@ def _comparison(judges: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "balanced_f1_vs_experts": j["vs_experts"]["balanced_f1"],
             "recall_catastrophic": j["catastrophic"]["recall_hit"],
             "kendall_tau": j["score_effect"]["rank_agreement"]["kendall_tau"],
-            "passed": j["gate"]["passed"],
+            "decision": j["gate"]["decision"],
         }
         for j in judges
     ]

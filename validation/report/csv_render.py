@@ -61,6 +61,53 @@ def _baseline_rows(section: str, judge: str, baseline: dict[str, Any]) -> Iterat
             yield _figure_row(section, judge, group, name, key, figures[key])
 
 
+def _gate_rows(judge: str, gate: dict[str, Any]) -> Iterator[Row]:
+    """Each gate condition (statistic = its status), the overall decision, the ability flags."""
+    for c in gate["conditions"]:
+        yield (
+            "gate",
+            judge,
+            c["name"],
+            c["subject"] or "",
+            f"{c['direction']} {c['threshold']}: {c['status']}",
+            c["value"],
+            None,
+            c["low"],
+            c["high"],
+            None,
+            c["reason"] or "",
+        )
+    yield _plain("gate", judge, "all", "", "decision", gate["decision"])
+    for a in gate["abilities"]:
+        yield (
+            "gate_ability_holm",
+            judge,
+            "ability",
+            a["group"],
+            "flagged_below" if a["flagged"] else "not_flagged",
+            a["value"],
+            a["n"],
+            None,
+            None,
+            None,
+            "" if a["p_holm"] is None else f"p_holm {a['p_holm']:.4g}",
+        )
+
+
+def _case_score_rows(judge: str, cases: dict[str, Any]) -> Iterator[Row]:
+    icc = cases["icc"]
+    yield (
+        "case_scores", judge, "cases", "", "icc_2_1", icc["value"], icc["n"],
+        icc["low"], icc["high"], "McGraw-Wong F", icc["reason"] or "",
+    )  # fmt: skip
+    ba = cases["bland_altman"]
+    for key in ("mean_difference", "sd", "lower_limit", "upper_limit"):
+        yield (
+            "case_scores", judge, "bland_altman", "judge - gold", key, ba[key], ba["n"],
+            None, None, None, ba["reason"] or "",
+        )  # fmt: skip
+
+
 def _judge_rows(j: dict[str, Any]) -> Iterator[Row]:
     name = j["judge"]
     for key, value in j["vs_gold"].items():
@@ -73,12 +120,7 @@ def _judge_rows(j: dict[str, Any]) -> Iterator[Row]:
             yield _plain(
                 "confusion", name, "all", f"gold {row_label}", f"judge {column_label}", count
             )
-    gate = j["gate"]
-    yield _figure_row(
-        "gate", name, "all", f"threshold {gate['threshold']}", "agreement", gate["agreement"]
-    )
-    yield _plain("gate", name, "all", "", "passed", gate["passed"])
-    yield _plain("gate", name, "all", "", "confirmed_by_interval", gate["confirmed"])
+    yield from _gate_rows(name, j["gate"])
     experts = j["vs_experts"]
     yield _figure_row("judge_vs_experts", name, "pooled", "", "balanced_f1", experts["balanced_f1"])
     for expert, fig in experts["by_expert"].items():
@@ -131,6 +173,7 @@ def _judge_rows(j: dict[str, Any]) -> Iterator[Row]:
             )
         )
     rank = effect["rank_agreement"]
+    ci = rank.get("ci95") or {}
     yield (
         (
             "score_effect",
@@ -140,12 +183,13 @@ def _judge_rows(j: dict[str, Any]) -> Iterator[Row]:
             "kendall_tau",
             rank["kendall_tau"],
             rank["models"],
-            None,
-            None,
-            None,
-            rank.get("reason", ""),
+            ci.get("low"),
+            ci.get("high"),
+            ci.get("method"),
+            rank.get("reason") or rank.get("warning") or "",
         )
     )
+    yield from _case_score_rows(name, effect["cases"])
 
 
 def _planning_rows(planning: dict[str, Any] | None) -> Iterator[Row]:
@@ -161,7 +205,12 @@ def _planning_rows(planning: dict[str, Any] | None) -> Iterator[Row]:
 def report_rows(report: dict[str, Any]) -> Iterator[Row]:
     """Every figure of the report as (section, judge, group, name, statistic, value, ...)."""
     for key, value in report["study"].items():
-        if not isinstance(value, dict):  # the plan: its figures are the planning rows
+        if key == "plan":  # its figures are the planning rows
+            continue
+        if isinstance(value, dict):  # the gate's configuration
+            for sub, setting in value.items():
+                yield _plain("study", "", key, sub, key, setting)
+        else:
             yield _plain("study", "", "", "", key, value)
     for key, value in report["bootstrap"].items():
         yield _plain("bootstrap", "", "", "", key, value)
@@ -185,6 +234,10 @@ def report_rows(report: dict[str, Any]) -> Iterator[Row]:
     yield from adjudication_csv_rows(report.get("adjudication"))
     yield from dropped_csv_rows(report.get("dropped"))
     yield from notes_csv_rows(report.get("rater_notes"))
+    for rater in report.get("rater_quality", []):
+        for key, value in rater.items():
+            if key != "expert":
+                yield _plain("rater_quality", "", "expert", rater["expert"], key, value)
     yield from rubric_changes_csv_rows(report.get("rubric_changes"))
     yield from stability_csv_rows(report.get("stability"))
 

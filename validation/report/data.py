@@ -52,6 +52,8 @@ class StudyData:
     notes: tuple[Any, ...] = field(default_factory=tuple)
     # Per judge with repeats, its verdicts from each repeat (validation.report.stability).
     repeats: tuple[Any, ...] = field(default_factory=tuple)
+    # The raters' calibration, running agreement and time (validation.report.rater_quality).
+    raters: tuple[Any, ...] = field(default_factory=tuple)
 
     @property
     def n_items(self) -> int:

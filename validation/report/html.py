@@ -14,7 +14,14 @@ from django.utils.translation import gettext as _
 
 from benchmark.taxonomy import BY_CODE, CATEGORY_NAMES, ability_name, category_name
 from validation.closing import DROP_REASONS
-from validation.report.charts import Bar, bar_from, confusion_chart, interval_chart, score_chart
+from validation.report.charts import (
+    Bar,
+    bar_from,
+    bland_altman_chart,
+    confusion_chart,
+    interval_chart,
+    score_chart,
+)
 
 # Lazy: the labels are read in the language of the request that renders the report.
 RELIABILITY = (
@@ -54,6 +61,40 @@ UNIT_STATES = {
     "adjudicated": gettext_lazy("adjudicated"),
     "dropped": gettext_lazy("dropped"),
 }
+GATE_STATUS = {
+    "passed": gettext_lazy("passed"),
+    "failed": gettext_lazy("failed"),
+    "not_enough_data": gettext_lazy("not enough data"),
+}
+GATE_CONDITIONS = {
+    "agreement": gettext_lazy("agreement with the gold"),
+    "noninferiority": gettext_lazy("non-inferiority to the experts (judge − experts, macro-F1)"),
+    "catastrophic_recall": gettext_lazy("recall on catastrophic hits"),
+    "score_bias": gettext_lazy("score bias (judge − gold, points)"),
+}
+
+
+def gate_conditions_view(conditions) -> list[dict[str, Any]]:
+    """Each gate condition with its translated name, status and the rule it was held to."""
+    rows = []
+    for c in conditions:
+        threshold = c["threshold"]
+        rule = (
+            _("lower bound ≥ %(t)s") % {"t": f"{threshold:g}"}
+            if c["direction"] == "at_least"
+            else _("interval within ±%(t)s") % {"t": f"{threshold:g}"}
+        )
+        rows.append(
+            {
+                **c,
+                "label": str(GATE_CONDITIONS.get(c["name"], c["name"])),
+                "status_label": str(GATE_STATUS.get(c["status"], c["status"])),
+                "rule": rule,
+            }
+        )
+    return rows
+
+
 PROVENANCE = {"3/3": "3/3", "2/1": "2/1", "adjudicated": gettext_lazy("adjudicated")}
 GROUPS = {
     "normal": gettext_lazy("normal"),
@@ -74,7 +115,23 @@ def _group_label(kind: str, name: str) -> str:
     return name
 
 
-def _judge_view(judge: dict[str, Any], threshold: float) -> dict[str, Any]:
+def _baseline_rows(judge: dict[str, Any], experts: dict[str, Any]) -> list[dict[str, Any]]:
+    """The human baseline beside the judge on the same (item, r) pairs: pooled, then each r."""
+    rows = [{"label": _("pooled"), "expert": experts["pooled"], "judge": judge["pooled"]}]
+    rows += [
+        {"label": name, "expert": figures, "judge": judge["raters"].get(name), "rater": True}
+        for name, figures in experts["raters"].items()
+    ]
+    return rows
+
+
+def _ability_tests(gate: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{**a, "label": _group_label("ability", a["group"])} for a in gate["abilities"]]
+
+
+def _judge_view(
+    judge: dict[str, Any], threshold: float, experts_vs_others: dict[str, Any]
+) -> dict[str, Any]:
     name = judge["judge"]
     experts = judge["vs_experts"]
     placed = [
@@ -105,8 +162,22 @@ def _judge_view(judge: dict[str, Any], threshold: float) -> dict[str, Any]:
         bar_from(_group_label("ability", group), section["agreement"])
         for group, section in judge["breakdowns"].get("ability", {}).items()
     ]
+    gate = judge["gate"]
+    ability_tests = _ability_tests(gate)
     return {
         **judge,
+        "decision_label": str(GATE_STATUS[gate["decision"]]),
+        "conditions": gate_conditions_view(gate["conditions"]),
+        "ability_tests": ability_tests,
+        "flagged": [a["label"] for a in ability_tests if a["flagged"]],
+        "baseline": _baseline_rows(judge["vs_others"], experts_vs_others),
+        "chart_bland_altman": mark_safe(
+            bland_altman_chart(
+                title=_("Bland–Altman: case scores of judge %(judge)s against the gold")
+                % {"judge": name},
+                cases=judge["score_effect"]["cases"],
+            )
+        ),
         "figures": [(str(label), judge["vs_gold"][key]) for key, label in GATE_FIGURES],
         "breakdown_tables": breakdowns,
         "chart_ability": mark_safe(
@@ -179,10 +250,11 @@ def report_context(report: dict[str, Any]) -> dict[str, Any]:
             )
         ),
         "judges": [
-            _judge_view(j, threshold)
+            _judge_view(j, threshold, experts["vs_others"])
             | {"achieved_half_width": report["planning"]["judges"].get(j["judge"])}
             for j in report["judges"]
         ],
+        "rater_quality": report.get("rater_quality", []),
         "dropped": _dropped_view(report.get("dropped")),
     }
 

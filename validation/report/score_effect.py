@@ -13,6 +13,11 @@ from benchmark.scoring import RubricLayout, model_aggregate
 from validation.report.data import HIT, StudyData
 from validation.statistics import MISSING, BootstrapSettings, cluster_bootstrap
 from validation.statistics.results import Interval
+from validation.statistics.scores import bland_altman, icc_2_1, kendall_tau_b
+
+# Below this many models a rank correlation says next to nothing (with three models τ takes
+# only four values): the report says so instead of offering a p-value.
+FEW_MODELS = 5
 
 
 def _unit_complete(data: StudyData, codes: np.ndarray) -> np.ndarray:
@@ -90,23 +95,61 @@ def score_effect(
             }
         )
         pairs.append((gold_matrix, judge_matrix))
+    rank_agreement = _rank_agreement(rows)
     scored = [i for i, row in enumerate(rows) if row["difference"] is not None]
     if scored:
+        with_tau = rank_agreement["kendall_tau"] is not None
 
         def statistic(weights: np.ndarray) -> np.ndarray:
-            return np.stack(
-                [
-                    weighted_overall(weights, pairs[i][1]) - weighted_overall(weights, pairs[i][0])
-                    for i in scored
-                ]
+            # Both leaderboards once per resample: each model's judge − gold, then τ-b.
+            gold, judge = (
+                np.stack([weighted_overall(weights, pairs[i][side]) for i in scored], axis=-1)
+                for side in (0, 1)
             )
+            figures = np.moveaxis(judge - gold, -1, 0)
+            if with_tau:
+                figures = np.concatenate([figures, kendall_tau_b(gold, judge)[None]])
+            return figures
 
         intervals = cluster_bootstrap(
             statistic=statistic, n_clusters=data.n_cases, settings=bootstrap
         )
-        for i, interval in zip(scored, intervals, strict=True):
+        for i, interval in zip(scored, intervals, strict=False):
             rows[i]["difference_ci95"] = _interval_dict(interval)
-    return {"scoring": "paper", "models": rows, "rank_agreement": _rank_agreement(rows)}
+        if with_tau:
+            rank_agreement["ci95"] = _interval_dict(intervals[-1])
+    return {
+        "scoring": "paper",
+        "models": rows,
+        "rank_agreement": rank_agreement,
+        "cases": case_agreement(pairs=pairs),
+    }
+
+
+def _case_means(matrix: np.ndarray) -> np.ndarray:
+    """Case score per row (mean S over the case's abilities); NaN for unscored cases."""
+    counts = (~np.isnan(matrix)).sum(axis=1)
+    sums = np.nansum(matrix, axis=1)
+    return np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
+
+
+def case_agreement(*, pairs: list[tuple[np.ndarray, np.ndarray]]) -> dict[str, Any]:
+    """Case scores (question × model: mean S over the case's abilities) from gold against the
+    judge's, on the cases scored on both sides: ICC(2,1) and Bland–Altman (judge − gold)."""
+    gold, judge = [], []
+    for gold_matrix, judge_matrix in pairs:
+        g, j = _case_means(gold_matrix), _case_means(judge_matrix)
+        both = ~np.isnan(g) & ~np.isnan(j)
+        gold += g[both].tolist()
+        judge += j[both].tolist()
+    return {
+        "unit": "case (question × model)",
+        "n": len(gold),
+        "gold": gold,
+        "judge": judge,
+        "icc": icc_2_1(scores=np.column_stack([gold, judge]).reshape(-1, 2)).as_dict(),
+        "bland_altman": bland_altman(first=gold, second=judge).as_dict(),
+    }
 
 
 def _ranks(values: list[float]) -> list[int]:
@@ -121,6 +164,8 @@ def _rank_agreement(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Kendall's τ-b between the leaderboard from gold labels and the one from the judge's."""
     scored = [r for r in rows if r["gold"] is not None and r["judge"] is not None]
     result: dict[str, Any] = {"models": len(scored), "kendall_tau": None, "p_value": None}
+    if len(scored) < FEW_MODELS:
+        result["warning"] = f"only {len(scored)} models: a rank correlation means little"
     if len(scored) < 2:
         return result | {"reason": f"{len(scored)} model(s) scored: a ranking needs two"}
     gold = [r["gold"] for r in scored]

@@ -12,6 +12,7 @@ from validation.report.adjudication_selectors import adjudication_decisions
 from validation.report.data import HIT, MISS, JudgeLabels, StudyData
 from validation.report.dropped import DroppedUnit
 from validation.report.notes_selectors import rater_notes_gather
+from validation.report.rater_quality_selectors import rater_quality_gather
 from validation.report.rubric_changes_selectors import rubric_versions_gather
 from validation.report.stability_selectors import judge_repeats_gather
 from validation.selectors import study_units_with_ratings
@@ -161,6 +162,7 @@ def study_report_data(*, study: Study) -> StudyData:
             "gate_threshold": study.gate_threshold,
             "plan": study.plan,
             "look_every": study.look_every,
+            "gate": study.gate_config,
             "closed_at": study.closed_at.isoformat() if study.closed_at else None,
         },
         case_keys=tuple(cases[c] for c in case_ids),
@@ -184,6 +186,7 @@ def study_report_data(*, study: Study) -> StudyData:
         repeats=judge_repeats_gather(
             judge_runs=_judge_runs(study), response_rows=response_row, n=n
         ),
+        raters=rater_quality_gather(study=study, pseudonyms=tuple(experts)),
         rubric=rubric_versions_gather(
             study=study,
             unit_rows=row_of,

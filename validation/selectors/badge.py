@@ -1,8 +1,11 @@
 """The judge's validation badge the leaderboard shows: from the newest closed study that
 covered a dataset with a given judge.
 
-The figures come from the study report's own gathering (``study_report_data``) and the same
-statistics call and settings as the report's gate, so the badge and the report never disagree.
+The badge computes the full gate with the report's own gathering (``study_report_data``) and
+its own gate computation (``report.compute.judge_gate_compute``, deciding through
+``validation.gate.gate_decide``) under the same bootstrap settings, so the badge, the CLI
+leaderboard and the report never disagree. Nothing is stored: a stored decision would go stale
+when a senior's adjudication writes gold after the close; the page caches by fingerprint.
 """
 
 from dataclasses import dataclass
@@ -12,12 +15,10 @@ from typing import Any
 from django.db.models import Count, Max
 
 from benchmark.models import Dataset, JudgeRun, Verdict
-from validation.gate import gate_decide
 from validation.models import GoldLabel, Study, StudyUnit
-from validation.report.compute import figure
-from validation.report.data import CATEGORIES
+from validation.report.compute import figure, judge_gate_compute
 from validation.report.selectors import study_report_data
-from validation.statistics import BootstrapSettings, pairwise_agreement
+from validation.statistics import BootstrapSettings
 
 # Unit states whose gold still waits for a senior expert (the gold, and so the badge, can move).
 WAITING_FOR_SENIOR = (StudyUnit.State.INCOMPLETE.value, StudyUnit.State.AWAITING.value)
@@ -29,12 +30,12 @@ class JudgeBadge:
     study: str
     closed_at: datetime
     units: int
-    threshold: float
+    threshold: float  # of the agreement condition
     # figure(): value, n (criteria with gold and a verdict), low/high when there is an interval
     agreement: dict[str, Any]
-    passed: bool | None
-    # The point estimate passes but the interval reaches below the threshold: not confirmed.
-    confirmed: bool | None
+    # validation.gate: passed / failed / not_enough_data, and each condition's figures
+    decision: str
+    conditions: tuple[dict[str, Any], ...]
     # Units of the closed study still waiting for a senior's adjudication.
     awaiting_adjudication: int
 
@@ -81,7 +82,7 @@ def judge_badge_fingerprint(*, study: Study, judge: str) -> str:
         gold,
         verdicts,
         states,
-        study.gate_threshold,
+        sorted(study.gate_config.items()),
     )
     return repr(parts)
 
@@ -94,24 +95,18 @@ def judge_badge_for_study(
     labels = next((j for j in data.judges if j.name == judge), None)
     if labels is None:  # the study's runs of this judge cover none of its units
         return None
-    result = pairwise_agreement(
-        reference=data.gold,
-        predicted=labels.codes,
-        categories=CATEGORIES,
-        clusters=data.case,
-        bootstrap=bootstrap or BootstrapSettings(),
+    figures, gate = judge_gate_compute(
+        data=data, judge=labels, bootstrap=bootstrap or BootstrapSettings()
     )
-    agreement = figure(result.agreement)
-    gate = gate_decide(agreement=agreement, threshold=study.gate_threshold)
     return JudgeBadge(
         judge=judge,
         study=study.name,
         closed_at=study.closed_at,
         units=sum(data.unit_states.values()),
-        threshold=gate.threshold,
-        agreement=agreement,
-        passed=gate.passed,
-        confirmed=gate.confirmed,
+        threshold=gate.config.agreement_min,
+        agreement=figure(figures.against_gold.agreement),
+        decision=gate.decision,
+        conditions=tuple(c.as_dict() for c in gate.conditions),
         awaiting_adjudication=sum(data.unit_states.get(state, 0) for state in WAITING_FOR_SENIOR),
     )
 
@@ -143,8 +138,8 @@ def leaderboard_gate(
                 "closed_at": b.closed_at.isoformat(timespec="minutes"),
                 "threshold": b.threshold,
                 "agreement": b.agreement,
-                "passed": b.passed,
-                "confirmed": b.confirmed,
+                "decision": b.decision,
+                "conditions": list(b.conditions),
             }
             for b in badges
         ]

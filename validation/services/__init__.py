@@ -20,6 +20,7 @@ from validation.services.studies import (
     study_create,
     study_open,
     study_set_adjudicate_splits,
+    study_set_gate,
 )
 
 __all__ = [
@@ -35,6 +36,7 @@ __all__ = [
     "study_extend",
     "study_open",
     "study_set_adjudicate_splits",
+    "study_set_gate",
     "study_settle",
     "study_stop_early",
     "study_units_to_senior",

@@ -14,7 +14,8 @@ from benchmark.audit_actions import AuditAction
 from benchmark.models import Dataset, JudgeRun, ModelUnderTest, Response
 from benchmark.services.audit import audit_record
 from validation.adjudication import UnknownAbility, splits_parse
-from validation.models import DEFAULT_STRATA, Study, StudyUnit
+from validation.gate import GateConfig
+from validation.models import DEFAULT_STRATA, GATE_FIELDS, Study, StudyUnit
 from validation.naming import study_name_problem
 from validation.sampling import sample_stratified, stratum_label
 from validation.services.announce import study_opened_announce
@@ -51,6 +52,7 @@ def study_create(
     adjudicate_splits: Iterable[str] | str = (),
     plan: "Plan | None" = None,
     look_every: int | None = None,
+    gate: GateConfig | None = None,
     actor=None,
 ) -> Study:
     """Draw the stratified sample of cases and create a draft study over the models' responses.
@@ -85,6 +87,9 @@ def study_create(
     if raters_per_unit != 3:
         raise StudyError("the golden standard is a majority of three: raters per unit must be 3")
     splits = _splits(adjudicate_splits)
+    gate = gate or GateConfig()
+    if (problem := gate.problem()) is not None:
+        raise StudyError(f"gate: {problem}", field="gate")
     unknown = set(stratify_by) - set(STRATUM_FIELDS)
     if unknown:
         raise StudyError(
@@ -135,6 +140,7 @@ def study_create(
             plan={} if plan is None else plan.as_dict(),
             look_every=look_every,
             created_by=actor,
+            **{GATE_FIELDS[name]: value for name, value in gate.as_dict().items()},
             sampling={s: {"sampled": k, "cases": n} for s, (k, n) in sample.strata.items()},
         )
         study.models_under_test.set(models)
@@ -163,6 +169,7 @@ def study_create(
                 "adjudicate_splits": splits,
                 "plan": {} if plan is None else plan.as_dict(),
                 "look_every": look_every,
+                "gate": gate.as_dict(),
             },
         )
     return study
@@ -193,6 +200,30 @@ def study_set_adjudicate_splits(*, study: Study, codes: Iterable[str] | str, act
             action=AuditAction.STUDY_ADJUDICATE_SPLITS,
             obj=study,
             data={"from": previous, "to": splits},
+        )
+    return study
+
+
+def study_set_gate(*, study: Study, gate: GateConfig, actor=None) -> Study:
+    """Set the gate's conditions; only while the study is a draft, so that the gate is fixed
+    before any label is seen (a gate moved after the figures is no gate)."""
+    if (problem := gate.problem()) is not None:
+        raise StudyError(f"gate: {problem}", field="gate")
+    with transaction.atomic():
+        study = study_lock(study_id=study.pk)
+        if study.pool.status != "draft":
+            raise StudyError("the gate can only be changed while the study is a draft")
+        previous = study.gate_config
+        if previous == gate.as_dict():
+            return study
+        for name, value in gate.as_dict().items():
+            setattr(study, GATE_FIELDS[name], value)
+        study.save(update_fields=list(GATE_FIELDS.values()))
+        audit_record(
+            actor=actor,
+            action=AuditAction.STUDY_GATE,
+            obj=study,
+            data={"from": previous, "to": gate.as_dict()},
         )
     return study
 

@@ -35,12 +35,16 @@ def others_references(*, codes: ArrayLike) -> np.ndarray:
     codes = np.asarray(codes, dtype=np.int64)
     rated = codes != MISSING
     references = np.full(codes.shape, MISSING, dtype=np.int64)
-    for row in np.flatnonzero(rated.sum(axis=1) == RATERS_PER_ITEM):
-        columns = np.flatnonzero(rated[row])
-        for column in columns:
-            first, second = codes[row, columns[columns != column]]
-            if first == second:
-                references[row, column] = first
+    if codes.size == 0:
+        return references
+    # Per item, how many raters chose each code; the other two of rater r agree when, with
+    # r's own label taken out, one code is left with both of them (vectorised: one pass).
+    k = max(int(codes.max()) + 1, 1)
+    one_hot = (codes[:, :, None] == np.arange(k)) & rated[:, :, None]
+    others = one_hot.sum(axis=1, keepdims=True) - one_hot  # (items, raters, K)
+    agreeing = others == RATERS_PER_ITEM - 1
+    usable = rated & (rated.sum(axis=1) == RATERS_PER_ITEM)[:, None] & agreeing.any(axis=2)
+    references[usable] = agreeing.argmax(axis=2)[usable]
     return references
 
 

@@ -70,6 +70,14 @@ REASONS = [
         r"every model has the same score on one side",
         _("every model has the same score on one side"),
     ),
+    (
+        r"(?P<hits>\d+) gold catastrophic hit\(s\); the gate needs (?P<need>\d+)",
+        _("%(hits)s gold catastrophic hit(s); the gate needs %(need)s"),
+    ),
+    (r"no model scored", _("no model scored")),
+    (r"perfect agreement", _("perfect agreement")),
+    (r"no variance between subjects", _("no variance between subjects")),
+    (r"interval undefined", _("interval undefined")),
 ]
 COMPILED = [(re.compile(pattern), message) for pattern, message in REASONS]
 

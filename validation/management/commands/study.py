@@ -9,10 +9,17 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.services import AnnotationError
-from benchmark.cli_types import non_negative_int, positive_fraction, positive_int
+from benchmark.cli_types import (
+    fraction_0_1,
+    non_negative_float,
+    non_negative_int,
+    positive_fraction,
+    positive_int,
+)
 from benchmark.files import FileWriteError, file_write_atomically
 from validation import closing, selectors, services
 from validation.export import FORMATS, rows_write
+from validation.gate import GateConfig
 from validation.report import FORMATS as REPORT_FORMATS
 from validation.report import report_compute, report_render
 from validation.report.selectors import study_report_data
@@ -127,6 +134,23 @@ class Command(BaseCommand):
         plan.add_argument("--models", required=True, help="comma-separated model names")
         _planning_options(plan)
         plan.add_argument("--format", choices=("table", "json"), default="table")
+        gate = create.add_argument_group("gate (validation.gate; defaults from issue 17)")
+        # fmt: off
+        gate.add_argument("--gate-agreement", type=fraction_0_1, default=GateConfig.agreement_min,
+                          help="lower 95%% bound of agreement with the gold must reach this")
+        gate.add_argument("--gate-margin", type=fraction_0_1,
+                          default=GateConfig.noninferiority_margin,
+                          help="non-inferiority: lower bound of judge − experts ≥ −margin")
+        gate.add_argument("--gate-catastrophic-recall", type=fraction_0_1,
+                          default=GateConfig.catastrophic_recall_min,
+                          help="lower bound of recall on gold catastrophic hits")
+        gate.add_argument("--gate-catastrophic-hits", type=non_negative_int,
+                          default=GateConfig.catastrophic_min_hits,
+                          help="gold catastrophic hits needed, else 'not enough data'")
+        gate.add_argument("--gate-score-bias", type=non_negative_float,
+                          default=GateConfig.score_bias_max,
+                          help="judge − gold score of every model within ± this many points")
+        # fmt: on
         sub.add_parser("open").add_argument("name")
         close = sub.add_parser(
             "close",
@@ -229,6 +253,13 @@ class Command(BaseCommand):
             adjudicate_splits=options["adjudicate_splits"],
             plan=plan,
             look_every=options["look_every"],
+            gate=GateConfig(
+                agreement_min=options["gate_agreement"],
+                noninferiority_margin=options["gate_margin"],
+                catastrophic_recall_min=options["gate_catastrophic_recall"],
+                catastrophic_min_hits=options["gate_catastrophic_hits"],
+                score_bias_max=options["gate_score_bias"],
+            ),
         )
         if plan is not None:
             self.stdout.write("\n".join(_plan_lines(plan)))
