@@ -152,6 +152,9 @@ class Unit(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["pool", "response"], name="unit_pool_response"),
         ]
+        # The claim reads a window of a pool's units in id order from a point on
+        # (``annotation.selectors.work.rating_candidates``).
+        indexes = [models.Index(fields=["pool", "id"], name="unit_pool_id")]
 
     def __str__(self) -> str:
         return f"{self.pool} · {self.token}"

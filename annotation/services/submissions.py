@@ -136,7 +136,8 @@ def _record(
             if submission_labels_equal(submission, wanted):
                 return submission, False
             raise SubmissionConflict(conflict)
-        lease_hold(assignment=assignment, now=now)
+        if assignment.status != Assignment.Status.LEASED:
+            lease_hold(assignment=assignment, now=now)  # win back an expired lease, or refuse
         submission = Submission.objects.create(
             assignment=assignment,
             unit_id=assignment.unit_id,
