@@ -18,9 +18,8 @@ from enum import StrEnum
 from django.db.models import (
     Count,
     Exists,
+    ExpressionWrapper,
     IntegerField,
-    Max,
-    Min,
     OuterRef,
     Q,
     QuerySet,
@@ -158,14 +157,17 @@ def _preference_tiers(*, expert: Expert, hard: str) -> list[Q]:
 
 def _window(units: QuerySet[Unit], *, pool: Pool, start: float) -> list[tuple[int, int]]:
     """(unit id, taken) of up to ``CANDIDATE_WINDOW`` units, from ``start`` on, wrapping."""
-    span = Unit.objects.filter(pool=pool).values("pool")
-    pivot = span.annotate(
-        pivot=Min("pk") + Cast((Max("pk") - Min("pk") + 1) * Value(start), IntegerField())
-    ).values("pivot")
+    ids = Unit.objects.filter(pool=pool).values("pk")
+    # Two index probes (first and last id), never an aggregate over the pool's units.
+    first, last = Subquery(ids.order_by("pk")[:1]), Subquery(ids.order_by("-pk")[:1])
+    pivot = ExpressionWrapper(
+        first + Cast((last - first + 1) * Value(start), IntegerField()),
+        output_field=IntegerField(),
+    )
     ordered = units.order_by("pk").values_list("pk", "taken")
-    rows = list(ordered.filter(pk__gte=Subquery(pivot))[:CANDIDATE_WINDOW])
+    rows = list(ordered.filter(pk__gte=pivot)[:CANDIDATE_WINDOW])
     if len(rows) < CANDIDATE_WINDOW:
-        rows += ordered.filter(pk__lt=Subquery(pivot))[: CANDIDATE_WINDOW - len(rows)]
+        rows += ordered.filter(pk__lt=pivot)[: CANDIDATE_WINDOW - len(rows)]
     return rows
 
 

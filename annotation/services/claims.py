@@ -78,7 +78,7 @@ def _try_claim(
                 if slot is None:
                     transaction.set_rollback(True)  # give the lock back with the savepoint
                     return None
-            return Assignment.objects.create(
+            assignment = Assignment.objects.create(
                 pool=pool,
                 unit=unit,
                 expert=expert,
@@ -87,6 +87,9 @@ def _try_claim(
                 shuffle_seed=secrets.randbits(62),
                 lease_expires_at=now + timedelta(seconds=pool.lease_seconds),
             )
+            # A new assignment has no draft: its page need not ask.
+            Assignment.draft.related.set_cached_value(assignment, None)
+            return assignment
     except IntegrityError:
         # Lost a race on SQLite (or the unit filled meanwhile): the constraint said no.
         return None

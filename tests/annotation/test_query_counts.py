@@ -17,7 +17,7 @@ from tests.validation.factories import open_study
 
 pytestmark = pytest.mark.django_db
 
-NEXT = 19  # with the pool's lease sweep, once a minute; 16 without
+NEXT = 18  # with the pool's lease sweep, once a minute; 15 without
 PROGRESS = 8
 DRAFT = 8
 SUBMIT = 16
