@@ -187,7 +187,7 @@ def _free_units(*, pool: Pool, expert: Expert, now: datetime) -> QuerySet[Unit]:
     ratings = Assignment.objects.filter(unit=OuterRef("pk"), kind=Assignment.Kind.RATING)
     taken = ratings.filter(live).values("unit").annotate(n=Count("pk")).values("n")
     return (
-        Unit.objects.filter(pool=pool)
+        Unit.objects.filter(pool=pool, ratings_complete=False)
         .exclude(Exists(ratings.filter(live, expert=expert)))
         .annotate(taken=Coalesce(Subquery(taken), 0))
         .filter(taken__lt=pool.raters_per_unit)

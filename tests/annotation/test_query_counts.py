@@ -21,7 +21,7 @@ NEXT = 18  # with the pool's lease sweep, once a minute; 15 without
 PROGRESS = 8
 DRAFT = 8
 SUBMIT = 16
-LAST_SUBMIT = 26  # the unit's last rating: peer agreement, gold and its announcements
+LAST_SUBMIT = 27  # the unit's last rating: peer agreement, gold and its announcements
 
 
 def client_for(expert) -> APIClient:
