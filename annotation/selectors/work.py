@@ -222,8 +222,8 @@ def work_state_in_pool(*, expert: Expert, pool: Pool, now: datetime | None = Non
 
 def _units_left(*, pool: Pool, expert: Expert, now: datetime) -> int:
     """How many units the claim could still hand this expert, counted in the database without
-    writing: ``rating_candidates`` less the hard cases the study's policy keeps from them
-    (``rank_candidates`` drops exactly those; specialties only order)."""
+    writing: ``_free_units`` less the hard cases the study's policy keeps from them (the claim
+    drops exactly those; specialties only order)."""
     units = _free_units(pool=pool, expert=expert, now=now)
     if hard_cases_for(pool=pool, expert=expert) == HardCases.NONE:
         units = units.exclude(response__case__difficulty="hard")
