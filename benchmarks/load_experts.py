@@ -21,7 +21,9 @@ Afterwards the database is checked (tests.product.invariants): every acknowledge
 is stored exactly once with exactly the labels sent, nothing unacknowledged was stored, every
 autosaved but unsubmitted draft is there, and every unit has at most three raters, all
 different. The figures are client side, from send to full response, so they include the
-client's own event-loop delay.
+client's own event-loop delay; the CPU per request is the server's (gunicorn's master and
+workers, read from /proc before and after each level, divided by the level's requests;
+PostgreSQL's and the Celery worker's own CPU are not in it).
 """
 
 import argparse
@@ -336,7 +338,7 @@ def served(*, folder: Path, database_url: str, redis_url: str, workers: int, thr
             if time.monotonic() > deadline or procs[0].poll() is not None:
                 raise RuntimeError(f"heartbench serve did not start; see {folder / 'web.log'}")
             time.sleep(0.2)
-        yield base_url
+        yield base_url, procs[0].pid
     finally:
         for proc in procs:
             proc.send_signal(signal.SIGINT)
@@ -345,6 +347,20 @@ def served(*, folder: Path, database_url: str, redis_url: str, workers: int, thr
                 proc.wait(20)
             except subprocess.TimeoutExpired:
                 proc.kill()
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU seconds used so far by gunicorn's master ``pid`` and its workers (from
+    /proc/<pid>/stat: user and system time, with the children it reaped)."""
+    total = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # the process ended meanwhile
+            continue
+        if stat.parent.name == str(pid) or fields[1] == str(pid):
+            total += sum(int(ticks) for ticks in fields[11:15])  # utime stime cutime cstime
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 def main() -> int:
@@ -382,10 +398,11 @@ def main() -> int:
             redis_url=redis_url,
             workers=args.workers,
             threads=args.threads,
-        ) as web:
+        ) as (web, server_pid):
             for n in levels:
                 name = f"load-{n}"
                 tokens = seed_study(name=name, dataset=dataset, models=models, experts=n)
+                cpu_before = cpu_seconds(server_pid)
                 tally, wall = asyncio.run(
                     level(
                         base_url=web,
@@ -396,9 +413,10 @@ def main() -> int:
                         seed=n,
                     )
                 )
+                cpu = cpu_seconds(server_pid) - cpu_before
                 problems = verify(name=name, tally=tally) + tally.unexpected[:5]
                 failed |= bool(problems)
-                rows.append((n, wall, tally, problems))
+                rows.append((n, wall, cpu, tally, problems))
                 print(
                     f"{n} experts: {len(tally.submitted)} submissions, "
                     f"{'OK' if not problems else problems}",
@@ -406,14 +424,15 @@ def main() -> int:
                 )
 
     print(
-        f"\n{'PostgreSQL' if url else 'SQLite'}; {units} units × 3 raters per study; "
+        f"\nload average {' '.join(f'{x:.1f}' for x in os.getloadavg())} at the end; "
+        f"{'PostgreSQL' if url else 'SQLite'}; {units} units × 3 raters per study; "
         f"think {args.think:g} s; heartbench serve {args.workers} workers × {args.threads} "
         f"threads; {args.seconds:g} s per level\n"
     )
     head = " | ".join(f"{e} p50/p95/p99 ms" for e in ENDPOINTS)
-    print(f"| experts | requests/s | submits/s | {head} | 503 | errors | checks |")
-    print("|---|---|---|" + "---|" * len(ENDPOINTS) + "---|---|---|")
-    for n, wall, tally, problems in rows:
+    print(f"| experts | requests/s | submits/s | {head} | CPU ms/request | 503 | errors | checks |")
+    print("|---|---|---|" + "---|" * len(ENDPOINTS) + "---|---|---|---|")
+    for n, wall, cpu, tally, problems in rows:
         requests = sum(len(v) for v in tally.latency.values())
         cells = " | ".join(
             "/".join(f"{percentile(tally.latency[e], q) * 1000:.0f}" for q in (50, 95, 99))
@@ -425,7 +444,8 @@ def main() -> int:
         errors = sum(c for k, c in tally.status.items() if k.split()[-1] not in (*OK, "503"))
         print(
             f"| {n} | {requests / wall:.1f} | {len(tally.submitted) / wall:.1f} | {cells} | "
-            f"{busy} | {errors} | {'all hold' if not problems else '; '.join(problems)} |"
+            f"{cpu * 1000 / max(requests, 1):.1f} | {busy} | {errors} | "
+            f"{'all hold' if not problems else '; '.join(problems)} |"
         )
     return 1 if failed else 0
 

@@ -8,6 +8,7 @@ from datetime import timedelta
 
 import httpx
 from django.conf import settings
+from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
@@ -26,10 +27,10 @@ def announce(*, event: Event, build: Callable[[], tuple[dict, dict[str, str]] | 
     key: a rater appears by pseudonym at most) and ``links`` (site paths, made absolute with
     ``HEARTBENCH_BASE_URL``), or None when there is nothing to announce after all. It is called
     only when an endpoint listens, so an expert's submit with no endpoint pays one small query,
-    not the payload's. Robust: nothing here can fail
+    not the payload's (none, while the list of endpoints is cached). Robust: nothing here can fail
     the caller's request or make it wait for a receiver.
     """
-    endpoint_ids = [e.pk for e in Endpoint.objects.filter(active=True) if event in e.events]
+    endpoint_ids = [pk for pk, events in endpoints_listening() if event in events]
     if not endpoint_ids:
         return
     built = build()
@@ -46,6 +47,27 @@ def announce(*, event: Event, build: Callable[[], tuple[dict, dict[str, str]] | 
     transaction.on_commit(
         lambda: deliveries_create(endpoint_ids=endpoint_ids, payload=payload), robust=True
     )
+
+
+# Every expert's last rating on a unit asks who listens, and endpoints change rarely: the list
+# is cached (shared by the server's processes), forgotten on every save or delete of an
+# endpoint (``endpoints_forget``) and after a minute at most, for a change made past the ORM.
+ENDPOINTS_KEY = "webhooks:endpoints-listening"
+ENDPOINTS_SECONDS = 60
+
+
+def endpoints_listening() -> list[tuple[int, list[str]]]:
+    """(id, events) of every active endpoint."""
+    found = cache.get(ENDPOINTS_KEY)
+    if found is None:
+        found = list(Endpoint.objects.filter(active=True).values_list("pk", "events"))
+        cache.set(ENDPOINTS_KEY, found, timeout=ENDPOINTS_SECONDS)
+    return found
+
+
+def endpoints_forget(**_) -> None:
+    """Drop the cached list (a signal receiver: an endpoint was saved or deleted)."""
+    cache.delete(ENDPOINTS_KEY)
 
 
 def link_absolute(path: str) -> str:

@@ -268,14 +268,12 @@ class DraftView(ExpertAPIView):
         responses={200: LeaseSerializer, 400: BAD_BODY, 404: NOT_YOURS, 409: LEASE_CONFLICT},
     )
     def put(self, request, assignment_id):
-        assignment = self.assignment(assignment_id)
-        services.draft_save(
-            assignment=assignment,
+        draft = services.draft_save(
+            assignment=self.assignment(assignment_id),
             labels=self.body_field("labels"),
             active_seconds=self.body_field("active_seconds"),
         )
-        assignment.refresh_from_db()
-        return Response(LeaseSerializer(assignment).data)
+        return Response(LeaseSerializer(draft.assignment).data)
 
 
 class RenewView(ExpertAPIView):

@@ -144,6 +144,10 @@ class Unit(models.Model):
     # The criteria a senior decides (a 2/1 split on a criterion the study chose); empty means
     # the whole unit (it never got three ratings).
     adjudicate_items = models.JSONField(_("criteria to adjudicate"), default=list, blank=True)
+    # Every rater slot holds a submitted rating: set by the submit that counts the last one
+    # (under the unit's lock) and never cleared, as submissions are final. The claim's walk
+    # over the pool skips these units by index instead of counting their raters again.
+    ratings_complete = models.BooleanField(_("ratings complete"), default=False)
 
     class Meta:
         ordering = ["pool", "id"]
@@ -151,6 +155,15 @@ class Unit(models.Model):
         verbose_name_plural = _("units")
         constraints = [
             models.UniqueConstraint(fields=["pool", "response"], name="unit_pool_response"),
+        ]
+        # The claim reads a window of a pool's units still waiting for ratings, in id order
+        # from a point on (``annotation.selectors.work.rating_candidates``).
+        indexes = [
+            models.Index(
+                fields=["pool", "id"],
+                name="unit_pool_waiting",
+                condition=Q(ratings_complete=False),
+            )
         ]
 
     def __str__(self) -> str:

@@ -15,13 +15,25 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
-from django.db.models import Count, Exists, OuterRef, Q, QuerySet
+from django.db.models import (
+    Count,
+    Exists,
+    ExpressionWrapper,
+    IntegerField,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    Value,
+)
+from django.db.models.functions import Cast, Coalesce
 from django.utils import timezone
 
 from annotation import selectors
 from annotation.assignment import Candidate, HardCases
-from annotation.models import ACTIVE, Assignment, CalibrationSet, Expert, Pool, Unit
+from annotation.models import Assignment, CalibrationSet, Expert, Pool, Unit
 from annotation.selectors import quality as selectors_quality
+from benchmark.models import RubricItem
 
 
 class WorkState(StrEnum):
@@ -98,87 +110,88 @@ def work_gate(*, pool: Pool, expert: Expert, now: datetime) -> WorkState | Calib
     return None
 
 
+# How many of the pool's free units one claim reads and ranks (``rating_candidates``).
+CANDIDATE_WINDOW = 64
+
+
 def rating_candidates(
-    *, pool: Pool, expert: Expert, live_at: datetime | None = None
+    *, pool: Pool, expert: Expert, hard: str, now: datetime, start: float
 ) -> list[Candidate]:
-    """The pool's units this expert may still rate, with their taken rater slots counted."""
-    rows = _candidate_units(pool=pool, expert=expert, live_at=live_at).values_list(
-        "pk", "taken", "response__case__primary_scene", "response__case__difficulty"
-    )
-    abilities: dict[int, set[str]] = {}
-    if expert.specialties:
-        for unit_id, ability in Unit.objects.filter(pool=pool).values_list(
-            "pk", "response__case__rubric__ability"
-        ):
-            abilities.setdefault(unit_id, set()).add(ability)
-    return [
-        Candidate(
-            unit_id=pk,
-            taken=taken,
-            scene=scene or "",
-            abilities=frozenset(abilities.get(pk, ())),
-            hard=difficulty == "hard",
-        )
-        for pk, taken, scene, difficulty in rows
-    ]
+    """A window of the units this expert may still rate, with their taken rater slots.
 
-
-def _candidate_units(*, pool: Pool, expert: Expert, live_at: datetime | None) -> QuerySet[Unit]:
-    """The units of ``rating_candidates``, as a query, each with its ``taken`` slots.
-
-    The claim expires stale leases before it asks (``live_at`` None). A page asks without
-    writing, so it passes ``live_at``: a lease that ran out by then counts as free, as it will
-    be for the claim.
+    Never the whole pool, so a claim costs the same on 500 units as on 50,000: the preference
+    tiers of ``annotation.assignment`` that are not about the count (specialty match, hard
+    cases first) are walked in SQL, best first, and the first tier holding any free unit gives
+    up to ``CANDIDATE_WINDOW`` of them, in unit order from the point ``start`` (0 ≤ start < 1)
+    of the pool's id range on, wrapping around. ``rank_candidates`` then orders the window
+    (fewest raters first, the expert's own spread); a fresh ``start`` per claim spreads
+    experts asking at once over the pool.
     """
-    if live_at is None:
-        # The claim's query, as it always was (the claim expired stale leases just before).
-        units = (
-            Unit.objects.filter(pool=pool)
-            .exclude(
-                assignments__expert=expert,
-                assignments__status__in=ACTIVE,
-                assignments__kind=Assignment.Kind.RATING,
-            )
-            .annotate(
-                taken=Count(
-                    "assignments",
-                    filter=Q(
-                        assignments__status__in=ACTIVE, assignments__kind=Assignment.Kind.RATING
-                    ),
-                )
-            )
+    units = _free_units(pool=pool, expert=expert, now=now)
+    if hard == HardCases.NONE:
+        units = units.exclude(response__case__difficulty="hard")
+    for tier in _preference_tiers(expert=expert, hard=hard):
+        rows = _window(units.filter(tier), pool=pool, start=start)
+        if rows:
+            return [Candidate(unit_id=pk, taken=taken) for pk, taken in rows]
+    return []
+
+
+def _preference_tiers(*, expert: Expert, hard: str) -> list[Q]:
+    """Filters of the units in ``rank_candidates``'s order of preference, before the count."""
+    dimensions = []
+    if expert.specialties:
+        abilities = RubricItem.objects.filter(
+            case=OuterRef("response__case"), ability__in=expert.specialties
         )
-    else:
-        # The same question from a page, which writes nothing: a lease that ran out by
-        # ``live_at`` is not active, as the claim's sweep will have made it. The exclude is
-        # the claim's, condition by condition (Django tests each condition of a multi-valued
-        # exclude on its own row), so the page and the claim agree.
-        live = Q(status=Assignment.Status.SUBMITTED) | Q(
-            status=Assignment.Status.LEASED, lease_expires_at__gt=live_at
+        dimensions.append(
+            Q(response__case__primary_scene__in=expert.specialties) | Q(Exists(abilities))
         )
-        on_unit = Assignment.objects.filter(unit=OuterRef("pk"))
-        units = (
-            Unit.objects.filter(pool=pool)
-            .exclude(
-                Exists(on_unit.filter(expert=expert))
-                & Exists(on_unit.filter(live))
-                & Exists(on_unit.filter(kind=Assignment.Kind.RATING))
-            )
-            .annotate(
-                taken=Count(
-                    "assignments",
-                    filter=Q(assignments__kind=Assignment.Kind.RATING)
-                    & (
-                        Q(assignments__status=Assignment.Status.SUBMITTED)
-                        | Q(
-                            assignments__status=Assignment.Status.LEASED,
-                            assignments__lease_expires_at__gt=live_at,
-                        )
-                    ),
-                )
-            )
-        )
-    return units.filter(taken__lt=pool.raters_per_unit)
+    if hard == HardCases.FIRST:
+        dimensions.append(Q(response__case__difficulty="hard"))
+    tiers = [Q()]
+    for dimension in dimensions:
+        tiers = [tier & wanted for tier in tiers for wanted in (dimension, ~dimension)]
+    return tiers
+
+
+def _window(units: QuerySet[Unit], *, pool: Pool, start: float) -> list[tuple[int, int]]:
+    """(unit id, taken) of up to ``CANDIDATE_WINDOW`` units, from ``start`` on, wrapping."""
+    ids = Unit.objects.filter(pool=pool).values("pk")
+    # Two index probes (first and last id), never an aggregate over the pool's units.
+    first, last = Subquery(ids.order_by("pk")[:1]), Subquery(ids.order_by("-pk")[:1])
+    pivot = ExpressionWrapper(
+        first + Cast((last - first + 1) * Value(start), IntegerField()),
+        output_field=IntegerField(),
+    )
+    ordered = units.order_by("pk").values_list("pk", "taken")
+    rows = list(ordered.filter(pk__gte=pivot)[:CANDIDATE_WINDOW])
+    if len(rows) < CANDIDATE_WINDOW:
+        rows += ordered.filter(pk__lt=pivot)[: CANDIDATE_WINDOW - len(rows)]
+    return rows
+
+
+def _free_units(*, pool: Pool, expert: Expert, now: datetime) -> QuerySet[Unit]:
+    """The pool's units with a rater slot free at ``now`` that the expert does not hold or
+    rated, each with its ``taken`` slots.
+
+    Reads without writing: a lease that ran out by ``now`` counts as free although no sweep
+    may have marked it expired yet (the claim marks it on the unit it takes, and
+    ``leases_expire`` over the pool now and then). Every condition is a subquery on the
+    unit's own assignments, so the database walks the pool in unit order and stops at the
+    window's end instead of counting every unit.
+    """
+    live = Q(status=Assignment.Status.SUBMITTED) | Q(
+        status=Assignment.Status.LEASED, lease_expires_at__gt=now
+    )
+    ratings = Assignment.objects.filter(unit=OuterRef("pk"), kind=Assignment.Kind.RATING)
+    taken = ratings.filter(live).values("unit").annotate(n=Count("pk")).values("n")
+    return (
+        Unit.objects.filter(pool=pool, ratings_complete=False)
+        .exclude(Exists(ratings.filter(live, expert=expert)))
+        .annotate(taken=Coalesce(Subquery(taken), 0))
+        .filter(taken__lt=pool.raters_per_unit)
+    )
 
 
 def hard_cases_for(*, pool: Pool, expert: Expert) -> str:
@@ -209,9 +222,9 @@ def work_state_in_pool(*, expert: Expert, pool: Pool, now: datetime | None = Non
 
 def _units_left(*, pool: Pool, expert: Expert, now: datetime) -> int:
     """How many units the claim could still hand this expert, counted in the database without
-    writing: ``rating_candidates`` less the hard cases the study's policy keeps from them
-    (``rank_candidates`` drops exactly those; specialties only order)."""
-    units = _candidate_units(pool=pool, expert=expert, live_at=now)
+    writing: ``_free_units`` less the hard cases the study's policy keeps from them (the claim
+    drops exactly those; specialties only order)."""
+    units = _free_units(pool=pool, expert=expert, now=now)
     if hard_cases_for(pool=pool, expert=expert) == HardCases.NONE:
         units = units.exclude(response__case__difficulty="hard")
     return units.count()
@@ -255,7 +268,9 @@ def study_progress(*, expert: Expert, pool: Pool, now: datetime | None = None) -
 def pool_find_for_expert(*, user, name: str) -> Pool | None:
     """The expert's study of that name, drafts included (its state says "not open yet");
     None when the expert is not part of one, whether or not a study of that name exists."""
-    return selectors.expert_for_user(user=user).pools.filter(name=name).first()
+    # The calibration set read alongside: the claim's gate asks whether the pool is one.
+    pools = selectors.expert_for_user(user=user).pools.select_related("calibration_set")
+    return pools.filter(name=name).first()
 
 
 def study_work_state(

@@ -12,18 +12,20 @@ rating per expert and unit, one active holder per rater slot) are the last word,
 losing insert raises IntegrityError inside the savepoint.
 """
 
+import random
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext
 
 from annotation import selectors
 from annotation.assignment import free_slot, rank_candidates
-from annotation.models import ACTIVE, Assignment, Expert, Pool
+from annotation.models import ACTIVE, Assignment, Expert, Pool, Unit
 from annotation.selectors.work import (
     CalibrationDue,
     WorkState,
@@ -40,6 +42,8 @@ from annotation.services.locks import units_locked
 # How many ranked units a claim tries before it looks at the pool again, and how often.
 CLAIM_TRIES_PER_ROUND = 32
 CLAIM_ROUNDS = 5
+# How often a pool's run-out leases are marked expired in one sweep (``_sweep_now_and_then``).
+LEASE_SWEEP_SECONDS = 60
 
 
 class _Locked(Exception):
@@ -55,20 +59,26 @@ def _try_claim(
         with transaction.atomic():
             # The unit's row alone (``units_locked``), and no ordering: the default one joins
             # the pool, whose row would make every claim in the pool wait for (or skip) others.
-            unit = units_locked(skip_locked=not wait).filter(pk=unit_id).order_by().first()
+            # The response and case come along for the expert's page (the lock stays the unit's).
+            unit = (
+                units_locked(skip_locked=not wait)
+                .select_related("response__case")
+                .filter(pk=unit_id)
+                .order_by()
+                .first()
+            )
             if unit is None:
                 raise _Locked
             if adjudication:
                 slot = None
             else:
-                taken = unit.assignments.filter(
-                    status__in=ACTIVE, kind=Assignment.Kind.RATING
-                ).values_list("slot", flat=True)
-                slot = free_slot(taken_slots=taken, raters=pool.raters_per_unit)
+                slot = free_slot(
+                    taken_slots=_slots_held(unit=unit, now=now), raters=pool.raters_per_unit
+                )
                 if slot is None:
                     transaction.set_rollback(True)  # give the lock back with the savepoint
                     return None
-            return Assignment.objects.create(
+            assignment = Assignment.objects.create(
                 pool=pool,
                 unit=unit,
                 expert=expert,
@@ -77,9 +87,29 @@ def _try_claim(
                 shuffle_seed=secrets.randbits(62),
                 lease_expires_at=now + timedelta(seconds=pool.lease_seconds),
             )
+            # A new assignment has no draft: its page need not ask.
+            Assignment.draft.related.set_cached_value(assignment, None)
+            return assignment
     except IntegrityError:
         # Lost a race on SQLite (or the unit filled meanwhile): the constraint said no.
         return None
+
+
+def _slots_held(*, unit: Unit, now: datetime) -> list[int]:
+    """The unit's rater slots held now, read under its lock. A lease that ran out is marked
+    expired here, on the unit the claim touches (the pool's sweep may not have come yet); one
+    whose row its holder has locked (renewing it right now) stays held."""
+    held = unit.assignments.filter(status__in=ACTIVE, kind=Assignment.Kind.RATING).order_by()
+    rows = list(held.values_list("pk", "slot", "status", "lease_expires_at"))
+    stale = [
+        pk
+        for pk, _, status, expires in rows
+        if status == Assignment.Status.LEASED and expires <= now
+    ]
+    if stale:
+        leases_expire(now=now, ids=stale)
+        return list(held.values_list("slot", flat=True))
+    return [slot for _, slot, *_ in rows]
 
 
 def claim_first_free(
@@ -139,7 +169,7 @@ def assignment_claim_next_with_state(*, user, pool: Pool, now: datetime | None =
     """
     now = now or timezone.now()
     expert = selectors.expert_for_user(user=user)
-    leases_expire(now=now, pool=pool)
+    _sweep_now_and_then(pool=pool, now=now)
     with transaction.atomic():
         held = lease_held_renew(pool=pool, expert=expert, now=now)
         if held is not None and held.kind == Assignment.Kind.ADJUDICATION:
@@ -158,18 +188,17 @@ def assignment_claim_next_with_state(*, user, pool: Pool, now: datetime | None =
             return Claim(None, gate)
         hard = hard_cases_for(pool=pool, expert=expert)
         for _ in range(CLAIM_ROUNDS):
-            candidates = rating_candidates(pool=pool, expert=expert)
+            candidates = rating_candidates(
+                pool=pool, expert=expert, hard=hard, now=now, start=random.random()
+            )
             if not candidates:
+                # Nothing left, or what is left is kept for experts of proven quality.
                 return Claim(None, WorkState.NOTHING_LEFT)
             ranked = rank_candidates(
                 candidates=candidates,
-                specialties=expert.specialties,
+                specialties=(),  # the window is of one specialty tier already
                 expert_key=expert.pseudonym,
-                hard=hard,
             )
-            if not ranked:
-                # What is left is kept for experts of proven quality.
-                return Claim(None, WorkState.NOTHING_LEFT)
             assignment = claim_first_free(
                 pool=pool,
                 expert=expert,
@@ -181,6 +210,15 @@ def assignment_claim_next_with_state(*, user, pool: Pool, now: datetime | None =
                 return Claim(assignment, WorkState.READY)
         # Every unit tried filled up under us in every round; the caller may retry.
         raise PoolBusy(gettext("all remaining units are busy; try again in a moment"))
+
+
+def _sweep_now_and_then(*, pool: Pool, now: datetime) -> None:
+    """Mark the pool's run-out leases expired at most once per ``LEASE_SWEEP_SECONDS``, by
+    whichever claim comes first (the claim itself reads a run-out lease as free and marks the
+    ones on the unit it takes, so this is for the pages and the audit trail). No beat is
+    needed, so the embedded server without a broker sweeps as a deployed one does."""
+    if cache.add(f"annotation:leases-swept:{pool.pk}", True, timeout=LEASE_SWEEP_SECONDS):
+        leases_expire(now=now, pool=pool)
 
 
 def _claimed(assignment: Assignment | None) -> Claim:

@@ -20,7 +20,7 @@ from annotation.active_time import active_seconds_parse
 from annotation.labels import labels_parse
 from annotation.models import Assignment, Draft, Expert, Pool, Unit
 from annotation.services.errors import AnnotationError
-from annotation.services.leases import lease_hold
+from annotation.services.leases import lease_extend
 from annotation.services.locks import assignment_lock, assignments_locked, pool_lock
 from benchmark.audit_actions import AuditAction
 from benchmark.models import AuditEvent, Response
@@ -207,8 +207,12 @@ def units_mark_for_adjudication(*, pool: Pool, unit_ids: Iterable[int]) -> int:
         return Unit.objects.filter(pool=pool, pk__in=list(unit_ids)).update(needs_adjudication=True)
 
 
-def leases_expire(*, now: datetime | None = None, pool: Pool | None = None) -> int:
-    """Return expired leases to the pool, one audit row each. Safe to run concurrently."""
+def leases_expire(
+    *, now: datetime | None = None, pool: Pool | None = None, ids: list[int] | None = None
+) -> int:
+    """Return expired leases to the pool (of ``pool`` only, or only these assignment ``ids``),
+    one audit row each. Safe to run concurrently: a lease whose row another transaction holds
+    (its expert renewing it) is left alone."""
     now = now or timezone.now()
     with transaction.atomic():
         stale = assignments_locked(skip_locked=True).filter(
@@ -216,6 +220,8 @@ def leases_expire(*, now: datetime | None = None, pool: Pool | None = None) -> i
         )
         if pool is not None:
             stale = stale.filter(pool=pool)
+        if ids is not None:
+            stale = stale.filter(pk__in=ids)
         expired = list(stale)
         for assignment in expired:
             assignment.status = Assignment.Status.EXPIRED
@@ -236,11 +242,7 @@ def assignment_renew(*, assignment: Assignment, now: datetime | None = None) -> 
     """Extend the lease while the expert still has the page open."""
     now = now or timezone.now()
     with transaction.atomic():
-        assignment = assignment_lock(assignment_id=assignment.pk)
-        if assignment.status == Assignment.Status.SUBMITTED:
-            raise AnnotationError(gettext("this assignment is already submitted"))
-        lease_hold(assignment=assignment, now=now)
-    return assignment
+        return lease_extend(assignment=assignment, now=now)
 
 
 def draft_save(
@@ -260,16 +262,20 @@ def draft_save(
     parsed = labels_parse(labels, criteria=tokens, complete=False)
     active_seconds = active_seconds_parse(active_seconds)
     with transaction.atomic():
-        assignment = assignment_lock(assignment_id=assignment.pk)
-        if assignment.status == Assignment.Status.SUBMITTED:
-            raise AnnotationError(gettext("this assignment is already submitted"))
-        lease_hold(assignment=assignment, now=now)
-        defaults: dict[str, object] = {
-            "labels": {k: {"hit": v.hit, "note": v.note} for k, v in parsed.items()}
-        }
-        if active_seconds is not None:
-            defaults["active_seconds"] = active_seconds
-        draft, _ = Draft.objects.update_or_create(assignment=assignment, defaults=defaults)
+        assignment = lease_extend(assignment=assignment, now=now)
+        # One upsert; the active time is left as it is when not measured.
+        kept = ["labels"] if active_seconds is None else ["labels", "active_seconds"]
+        draft = Draft(
+            assignment=assignment,
+            labels={k: {"hit": v.hit, "note": v.note} for k, v in parsed.items()},
+            active_seconds=active_seconds or 0,
+        )
+        Draft.objects.bulk_create(
+            [draft],
+            update_conflicts=True,
+            unique_fields=["assignment"],
+            update_fields=[*kept, "updated_at"],
+        )
     return draft
 
 

@@ -6,7 +6,8 @@ from django.db import IntegrityError, transaction
 from django.utils.translation import gettext
 
 from annotation.models import Assignment, Expert, Pool
-from annotation.services.errors import LeaseLost
+from annotation.services.errors import AnnotationError, LeaseLost
+from annotation.services.locks import assignment_lock
 
 
 def lease_held_renew(*, pool: Pool, expert: Expert, now: datetime) -> Assignment | None:
@@ -21,6 +22,25 @@ def lease_held_renew(*, pool: Pool, expert: Expert, now: datetime) -> Assignment
         held.lease_expires_at = now + timedelta(seconds=pool.lease_seconds)
         held.save(update_fields=["lease_expires_at"])
     return held
+
+
+def lease_extend(*, assignment: Assignment, now: datetime) -> Assignment:
+    """Extend the lease of an unsubmitted assignment (autosave, renewal), re-read.
+
+    A lease still out is extended in one write, which row-locks the assignment until the
+    caller's transaction ends, as ``assignment_lock`` would; otherwise the assignment is
+    locked and ``lease_hold`` wins back an expired lease or refuses a lost one.
+    """
+    expires = now + timedelta(seconds=assignment.pool.lease_seconds)
+    out = Assignment.objects.filter(pk=assignment.pk, status=Assignment.Status.LEASED)
+    if out.update(lease_expires_at=expires):
+        assignment.status, assignment.lease_expires_at = Assignment.Status.LEASED, expires
+        return assignment
+    assignment = assignment_lock(assignment_id=assignment.pk)
+    if assignment.status == Assignment.Status.SUBMITTED:
+        raise AnnotationError(gettext("this assignment is already submitted"))
+    lease_hold(assignment=assignment, now=now)
+    return assignment
 
 
 def lease_hold(*, assignment: Assignment, now: datetime) -> None:

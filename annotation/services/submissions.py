@@ -18,7 +18,7 @@ from annotation import events, selectors
 from annotation.active_time import active_seconds_parse
 from annotation.decisions import decisions_parse
 from annotation.labels import LabelValue, label_versions, labels_parse
-from annotation.models import Assignment, Draft, Label, Submission
+from annotation.models import Assignment, Draft, Label, Submission, Unit
 from annotation.selectors import adjudication as queue
 from annotation.services.agreement import unit_record_peer_agreement
 from annotation.services.calibration import calibration_finish_if_complete
@@ -136,7 +136,8 @@ def _record(
             if submission_labels_equal(submission, wanted):
                 return submission, False
             raise SubmissionConflict(conflict)
-        lease_hold(assignment=assignment, now=now)
+        if assignment.status != Assignment.Status.LEASED:
+            lease_hold(assignment=assignment, now=now)  # win back an expired lease, or refuse
         submission = Submission.objects.create(
             assignment=assignment,
             unit_id=assignment.unit_id,
@@ -166,6 +167,7 @@ def _rating_recorded(*, assignment: Assignment, now: datetime) -> None:
     transaction) and complete (after it commits)."""
     done = unit_lock_count_ratings(unit_id=assignment.unit_id)
     if done >= assignment.pool.raters_per_unit:
+        Unit.objects.filter(pk=assignment.unit_id).update(ratings_complete=True)
         if done >= 2:  # agreement needs another rater
             unit_record_peer_agreement(unit_id=assignment.unit_id, pool_id=assignment.pool_id)
         events.unit_rated(assignment.unit_id)

@@ -7,6 +7,7 @@ from django.utils import timezone
 from annotation import services
 from annotation.labels import InvalidLabels
 from annotation.models import Assignment, Submission
+from annotation.selectors import work as selectors_work
 from benchmark.models import AuditEvent
 from tests.annotation.factories import ExpertFactory
 from tests.annotation.helpers import all_labels
@@ -31,6 +32,9 @@ def test_each_unit_gets_exactly_three_different_experts_then_nothing_is_left():
                 continue
             services.assignment_submit(assignment=assignment, labels=all_labels(assignment))
             rated.setdefault(assignment.unit_id, []).append(expert.pk)
+            assignment.unit.refresh_from_db()
+            # The last rating marks the unit complete, and only the last.
+            assert assignment.unit.ratings_complete == (len(rated[assignment.unit_id]) == 3)
     assert len(rated) == 4
     for raters in rated.values():
         assert len(raters) == 3 and len(set(raters)) == 3
@@ -178,6 +182,29 @@ def test_daily_capacity_stops_handing_out_units():
     assignment = claim(expert, study)
     services.assignment_submit(assignment=assignment, labels=all_labels(assignment))
     assert claim(expert, study) is None
+
+
+def test_a_window_smaller_than_the_pool_still_reaches_every_unit(monkeypatch):
+    monkeypatch.setattr(selectors_work, "CANDIDATE_WINDOW", 2)
+    experts = ExpertFactory.create_batch(3)
+    study = open_study(cases=7, experts=experts)
+    for expert in experts:
+        while (assignment := claim(expert, study)) is not None:
+            services.assignment_submit(assignment=assignment, labels=all_labels(assignment))
+    assert Submission.objects.count() == 7 * 3
+    assert study.pool.units.filter(ratings_complete=False).count() == 0
+
+
+def test_a_window_smaller_than_the_pool_still_gives_specialists_their_units_first(monkeypatch):
+    # The preference tiers are walked in SQL, whatever the window happens to hold.
+    monkeypatch.setattr(selectors_work, "CANDIDATE_WINDOW", 2)
+    specialist = ExpertFactory(specialties=["亲密关系"])
+    other = open_study(cases=9, experts=[specialist])
+    for _ in range(4):  # cases 1, 3, 5, 7 are 亲密关系; then the others
+        assignment = claim(specialist, other)
+        assert assignment.unit.response.case.primary_scene == "亲密关系"
+        services.assignment_submit(assignment=assignment, labels=all_labels(assignment))
+    assert claim(specialist, other).unit.response.case.primary_scene == "职场心理"
 
 
 def test_specialists_get_matching_units_first():

@@ -13,7 +13,7 @@ from tests.webhooks.helpers import SECRET, endpoint_for, sender_paused, sent
 from tests.webhooks.receiver import Receiver, free_port
 from webhooks.events import Event
 from webhooks.models import Delivery
-from webhooks.services import announce, delivery_send
+from webhooks.services import announce, delivery_send, endpoints_listening
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -172,3 +172,18 @@ def test_with_no_endpoint_listening_the_payload_is_never_built(receivers):
     with transaction.atomic():
         announce(event=Event.STUDY_OPENED, build=build)
     assert not Delivery.objects.exists()
+
+
+def test_who_listens_is_read_once_and_read_again_when_an_endpoint_changes(
+    receivers, django_assert_num_queries
+):
+    endpoint = endpoint_for(receivers(), events=[Event.GOLD_READY])
+    announce(event=Event.STUDY_OPENED, build=lambda: None)  # reads the endpoints
+    with django_assert_num_queries(0):
+        announce(event=Event.STUDY_OPENED, build=lambda: None)
+    endpoint.events = [Event.STUDY_OPENED]
+    endpoint.save()  # an admin subscribes it: the next event reaches it at once
+    opened()
+    assert Delivery.objects.filter(endpoint=endpoint).count() == 1
+    endpoint.delete()
+    assert endpoints_listening() == []

@@ -1,0 +1,68 @@
+"""The queries of an expert's hot requests, held to a fixed cap (on SQLite and PostgreSQL).
+
+A claim reads a window of the pool, never the whole of it, so a bigger study must not cost
+more queries either. The caps count everything the database is sent for the request,
+transaction statements (BEGIN, SAVEPOINT, COMMIT) included; docs/benchmarks.md has the
+timings.
+"""
+
+from collections import Counter
+
+import pytest
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from tests.annotation.factories import ExpertFactory
+from tests.validation.factories import open_study
+
+pytestmark = pytest.mark.django_db
+
+NEXT = 18  # with the pool's lease sweep, once a minute; 15 without
+PROGRESS = 8
+DRAFT = 8
+SUBMIT = 16
+LAST_SUBMIT = 27  # the unit's last rating: peer agreement, gold and its announcements
+
+
+def client_for(expert) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=expert.user).key}")
+    return client
+
+
+def work_on_one_unit(client, assignment_queries, ratings: Counter) -> None:
+    """Claim, read the progress line, autosave and submit, each under its cap."""
+    with assignment_queries(NEXT):
+        claimed = client.post("/api/v1/assignments/next/?study=study-a")
+    assert claimed.status_code == 201
+    body = claimed.json()
+    with assignment_queries(PROGRESS):
+        assert client.get("/api/v1/studies/study-a/progress/").status_code == 200
+    labels = [{"criterion": c["id"], "hit": True} for c in body["unit"]["criteria"]]
+    url = f"/api/v1/assignments/{body['id']}"
+    with assignment_queries(DRAFT):
+        saved = client.put(f"{url}/draft/", {"labels": labels[:1]}, format="json")
+    assert saved.status_code == 200
+    token = body["unit"]["token"]
+    ratings[token] += 1
+    with assignment_queries(LAST_SUBMIT if ratings[token] == 3 else SUBMIT):
+        submitted = client.post(f"{url}/submit/", {"labels": labels}, format="json")
+    assert submitted.status_code == 201
+
+
+@pytest.mark.parametrize("units", [3, 20])
+def test_claim_autosave_and_submit_stay_under_their_caps_whatever_the_pool(
+    units, django_assert_max_num_queries
+):
+    experts = ExpertFactory.create_batch(3)
+    open_study(cases=units, experts=experts)
+    clients = [client_for(expert) for expert in experts]
+    ratings = Counter()
+    # Everyone rates until the study is complete; the caps hold for every request, the
+    # first ones (empty pool) and the last ones (a unit's last rating) alike.
+    for _ in range(units):
+        for client in clients:
+            work_on_one_unit(client, django_assert_max_num_queries, ratings)
+    assert sorted(set(ratings.values())) == [3]
+    for client in clients:
+        assert client.post("/api/v1/assignments/next/?study=study-a").status_code == 204
