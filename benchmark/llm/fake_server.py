@@ -11,7 +11,10 @@ client timeout), ``disconnect`` (connection closed), ``bad_json`` (a 200 whose b
 JSON), ``malformed`` (a reply with no verdicts), ``wrong_count`` (one verdict too few),
 ``refusal`` (the model declines). They come from, in order: a per-prompt script
 (``fail_prompt``), a global queue (``queue``), then at random with ``fault_rate``.
-``structured=False`` makes the server reject ``response_format`` with a 400. Every request is
+``structured=False`` makes the server reject ``response_format`` with a 400. ``rate_limit``
+(requests per second) makes it enforce a limit as a provider does: a request that would make more
+than that many in the last second is answered at once with a 429 (fault ``over_limit``) saying in
+``retry-after-ms`` when the window has room again. Every request is
 logged in :attr:`FakeLLM.requests`; ``GET /stats`` (also under ``/v1``) tells what was sent:
 requests, by status and by fault, and how many are in flight.
 """
@@ -75,6 +78,7 @@ class FakeLLM:
         retry_after_ms: float | None = None,
         hang_seconds: float = 30.0,
         structured: bool = True,
+        rate_limit: float | None = None,
         style: str = "ours",
         host: str = "127.0.0.1",
         port: int = 0,
@@ -87,6 +91,8 @@ class FakeLLM:
         self.retry_after_ms = retry_after_ms
         self.hang_seconds = hang_seconds
         self.structured = structured
+        self.rate_limit = rate_limit
+        self._admitted: deque[float] = deque()  # arrival times within the last second
         self.style = style
         self.requests: list[LoggedRequest] = []
         self.last_authorization = ""
@@ -160,11 +166,29 @@ class FakeLLM:
                 return self._random.choice(self.fault_mix)
         return "ok"
 
+    def _over_limit(self) -> bool:
+        """Whether this request exceeds ``rate_limit`` over the last second (else it counts)."""
+        if not self.rate_limit:
+            return False
+        now = time.monotonic()
+        with self._lock:
+            while self._admitted and self._admitted[0] <= now - 1.0:
+                self._admitted.popleft()
+            if len(self._admitted) >= self.rate_limit:
+                return True
+            self._admitted.append(now)
+            return False
+
+    def _window_free_in(self) -> float:
+        with self._lock:
+            oldest = self._admitted[0] if self._admitted else time.monotonic() - 1.0
+        return max(0.0, oldest + 1.0 - time.monotonic())
+
     def answer(self, body: dict) -> tuple[int, dict | str | None, dict[str, str]]:
         """Status, JSON body (or raw text, or None to drop connection) and headers."""
         messages = body.get("messages") or []
         prompt = "\n".join(str(m.get("content", "")) for m in messages if m.get("role") == "user")
-        fault = self._pick_fault(prompt)
+        fault = "over_limit" if self._over_limit() else self._pick_fault(prompt)
         if "response_format" in body and not self.structured:
             fault = "no_rf"
         # Logged on arrival, so a request still hanging counts as sent.
@@ -181,6 +205,13 @@ class FakeLLM:
     ) -> tuple[int, dict | str | None, dict[str, str]]:
         if fault == "no_rf":
             return 400, _error("response_format is not supported by this model"), {}
+        if fault == "over_limit":
+            wait = self._window_free_in()
+            headers = {
+                "Retry-After": f"{max(1, round(wait + 0.5))}",
+                "retry-after-ms": f"{wait * 1000:.0f}",
+            }
+            return 429, _error("rate limit reached for requests"), headers
         if self.latency and fault not in ("hang", "disconnect"):
             self._stopping.wait(self.latency)
         if fault == "rate_limit":
