@@ -53,6 +53,8 @@ def command_run(*, code: Path, fake, judge_model: str, args, declared: bool) -> 
     ]
     if declared:
         argv += ["--rpm", f"{args.rps * 60:g}"]
+    if args.hedge:
+        argv += ["--hedge", f"{args.hedge:g}"]
     started = time.monotonic()
     done = subprocess.run(argv, env=env, cwd=code, capture_output=True, text=True)
     wall = time.monotonic() - started
@@ -73,6 +75,7 @@ def main() -> int:
     parser.add_argument("--rps", type=float, default=60)
     parser.add_argument("--fault-rate", type=float, default=0.08)
     parser.add_argument("--passes", default=",".join(PASSES))
+    parser.add_argument("--hedge", type=float, help="pass --hedge QUANTILE (newer trees only)")
     args = parser.parse_args()
     if not args.data.exists():
         parser.error(f"{args.data}: no such file (pass --data)")
@@ -92,7 +95,7 @@ def main() -> int:
             for name in passes:
                 for index, code in enumerate(codes):
                     fake.fault_rate = 0 if name == "clean" else args.fault_rate
-                    fake.rate_limit = args.rps if name == "learnt" else None
+                    fake.limit_per_second = args.rps if name == "learnt" else None
                     judge_model = f"bench-{name}-{index}-{repeat}"
                     sent = fake.count()
                     wall = command_run(
@@ -113,7 +116,9 @@ def main() -> int:
     print(
         f"N = {n} answers, latency {args.latency:g} s, concurrency {args.concurrency}, "
         f"{args.rps:g} requests/s, faults {args.fault_rate:.0%} of {', '.join(FAULT_MIX)}; "
-        f"floor = {floor:.2f} s; {args.repeats} repeats, median [min–max]\n"
+        f"floor = {floor:.2f} s; {args.repeats} repeats, median [min–max]"
+        + (f"; --hedge {args.hedge:g}" if args.hedge else "")
+        + "\n"
     )
     print("| pass | code | whole command (s) | × floor | engine (s) | × floor | requests/answer |")
     print("|---|---|---|---|---|---|---|")

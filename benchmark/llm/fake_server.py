@@ -9,13 +9,14 @@ Faults, applied per request: ``rate_limit`` (429 + Retry-After, and retry-after-
 ``retry_after_ms`` is set), ``server_error`` (500), ``hang`` (no answer until well past the
 client timeout), ``disconnect`` (connection closed), ``bad_json`` (a 200 whose body is not
 JSON), ``malformed`` (a reply with no verdicts), ``wrong_count`` (one verdict too few),
-``refusal`` (the model declines). They come from, in order: a per-prompt script
-(``fail_prompt``), a global queue (``queue``), then at random with ``fault_rate``.
-``structured=False`` makes the server reject ``response_format`` with a 400. ``rate_limit``
-(requests per second) makes it enforce a limit as a provider does: a request that would make more
-than that many in the last second is answered at once with a 429 (fault ``over_limit``) saying in
-``retry-after-ms`` when the window has room again. Every request is
-logged in :attr:`FakeLLM.requests`; ``GET /stats`` (also under ``/v1``) tells what was sent:
+``refusal`` (the model declines), ``slow`` (the right reply, ``slow_seconds`` late). They come
+from, in order: a per-prompt script (``fail_prompt``), a global queue (``queue``), then at
+random with ``fault_rate``.
+``structured=False`` makes the server reject ``response_format`` with a 400.
+``limit_per_second`` makes it enforce a rate limit as a provider does: a request that would make
+more than that many in the last second is answered at once with a 429 (fault ``over_limit``)
+whose ``retry-after-ms`` says when the window has room again. Every request is logged in
+:attr:`FakeLLM.requests`; ``GET /stats`` (also under ``/v1``) tells what was sent:
 requests, by status and by fault, and how many are in flight.
 """
 
@@ -40,6 +41,7 @@ FAULTS = (
     "malformed",
     "wrong_count",
     "refusal",
+    "slow",
 )
 # Faults that cost no client timeout: the mix used for random injection by default.
 QUICK_FAULTS = ("rate_limit", "server_error", "malformed", "wrong_count", "bad_json")
@@ -77,8 +79,9 @@ class FakeLLM:
         retry_after: float = 1.0,
         retry_after_ms: float | None = None,
         hang_seconds: float = 30.0,
+        slow_seconds: float = 5.0,
         structured: bool = True,
-        rate_limit: float | None = None,
+        limit_per_second: float | None = None,
         style: str = "ours",
         host: str = "127.0.0.1",
         port: int = 0,
@@ -90,8 +93,9 @@ class FakeLLM:
         self.retry_after = retry_after
         self.retry_after_ms = retry_after_ms
         self.hang_seconds = hang_seconds
+        self.slow_seconds = slow_seconds
         self.structured = structured
-        self.rate_limit = rate_limit
+        self.limit_per_second = limit_per_second
         self._admitted: deque[float] = deque()  # arrival times within the last second
         self.style = style
         self.requests: list[LoggedRequest] = []
@@ -167,14 +171,14 @@ class FakeLLM:
         return "ok"
 
     def _over_limit(self) -> bool:
-        """Whether this request exceeds ``rate_limit`` over the last second (else it counts)."""
-        if not self.rate_limit:
+        """Whether this request exceeds ``limit_per_second`` (else it counts in the window)."""
+        if not self.limit_per_second:
             return False
         now = time.monotonic()
         with self._lock:
             while self._admitted and self._admitted[0] <= now - 1.0:
                 self._admitted.popleft()
-            if len(self._admitted) >= self.rate_limit:
+            if len(self._admitted) >= self.limit_per_second:
                 return True
             self._admitted.append(now)
             return False
@@ -214,6 +218,8 @@ class FakeLLM:
             return 429, _error("rate limit reached for requests"), headers
         if self.latency and fault not in ("hang", "disconnect"):
             self._stopping.wait(self.latency)
+        if fault == "slow":
+            self._stopping.wait(self.slow_seconds)
         if fault == "rate_limit":
             headers = {"Retry-After": f"{self.retry_after:g}"}
             if self.retry_after_ms is not None:

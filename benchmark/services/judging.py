@@ -177,6 +177,7 @@ def judge_run_execute(
         max_cost=options.max_cost,
         price=price,
         force=options.force,
+        hedge_quantile=options.hedge_quantile,
     )
     return job_execute(
         run=run,

@@ -47,7 +47,7 @@ def test_a_declared_limit_is_kept_and_no_limit_is_learnt():
 
 
 def test_the_fake_endpoint_refuses_past_its_rate_at_once_and_says_when_to_come_back():
-    with FakeLLM(rate_limit=2, latency=0) as fake:
+    with FakeLLM(limit_per_second=2, latency=0) as fake:
         body = {"model": "x", "messages": [{"role": "user", "content": "你好"}]}
         url = f"{fake.base_url}/chat/completions"
         replies = [httpx.post(url, json=body, timeout=10) for _ in range(3)]
@@ -79,7 +79,7 @@ def ask_all(fake: FakeLLM, *, n: int, concurrency: int) -> ChatClient:
 
 
 def test_an_undeclared_limit_is_learnt_from_the_429s_and_then_kept():
-    with FakeLLM(rate_limit=20, latency=0) as fake:
+    with FakeLLM(limit_per_second=20, latency=0) as fake:
         client = ask_all(fake, n=80, concurrency=8)
         refused = fake.count(fault="over_limit")
     assert client.counters.calls == 80 + refused
