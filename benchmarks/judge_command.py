@@ -58,7 +58,7 @@ def command_run(*, code: Path, fake, judge_model: str, args, declared: bool) -> 
     started = time.monotonic()
     done = subprocess.run(argv, env=env, cwd=code, capture_output=True, text=True)
     wall = time.monotonic() - started
-    if done.returncode != 0:
+    if done.returncode not in (0, 1):  # 1: finished, some criteria in error (counted below)
         sys.exit(f"{code}: judge exited {done.returncode}\n{done.stdout}\n{done.stderr}")
     return wall
 
@@ -107,7 +107,7 @@ def main() -> int:
                     )
                     run = JudgeRun.objects.get(judge__model=judge_model)
                     results.setdefault((name, index), []).append(
-                        (wall, run.wall_seconds, (fake.count() - sent) / n)
+                        (wall, run.wall_seconds, (fake.count() - sent) / n, run.errors)
                     )
                     for state, text in Verdict.objects.filter(run=run).values_list(
                         "state", "rubric_item__text"
@@ -120,8 +120,11 @@ def main() -> int:
         + (f"; --hedge {args.hedge:g}" if args.hedge else "")
         + "\n"
     )
-    print("| pass | code | whole command (s) | × floor | engine (s) | × floor | requests/answer |")
-    print("|---|---|---|---|---|---|---|")
+    print(
+        "| pass | code | whole command (s) | × floor | engine (s) | × floor | requests/answer "
+        "| criteria in error (all repeats) |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
     for name in passes:
         for index, code in enumerate(codes):
             rows = results[(name, index)]
@@ -133,9 +136,10 @@ def main() -> int:
                     f"{median:.2f} [{min(values):.2f}–{max(values):.2f}] | {median / floor:.2f}"
                 )
             per_answer = statistics.median(row[2] for row in rows)
+            errors = sum(row[3] for row in rows)
             print(
                 f"| {name} | {code.name if len(codes) == 1 else code} | "
-                f"{' | '.join(cells)} | {per_answer:.3f} |"
+                f"{' | '.join(cells)} | {per_answer:.3f} | {errors} |"
             )
     print(f"\nverdicts differing from the fake judge's (errors included): {wrong}")
     print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
