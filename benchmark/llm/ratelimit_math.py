@@ -57,8 +57,8 @@ def buckets_take(
 
 # A rate learnt from the endpoint's 429s when no limit was declared.
 LEARN_WINDOW = 1.0  # seconds: the sends counted at a 429, and the 429s that count as one
-LEARN_MARGIN = 0.9  # pace at this share of what was being sent when the endpoint said no
-LEARN_GROWTH = 0.02  # and probe upwards by this share per second without a 429
+LEARN_MARGIN = 0.95  # pace at this share of what was being sent when the endpoint said no
+LEARN_GROWTH = 0.05  # and probe upwards by this share per second without a 429
 LEARN_BURST = 0.1  # seconds of the learnt rate that may go out at once
 
 
