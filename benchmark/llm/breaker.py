@@ -60,6 +60,12 @@ class Breaker:
     def is_open(self) -> bool:
         return self.opened_at is not None
 
+    @property
+    def lone_failure(self) -> bool:
+        """At most one outage-like failure since the endpoint last answered: bad luck, not an
+        outage (the client retries such a failure at once)."""
+        return self._streak <= 1
+
     async def admit(self) -> bool:
         """Wait until a request may be sent; True when it goes out as the circuit's probe."""
         while self.opened_at is not None:

@@ -1,8 +1,11 @@
 """One asynchronous client for every OpenAI-compatible ``/chat/completions`` endpoint.
 
 Retry policy, all bounded: a 429 waits for ``retry-after-ms`` or ``Retry-After`` (else an
-exponential back-off) plus jitter; 5xx, timeouts and connection errors back off exponentially
-with jitter. Both stop after ``max_attempts`` requests or once ``max_total_wait`` seconds of
+exponential back-off) plus jitter, and tells the limiter (which learns the endpoint's rate when
+none was declared); 5xx, timeouts and connection errors back off exponentially with jitter,
+except that the first retry of a lone failure (the endpoint answered every other request since)
+goes out at once: a run's last requests are its tail, and one unlucky reply should not add a
+back-off to it. Both stop after ``max_attempts`` requests or once ``max_total_wait`` seconds of
 waiting would be exceeded, and then raise :class:`RequestFailed` with the reason. A 400/422 that
 names ``response_format`` turns structured output off for this client and the request is sent
 again without it. While the endpoint as a whole is down, a circuit breaker
@@ -23,7 +26,7 @@ import httpx
 
 from benchmark.llm.accounting import tokens_estimate
 from benchmark.llm.breaker import Breaker, BreakerPolicy, EndpointDown
-from benchmark.llm.ratelimit import Limiter, NoLimit
+from benchmark.llm.ratelimit import LearntLimiter, Limiter
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529})
 
@@ -113,7 +116,7 @@ class ChatClient:
         rand: Callable[[], float] = random.random,
     ) -> None:
         self.endpoint = endpoint
-        self.limiter = limiter or NoLimit()
+        self.limiter = limiter or LearntLimiter()
         self.retry = retry or RetryPolicy()
         self.counters = Counters()
         self.structured_ok: bool | None = None  # unknown until the endpoint answers
@@ -156,6 +159,7 @@ class ChatClient:
             if attempt > 1:
                 self.counters.retries += 1
             wait, reason, outage, connection = None, "", True, False
+            sent_at = time.monotonic()
             try:
                 reply = await self._http.post(self.endpoint.url, json=body)
             except httpx.TimeoutException:
@@ -182,16 +186,21 @@ class ChatClient:
                 if reply.status_code != 200 and reply.status_code not in RETRYABLE_STATUS:
                     raise RequestFailed(reason)
                 if reply.status_code == 429:
+                    self.limiter.throttled(sent_at=sent_at)
                     wait = retry_after_seconds(reply.headers)
-                    if wait is not None:
-                        wait += wait * 0.25 * self._rand()
+                    wait = (
+                        backoff_seconds(attempt, self.retry, self._rand)
+                        if wait is None
+                        else wait + wait * 0.25 * self._rand()
+                    )
             if outage and self.breaker.failed(request=request, connection=connection, probe=probe):
                 attempt -= 1  # the endpoint's outage, not this request's: admit() waits it out
                 continue
             if attempt >= self.retry.max_attempts:
                 raise RequestFailed(f"{reason} (gave up after {attempt} attempts)")
             if wait is None:
-                wait = backoff_seconds(attempt, self.retry, self._rand)
+                at_once = attempt == 1 and self.breaker.lone_failure
+                wait = 0.0 if at_once else backoff_seconds(attempt, self.retry, self._rand)
             if waited + wait > self.retry.max_total_wait:
                 raise RequestFailed(
                     f"{reason} (retry wait budget {self.retry.max_total_wait:g}s spent)"

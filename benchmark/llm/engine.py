@@ -9,9 +9,17 @@ check the budget, send it (the client retries transport faults), and interpret t
 reply that does not interpret is asked again with a correction turn, at most ``max_reasks``
 times; after that — or when the request fails for good — the unit is recorded as failed with
 the reason and the raw reply. A failure is never turned into a result.
+
+Hedging (``hedge_quantile``): a request still unanswered after that quantile of the replies'
+latencies so far is sent a second time while a slot is free (no unit waiting, fewer requests out
+than the concurrency); the first usable reply wins. A hedge is a request like any other: it
+waits for the rate limit, reserves and spends budget (and is not sent when the budget would not
+cover it), and the tokens of both replies are counted. A losing request still out when the run
+ends is cancelled and its estimated input counted.
 """
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -24,6 +32,7 @@ from benchmark.llm.parser import ReplyError
 from benchmark.llm.progress import Progress
 
 DEFAULT_EXPECTED_OUT_TOKENS = 1500
+HEDGE_MIN_SAMPLES = 20  # replies seen before their latency quantile is trusted
 
 
 @dataclass(frozen=True)
@@ -69,6 +78,7 @@ class EngineConfig:
     force: bool = False  # ignore cached replies (they are still written)
     repeat: int = 0  # a judge run's repeat index: part of the cache key (cache_key.request_key)
     checkpoint_every: float = 1.0
+    hedge_quantile: float | None = None  # e.g. 0.95; None sends every request once
 
 
 class BudgetExceeded(Exception):
@@ -97,6 +107,12 @@ class Engine:
         self.stop_reason = ""
         self._reserved = 0.0
         self._out_seen: list[int] = []
+        self._latencies: list[float] = []  # of replies that came at the first attempt
+        self._out = 0  # requests out now, hedges included
+        self._unstarted = 0  # units still waiting for a slot
+        self._stragglers: dict[asyncio.Task, int] = {}  # losing requests still out: tokens in
+        self.hedges = 0  # duplicate requests sent
+        self.hedges_won = 0  # units whose usable reply was the duplicate's
         self._base_calls = self.tally.calls
         self._base_retries = self.tally.retries
 
@@ -108,6 +124,7 @@ class Engine:
         self._last_checkpoint = 0.0
         semaphore = asyncio.Semaphore(self.config.concurrency)
         units = list(units)
+        self._unstarted = len(units)
         # One look-up for every first request, so the cache is not on each request's path.
         self._prefetched: dict[str, CachedReply] = {}
         if not self.config.force and units:
@@ -116,12 +133,14 @@ class Engine:
 
         async def guarded(unit: Unit) -> None:
             async with semaphore:
+                self._unstarted -= 1
                 if not self.stop_reason:
                     await self._unit(unit)
 
         try:
             await asyncio.gather(*(guarded(unit) for unit in units))
         finally:
+            await self._cancel_stragglers()
             self._sync_counters()
             self.tally.wall_seconds += time.monotonic() - self._started
             await self.store.checkpoint(self.progress(), self.tally)
@@ -148,7 +167,7 @@ class Engine:
         problem = ""
         try:
             for asked in range(self.config.max_reasks + 1):
-                reply, key = await self._complete(messages, first=asked == 0)
+                reply, key = await self._complete(unit, messages, first=asked == 0)
                 raw = reply.text if reply.text is not None else f"[refusal] {reply.refusal or ''}"
                 try:
                     result = self.interpret(unit, reply.text, reply.refusal)
@@ -160,9 +179,11 @@ class Engine:
                         self.tally.reasks += 1
                         messages = self.reask(unit, messages, reply.text, problem)
                     continue
-                if key is not None:
-                    await self.store.remember(key, reply)
-                await self.store.accept(unit, result, raw)
+                # Queued together, so the database thread commits both in one batch.
+                await asyncio.gather(
+                    self.store.accept(unit, result, raw),
+                    *([self.store.remember(key, reply)] if key is not None else []),
+                )
                 return self._finished(unit, error=False)
             await self.store.fail(
                 unit, f"no usable reply after {self.config.max_reasks + 1} asks: {problem}", raw
@@ -200,7 +221,7 @@ class Engine:
         }
 
     async def _complete(
-        self, messages: list[dict], *, first: bool
+        self, unit: Unit, messages: list[dict], *, first: bool
     ) -> tuple[Completion, str | None]:
         """The reply and the cache key to keep it under (None when it came from the cache)."""
         rf = self.config.response_format if self.client.structured_ok is not False else None
@@ -216,22 +237,112 @@ class Engine:
                 cached = Completion(hit.text, hit.refusal, hit.tokens_in, hit.tokens_out, 0, False)
                 return cached, None
         tokens_in = sum(tokens_estimate(str(m.get("content", ""))) for m in messages)
-        estimate = self._reserve(tokens_in)
+        sent = asyncio.ensure_future(
+            self._request(messages, rf, tokens_in, self._reserve(tokens_in))
+        )
+        delay = self._hedge_delay()
         try:
-            reply = await self.client.complete(messages, response_format=rf)
-        finally:
-            self._reserved -= estimate
-        used_in = reply.tokens_in or tokens_in
-        used_out = reply.tokens_out or tokens_estimate(reply.text or reply.refusal or "")
-        self._out_seen.append(used_out)
-        self.tally.tokens_in += used_in
-        self.tally.tokens_out += used_out
-        self.tally.cost += self.config.price.cost(tokens_in=used_in, tokens_out=used_out)
+            if delay is not None:
+                await asyncio.wait({sent}, timeout=delay)
+            if sent.done() or delay is None or not self._slot_free():
+                reply = await sent
+            else:
+                reply = await self._hedged(unit, sent, messages, rf, tokens_in)
+        except asyncio.CancelledError:
+            sent.cancel()  # asyncio.wait leaves it running
+            raise
         await self._maybe_checkpoint()
         return reply, keys[reply.structured]
 
-    def _reserve(self, tokens_in: int) -> float:
-        """Refuse to start a request whose estimated cost would cross ``max_cost``."""
+    async def _request(
+        self, messages: list[dict], rf: dict | None, tokens_in: int, estimate: float
+    ) -> Completion:
+        """Send one request (the client retries it) and count what it spent."""
+        self._out += 1
+        started = time.monotonic()
+        try:
+            reply = await self.client.complete(messages, response_format=rf)
+        finally:
+            self._out -= 1
+            self._reserved -= estimate
+        if reply.attempts == 1:
+            self._latencies.append(time.monotonic() - started)
+        used_in = reply.tokens_in or tokens_in
+        used_out = reply.tokens_out or tokens_estimate(reply.text or reply.refusal or "")
+        self._out_seen.append(used_out)
+        self._spend(tokens_in=used_in, tokens_out=used_out)
+        return reply
+
+    def _spend(self, *, tokens_in: int, tokens_out: int) -> None:
+        self.tally.tokens_in += tokens_in
+        self.tally.tokens_out += tokens_out
+        self.tally.cost += self.config.price.cost(tokens_in=tokens_in, tokens_out=tokens_out)
+
+    def _hedge_delay(self) -> float | None:
+        """The latency quantile after which a request is hedged; None when not hedging (yet)."""
+        quantile, seen = self.config.hedge_quantile, self._latencies
+        if quantile is None or len(seen) < HEDGE_MIN_SAMPLES:
+            return None
+        return sorted(seen)[min(len(seen) - 1, int(quantile * len(seen)))]
+
+    def _slot_free(self) -> bool:
+        return self._unstarted == 0 and self._out < self.config.concurrency
+
+    async def _hedged(
+        self,
+        unit: Unit,
+        sent: asyncio.Future,
+        messages: list[dict],
+        rf: dict | None,
+        tokens_in: int,
+    ) -> Completion:
+        """Race a duplicate against ``sent``: the first usable reply, else the first reply."""
+        try:
+            estimate = self._reserve(tokens_in, stop=False)
+        except BudgetExceeded:
+            return await sent
+        self.hedges += 1
+        hedge = asyncio.ensure_future(self._request(messages, rf, tokens_in, estimate))
+        pending: set[asyncio.Future] = {sent, hedge}
+        fallback: asyncio.Future | None = None
+        try:
+            while pending:
+                done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+                for task in sorted(done, key=lambda t: t is hedge):  # the original first
+                    if task.exception() is None and self._usable(unit, task.result()):
+                        self.hedges_won += task is hedge
+                        return task.result()
+                    fallback = fallback or task
+            return fallback.result()  # neither usable: the first to come, or its failure
+        finally:
+            for task in pending:
+                self._stragglers[task] = tokens_in
+                task.add_done_callback(self._straggler_done)
+
+    def _straggler_done(self, task: asyncio.Future) -> None:
+        self._stragglers.pop(task, None)
+        if not task.cancelled():
+            task.exception()  # a loser's failure is not its unit's: retrieved, dropped
+
+    def _usable(self, unit: Unit, reply: Completion) -> bool:
+        try:
+            self.interpret(unit, reply.text, reply.refusal)
+        except ReplyError:
+            return False
+        return True
+
+    async def _cancel_stragglers(self) -> None:
+        """Cancel the losing requests still out; their prompts were sent: count them."""
+        for task, tokens_in in list(self._stragglers.items()):
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+            if task.cancelled():
+                self._spend(tokens_in=tokens_in, tokens_out=0)
+
+    def _reserve(self, tokens_in: int, *, stop: bool = True) -> float:
+        """Refuse to start a request whose estimated cost would cross ``max_cost`` (and, with
+        ``stop``, stop the run)."""
         if self.config.max_cost is None:
             return 0.0
         max_tokens = self.client.endpoint.parameters.get("max_tokens")
@@ -239,7 +350,8 @@ class Engine:
         tokens_out = int(max_tokens or (max(seen) if seen else DEFAULT_EXPECTED_OUT_TOKENS))
         estimate = self.config.price.cost(tokens_in=tokens_in, tokens_out=tokens_out)
         if self.tally.cost + self._reserved + estimate > self.config.max_cost:
-            self.stop_reason = "budget"
+            if stop:
+                self.stop_reason = "budget"
             raise BudgetExceeded
         self._reserved += estimate
         return estimate

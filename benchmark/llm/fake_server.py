@@ -11,9 +11,13 @@ Faults, applied per request: ``rate_limit`` (429 + Retry-After, and retry-after-
 ``retry_after_ms`` is set), ``server_error`` (500), ``hang`` (no answer until well past the
 client timeout), ``disconnect`` (connection closed), ``bad_json`` (a 200 whose body is not
 JSON), ``malformed`` (a reply with no verdicts), ``wrong_count`` (one verdict too few),
-``refusal`` (the model declines). They come from, in order: a per-prompt script
-(``fail_prompt``), a global queue (``queue``), then at random with ``fault_rate``.
-``structured=False`` makes the server reject ``response_format`` with a 400. ``noise`` (off at
+``refusal`` (the model declines), ``slow`` (the right reply, ``slow_seconds`` late). They come
+from, in order: a per-prompt script (``fail_prompt``), a global queue (``queue``), then at
+random with ``fault_rate``.
+``structured=False`` makes the server reject ``response_format`` with a 400.
+``limit_per_second`` makes it enforce a rate limit as a provider does: a request that would make
+more than that many in the last second is answered at once with a 429 (fault ``over_limit``)
+whose ``retry-after-ms`` says when the window has room again. ``noise`` (off at
 0) makes a sampling judge of it: each verdict flips with probability ``noise × temperature``
 (capped at 1; no temperature, or 0, is greedy and never flips), drawn from a hash of the
 criterion, the request's seed and — without a seed — how often that prompt was asked before
@@ -44,6 +48,7 @@ FAULTS = (
     "malformed",
     "wrong_count",
     "refusal",
+    "slow",
 )
 # Faults that cost no client timeout: the mix used for random injection by default.
 QUICK_FAULTS = ("rate_limit", "server_error", "malformed", "wrong_count", "bad_json")
@@ -110,7 +115,9 @@ class FakeLLM:
         retry_after: float = 1.0,
         retry_after_ms: float | None = None,
         hang_seconds: float = 30.0,
+        slow_seconds: float = 5.0,
         structured: bool = True,
+        limit_per_second: float | None = None,
         style: str = "ours",
         noise: float = 0.0,
         host: str = "127.0.0.1",
@@ -123,7 +130,10 @@ class FakeLLM:
         self.retry_after = retry_after
         self.retry_after_ms = retry_after_ms
         self.hang_seconds = hang_seconds
+        self.slow_seconds = slow_seconds
         self.structured = structured
+        self.limit_per_second = limit_per_second
+        self._admitted: deque[float] = deque()  # arrival times within the last second
         self.style = style
         self.noise = noise
         self._asked: Counter[str] = Counter()  # judge prompts answered so far, by prompt
@@ -199,11 +209,29 @@ class FakeLLM:
                 return self._random.choice(self.fault_mix)
         return "ok"
 
+    def _over_limit(self) -> bool:
+        """Whether this request exceeds ``limit_per_second`` (else it counts in the window)."""
+        if not self.limit_per_second:
+            return False
+        now = time.monotonic()
+        with self._lock:
+            while self._admitted and self._admitted[0] <= now - 1.0:
+                self._admitted.popleft()
+            if len(self._admitted) >= self.limit_per_second:
+                return True
+            self._admitted.append(now)
+            return False
+
+    def _window_free_in(self) -> float:
+        with self._lock:
+            oldest = self._admitted[0] if self._admitted else time.monotonic() - 1.0
+        return max(0.0, oldest + 1.0 - time.monotonic())
+
     def answer(self, body: dict) -> tuple[int, dict | str | None, dict[str, str]]:
         """Status, JSON body (or raw text, or None to drop connection) and headers."""
         messages = body.get("messages") or []
         prompt = "\n".join(str(m.get("content", "")) for m in messages if m.get("role") == "user")
-        fault = self._pick_fault(prompt)
+        fault = "over_limit" if self._over_limit() else self._pick_fault(prompt)
         if "response_format" in body and not self.structured:
             fault = "no_rf"
         # Logged on arrival, so a request still hanging counts as sent.
@@ -220,8 +248,17 @@ class FakeLLM:
     ) -> tuple[int, dict | str | None, dict[str, str]]:
         if fault == "no_rf":
             return 400, _error("response_format is not supported by this model"), {}
+        if fault == "over_limit":
+            wait = self._window_free_in()
+            headers = {
+                "Retry-After": f"{max(1, round(wait + 0.5))}",
+                "retry-after-ms": f"{wait * 1000:.0f}",
+            }
+            return 429, _error("rate limit reached for requests"), headers
         if self.latency and fault not in ("hang", "disconnect"):
             self._stopping.wait(self.latency)
+        if fault == "slow":
+            self._stopping.wait(self.slow_seconds)
         if fault == "rate_limit":
             headers = {"Retry-After": f"{self.retry_after:g}"}
             if self.retry_after_ms is not None:

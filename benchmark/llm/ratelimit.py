@@ -2,24 +2,83 @@
 
 Both enforce the same two token buckets (requests and tokens per minute) from
 ``ratelimit_math``; the Redis one runs the arithmetic in a Lua script with the server's clock,
-so every worker process draws from one budget.
+so every worker process draws from one budget. A declared limit is the caller's word: a 429
+under it is waited out by its own request.
+
+Without a declared limit the client learns one (:class:`LearntLimiter`): nothing is held back
+until the endpoint answers 429, then requests are paced at a share of the rate they were going
+out at, probing slowly upwards (``ratelimit_math.pace_*``).
 """
 
 import asyncio
+import bisect
 import hashlib
 import time
+from collections import deque
 from typing import Protocol
 
-from benchmark.llm.ratelimit_math import Bucket, bucket_new, buckets_take
+from benchmark.llm.ratelimit_math import (
+    LEARN_WINDOW,
+    Bucket,
+    Pace,
+    bucket_new,
+    buckets_take,
+    pace_bucket,
+    pace_rate,
+    pace_throttled,
+)
 
 
 class Limiter(Protocol):
     async def acquire(self, *, tokens: int) -> None: ...
 
+    def throttled(self, *, sent_at: float) -> None:
+        """The endpoint answered 429 to a request sent at ``sent_at`` (monotonic seconds)."""
 
-class NoLimit:
+
+class LearntLimiter:
+    """No limit until the endpoint answers 429; then a pace learnt from it."""
+
+    def __init__(self) -> None:
+        self.pace = Pace()
+        self._sent: deque[float] = deque()  # send times within the last LEARN_WINDOW
+        self._bucket: Bucket | None = None
+        self._lock = asyncio.Lock()
+
     async def acquire(self, *, tokens: int) -> None:
-        return None
+        while True:
+            async with self._lock:
+                now = time.monotonic()
+                rate = pace_rate(self.pace, now=now)
+                wait = 0.0
+                if rate is not None and self._bucket is not None:
+                    # The rate grows between cuts; the level carries over.
+                    bucket = Bucket(
+                        rate, self._bucket.capacity, self._bucket.level, self._bucket.updated
+                    )
+                    (self._bucket,), wait = buckets_take((bucket,), (1.0,), now=now)
+                if wait == 0:
+                    self._sent.append(now)
+                    self._forget(now)
+                    return
+            await asyncio.sleep(wait)
+
+    def throttled(self, *, sent_at: float) -> None:
+        """A request sent at ``sent_at`` was refused: those sent within the window before it
+        are what the endpoint took."""
+        now = time.monotonic()
+        self._forget(now)
+        taken = bisect.bisect_left(self._sent, sent_at) - bisect.bisect_left(
+            self._sent, sent_at - LEARN_WINDOW
+        )
+        pace = pace_throttled(self.pace, sent_in_window=taken, now=now)
+        if pace != self.pace:
+            self.pace = pace
+            self._bucket = pace_bucket(pace.rate, sent_in_window=taken, now=now)
+
+    def _forget(self, now: float) -> None:
+        while self._sent and self._sent[0] <= now - 2 * LEARN_WINDOW:
+            self._sent.popleft()
 
 
 class LocalLimiter:
@@ -44,6 +103,9 @@ class LocalLimiter:
             if wait == 0:
                 return
             await asyncio.sleep(wait)
+
+    def throttled(self, *, sent_at: float) -> None:
+        return None
 
 
 # KEYS: one hash per bucket. ARGV: rate_1, capacity_1, cost_1, rate_2, ... .
@@ -109,14 +171,18 @@ class RedisLimiter:
                 return
             await asyncio.sleep(wait_us / 1_000_000)
 
+    def throttled(self, *, sent_at: float) -> None:
+        return None
+
     async def close(self) -> None:
         await self._redis.aclose()
 
 
 def limiter_build(*, redis_url: str, scope: str, rpm: float | None, tpm: float | None) -> "Limiter":
-    """The shared limiter when Redis is configured, the in-process one otherwise."""
+    """The shared limiter when Redis is configured, the in-process one otherwise; a learnt one
+    when no limit is declared."""
     if not rpm and not tpm:
-        return NoLimit()
+        return LearntLimiter()
     if redis_url:
         return RedisLimiter(url=redis_url, scope=scope, rpm=rpm, tpm=tpm)
     return LocalLimiter(rpm=rpm, tpm=tpm)

@@ -53,3 +53,45 @@ def buckets_take(
         for b, cost in zip(refilled, costs, strict=True)
     )
     return taken, 0.0
+
+
+# A rate learnt from the endpoint's 429s when no limit was declared.
+LEARN_WINDOW = 1.0  # seconds: the sends counted at a 429, and the 429s that count as one
+LEARN_MARGIN = 0.95  # pace at this share of what was being sent when the endpoint said no
+LEARN_GROWTH = 0.05  # and probe upwards by this share per second without a 429
+LEARN_BURST = 0.1  # seconds of the learnt rate that may go out at once
+
+
+@dataclass(frozen=True)
+class Pace:
+    rate: float | None = None  # requests per second; None until the first 429
+    since: float = 0.0  # monotonic seconds of the last cut
+
+
+def pace_throttled(pace: Pace, *, sent_in_window: int, now: float) -> Pace:
+    """The pace after a 429: ``LEARN_MARGIN`` of the rate the requests were going out at.
+
+    The 429s of one window are one signal (the requests in flight when the limit was crossed
+    all come back refused): the rate is cut at most once per ``LEARN_WINDOW``.
+    """
+    if pace.rate is not None and now - pace.since < LEARN_WINDOW:
+        return pace
+    sending = sent_in_window / LEARN_WINDOW
+    current = pace_rate(pace, now=now)
+    if current is not None:
+        sending = min(sending, current)
+    return Pace(rate=max(1.0 / LEARN_WINDOW, LEARN_MARGIN * sending), since=now)
+
+
+def pace_rate(pace: Pace, *, now: float) -> float | None:
+    """The learnt rate now: the cut one, grown by ``LEARN_GROWTH`` per second since."""
+    if pace.rate is None:
+        return None
+    return pace.rate * (1 + LEARN_GROWTH * max(0.0, now - pace.since))
+
+
+def pace_bucket(rate: float, *, sent_in_window: int, now: float) -> Bucket:
+    """The bucket at a newly cut pace, as if it had been kept over the last window: what was
+    sent past it in the window is owed (the endpoint still counts those requests)."""
+    capacity = max(1.0, rate * LEARN_BURST)
+    return Bucket(rate, capacity, min(capacity, rate * LEARN_WINDOW - sent_in_window), now)

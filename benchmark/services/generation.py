@@ -144,6 +144,7 @@ def generation_run_execute(
             max_cost=options.max_cost,
             price=engine_price(endpoint_model, model.parameters, options),
             force=options.force,
+            hedge_quantile=options.hedge_quantile,
         ),
         options=options,
         units=units,

@@ -224,6 +224,7 @@ def judge_run_execute(
         price=price,
         force=options.force,
         repeat=run.repeat_index,
+        hedge_quantile=options.hedge_quantile,
     )
     return job_execute(
         run=run,

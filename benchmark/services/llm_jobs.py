@@ -58,6 +58,7 @@ class EngineOptions:
     force: bool = False
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     max_reasks: int = 2
+    hedge_quantile: float | None = None
 
 
 @dataclass(frozen=True)
@@ -148,18 +149,24 @@ def engine_price(model: str, parameters: dict, options: EngineOptions) -> Price:
 def llm_cache_store(
     *, key: str, endpoint_model: str, template_version: str, reply: Completion
 ) -> None:
-    """Keep a reply under its request hash (a later identical request is served from here)."""
-    with transaction.atomic():
-        LLMCacheEntry.objects.update_or_create(
-            key=key,
-            defaults={
-                "endpoint_model": endpoint_model,
-                "template_version": template_version,
-                "reply": reply.text or "",
-                "tokens_in": reply.tokens_in,
-                "tokens_out": reply.tokens_out,
-            },
-        )
+    """Keep a reply under its request hash (a later identical request is served from here).
+
+    One upsert statement: a reply arriving for a key already kept replaces it."""
+    LLMCacheEntry.objects.bulk_create(
+        [
+            LLMCacheEntry(
+                key=key,
+                endpoint_model=endpoint_model,
+                template_version=template_version,
+                reply=reply.text or "",
+                tokens_in=reply.tokens_in,
+                tokens_out=reply.tokens_out,
+            )
+        ],
+        update_conflicts=True,
+        unique_fields=["key"],
+        update_fields=["endpoint_model", "template_version", "reply", "tokens_in", "tokens_out"],
+    )
 
 
 def _run_tally(run: LLMRun) -> Tally:

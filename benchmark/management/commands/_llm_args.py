@@ -10,6 +10,7 @@ from benchmark.cli_types import (
     non_negative_float,
     non_negative_int,
     positive_float,
+    positive_fraction,
     positive_int,
 )
 from benchmark.llm.client import RetryPolicy
@@ -46,6 +47,13 @@ def add_endpoint_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--price-in", type=non_negative_float, help="USD per million input tokens")
     parser.add_argument(
         "--price-out", type=non_negative_float, help="USD per million output tokens"
+    )
+    parser.add_argument(
+        "--hedge",
+        type=positive_fraction,
+        metavar="QUANTILE",
+        help="send a request again when it is slower than this quantile of the replies so far "
+        "(e.g. 0.95) and a slot is free; the first usable reply wins, both are paid for",
     )
     parser.add_argument("--force", action="store_true", help="ignore cached replies")
     parser.add_argument("--no-progress", action="store_true", help="no progress line on stderr")
@@ -94,6 +102,7 @@ def engine_options(options: dict) -> EngineOptions:
         price_in=options.get("price_in"),
         price_out=options.get("price_out"),
         force=options.get("force", False),
+        hedge_quantile=options.get("hedge"),
         retry=RetryPolicy(
             max_attempts=options["max_attempts"], max_total_wait=options["max_retry_wait"]
         ),

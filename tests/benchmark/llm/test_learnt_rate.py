@@ -1,0 +1,114 @@
+"""Without a declared limit the client learns the endpoint's rate from its 429s; a lone failure
+is retried at once, anything more backs off."""
+
+import asyncio
+
+import httpx
+import pytest
+
+from benchmark.llm.client import ChatClient, Endpoint, RequestFailed, RetryPolicy
+from benchmark.llm.fake_server import FakeLLM
+from benchmark.llm.ratelimit import LearntLimiter, LocalLimiter, limiter_build
+from benchmark.llm.ratelimit_math import (
+    LEARN_GROWTH,
+    LEARN_MARGIN,
+    LEARN_WINDOW,
+    Pace,
+    pace_rate,
+    pace_throttled,
+)
+
+
+def test_the_first_429_sets_the_pace_below_what_was_being_sent():
+    pace = pace_throttled(Pace(), sent_in_window=50, now=10.0)
+    assert pace.rate == pytest.approx(LEARN_MARGIN * 50 / LEARN_WINDOW) and pace.since == 10.0
+
+
+def test_the_429s_of_one_window_cut_once_and_later_ones_cut_from_the_pace():
+    pace = pace_throttled(Pace(), sent_in_window=50, now=10.0)
+    assert pace_throttled(pace, sent_in_window=80, now=10.0 + LEARN_WINDOW / 2) == pace
+    later = 10.0 + LEARN_WINDOW
+    current = pace_rate(pace, now=later)
+    cut = pace_throttled(pace, sent_in_window=80, now=later)
+    assert cut.rate == pytest.approx(LEARN_MARGIN * current)  # not the 80 sent meanwhile
+
+
+def test_the_pace_probes_upwards_and_never_falls_to_zero():
+    pace = Pace(rate=10.0, since=0.0)
+    assert pace_rate(pace, now=5.0) == pytest.approx(10.0 * (1 + 5 * LEARN_GROWTH))
+    assert pace_rate(Pace(), now=5.0) is None
+    assert pace_throttled(Pace(), sent_in_window=0, now=1.0).rate == 1.0 / LEARN_WINDOW
+
+
+def test_a_declared_limit_is_kept_and_no_limit_is_learnt():
+    assert isinstance(limiter_build(redis_url="", scope="s", rpm=None, tpm=None), LearntLimiter)
+    declared = limiter_build(redis_url="", scope="s", rpm=60, tpm=None)
+    assert isinstance(declared, LocalLimiter)
+
+
+def test_the_fake_endpoint_refuses_past_its_rate_at_once_and_says_when_to_come_back():
+    with FakeLLM(limit_per_second=2, latency=0) as fake:
+        body = {"model": "x", "messages": [{"role": "user", "content": "你好"}]}
+        url = f"{fake.base_url}/chat/completions"
+        replies = [httpx.post(url, json=body, timeout=10) for _ in range(3)]
+        assert [r.status_code for r in replies] == [200, 200, 429]
+        assert 0 <= float(replies[2].headers["retry-after-ms"]) <= 1000
+        assert fake.stats()["by_fault"] == {"ok": 2, "over_limit": 1}
+
+
+def ask_all(fake: FakeLLM, *, n: int, concurrency: int) -> ChatClient:
+    async def go() -> ChatClient:
+        client = ChatClient(
+            Endpoint(base_url=fake.base_url, model="m"),
+            concurrency=concurrency,
+            retry=RetryPolicy(max_attempts=20, max_total_wait=60),
+        )
+        gate = asyncio.Semaphore(concurrency)
+
+        async def one(i: int) -> None:
+            async with gate:
+                await client.complete([{"role": "user", "content": f"问题 {i}"}])
+
+        try:
+            await asyncio.gather(*(one(i) for i in range(n)))
+        finally:
+            await client.close()
+        return client
+
+    return asyncio.run(go())
+
+
+def test_an_undeclared_limit_is_learnt_from_the_429s_and_then_kept():
+    with FakeLLM(limit_per_second=20, latency=0) as fake:
+        client = ask_all(fake, n=80, concurrency=8)
+        refused = fake.count(fault="over_limit")
+    assert client.counters.calls == 80 + refused
+    # Learnt from what the endpoint took before refusing: about its limit of 20 per second,
+    # far below the hundreds per second 8 requests at a time with no latency would send.
+    assert client.limiter.pace.rate < 1.1 * 20
+    # Unpaced, 8 requests at a time with no latency would meet a 429 on most of the 60
+    # requests past the first window, again and again; once the pace is learnt the only 429s
+    # are those of the requests already out when it was.
+    assert 0 < refused <= 2 * 8
+
+
+def test_a_lone_server_error_is_retried_at_once_and_the_next_one_backs_off():
+    async def ask(fake: FakeLLM) -> None:
+        # No wait allowed at all: the first retry still goes out, the second must wait.
+        client = ChatClient(
+            Endpoint(base_url=fake.base_url, model="m"),
+            retry=RetryPolicy(max_attempts=5, max_total_wait=0.001),
+        )
+        try:
+            await client.complete([{"role": "user", "content": "你好"}])
+        finally:
+            await client.close()
+
+    with FakeLLM() as fake:
+        fake.queue("server_error", "ok")
+        asyncio.run(ask(fake))
+        assert fake.count() == 2
+        fake.queue("server_error", "server_error", "ok")
+        with pytest.raises(RequestFailed, match="retry wait budget"):
+            asyncio.run(ask(fake))
+        assert fake.count() == 2 + 2
