@@ -1,6 +1,6 @@
 """Gathering the raters' quality of one study (validation.report.rater_quality)."""
 
-from annotation.models import Expert
+from annotation.selectors import pool_experts
 from annotation.selectors.quality import calibration_latest, peer_agreement_by
 from validation.dashboard.time_on_task import study_time_on_task
 from validation.models import Study
@@ -13,7 +13,7 @@ def rater_quality_gather(*, study: Study, pseudonyms: tuple[str, ...]) -> tuple[
     peer = peer_agreement_by(pool_ids=[pool.pk])
     times = {t.expert.pk: t.figures for t in study_time_on_task(study=study).experts}
     raters = []
-    for expert in Expert.objects.filter(pseudonym__in=pseudonyms):
+    for expert in pool_experts(pool=pool).filter(pseudonym__in=pseudonyms):
         calibration = calibration_latest(expert=expert, calibration_set=pool.calibration)
         agreement = peer.get((pool.pk, expert.pk))
         figures = times.get(expert.pk)
