@@ -1,66 +1,27 @@
-"""What the LLM jobs on a project's drafts share: a model under test's endpoint and engine
-settings around ``job_execute`` (rewriting seeds, reference models' answers)."""
+"""What the LLM jobs on a project's drafts share (rewriting seeds, reference models' answers):
+one unfinished run per project and model, continued rather than started again. They run
+through ``benchmark.services.generation.model_job_execute``, as generation does."""
 
-from collections.abc import Callable
+from typing import TypeVar
 
-from benchmark.llm.client import Endpoint
-from benchmark.llm.credentials import base_url_resolve
-from benchmark.llm.engine import EngineConfig, Interpret, Reask, Unit
-from benchmark.llm.progress import Progress
-from benchmark.models import LLMRun, ModelUnderTest
-from benchmark.services.llm_jobs import (
-    EngineOptions,
-    LLMJobConfigError,
-    RunOutcome,
-    RunStore,
-    engine_price,
-    job_execute,
-    request_parameters,
-)
+from django.db import transaction
+
+from benchmark.models import ConstructionProject, ModelUnderTest, ReferenceRun, RewriteRun
+
+R = TypeVar("R", RewriteRun, ReferenceRun)
 
 
-def model_job_execute(
-    *,
-    run: LLMRun,
-    model: ModelUnderTest,
-    options: EngineOptions,
-    template_version: str,
-    units: list[Unit],
-    total: int,
-    store_factory: Callable[..., RunStore],
-    interpret: Interpret,
-    reask: Reask,
-    on_progress: Callable[[Progress], None] | None,
-) -> RunOutcome:
-    """Run ``units`` (what is left of ``total``) against ``model``'s endpoint for ``run``."""
-    base_url = base_url_resolve(explicit=options.base_url, stored=model.base_url)
-    if not base_url:
-        raise LLMJobConfigError(
-            f"model {model.name!r} has no base URL; pass --base-url or set OPENAI_BASE_URL"
+def project_run_continue(
+    *, run_model: type[R], project: ConstructionProject, model: ModelUnderTest
+) -> R:
+    """Continue the project's unfinished ``run_model`` run by ``model``, or start one."""
+    with transaction.atomic():
+        newest = (
+            run_model.objects.select_for_update()
+            .filter(project=project, model=model)
+            .order_by("-created_at", "-id")
+            .first()
         )
-    endpoint_model = model.endpoint_model or model.name
-    return job_execute(
-        run=run,
-        endpoint=Endpoint(
-            base_url=base_url,
-            model=endpoint_model,
-            api_key=options.api_key,
-            parameters=request_parameters(stored=model.parameters, run=run),
-            timeout=options.timeout,
-        ),
-        config=EngineConfig(
-            template_version=template_version,
-            concurrency=options.concurrency,
-            max_reasks=options.max_reasks,
-            max_cost=options.max_cost,
-            price=engine_price(endpoint_model, model.parameters, options),
-            force=options.force,
-        ),
-        options=options,
-        units=units,
-        counts={"total": total, "done": total - len(units), "errors": 0},
-        store_factory=store_factory,
-        interpret=interpret,
-        reask=reask,
-        on_progress=on_progress,
-    )
+        if newest is not None and newest.status != run_model.Status.FINISHED:
+            return newest
+        return run_model.objects.create(project=project, model=model)

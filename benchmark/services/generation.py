@@ -16,11 +16,11 @@ from django.utils.translation import gettext
 from benchmark.llm.accounting import Tally
 from benchmark.llm.client import Endpoint
 from benchmark.llm.credentials import api_key_resolve, base_url_resolve
-from benchmark.llm.engine import EngineConfig, Unit
+from benchmark.llm.engine import EngineConfig, Interpret, Reask, Unit
 from benchmark.llm.parser import ReplyError
 from benchmark.llm.progress import Progress
 from benchmark.llm.prompts import DEFAULT_GENERATE_TEMPLATE, dialogue_render, template_load
-from benchmark.models import Dataset, GenerationRun, ModelUnderTest, Response
+from benchmark.models import Dataset, GenerationRun, LLMRun, ModelUnderTest, Response
 from benchmark.selectors import runs as run_selectors
 from benchmark.services.announce import run_ended_announce
 from benchmark.services.dispatch import run_queue, runs_dispatch_waiting
@@ -106,15 +106,8 @@ def generation_run_execute(
 ) -> RunOutcome:
     """Ask the model for every case it has not answered yet."""
     run = run_selectors.generation_run_get(run_id=run_id)
-    model = run.model
-    base_url = base_url_resolve(explicit=options.base_url, stored=model.base_url)
-    if not base_url:
-        raise LLMJobConfigError(
-            f"model {model.name!r} has no base URL; pass --base-url or set OPENAI_BASE_URL"
-        )
     template = template_load(Path(DEFAULT_GENERATE_TEMPLATE), allowed=frozenset({"dialogue"}))
     cases = run_selectors.generation_todo(run=run)
-    total = len(run_selectors.generation_run_cases(run=run))
     units = [
         Unit(
             ident=case.pk,
@@ -127,6 +120,41 @@ def generation_run_execute(
         )
         for case in cases
     ]
+    return model_job_execute(
+        run=run,
+        model=run.model,
+        options=options,
+        template_version=template.version,
+        units=units,
+        total=len(run_selectors.generation_run_cases(run=run)),
+        store_factory=_GenerationStore,
+        interpret=answer_interpret,
+        reask=answer_reask,
+        on_progress=on_progress,
+    )
+
+
+def model_job_execute(
+    *,
+    run: LLMRun,
+    model: ModelUnderTest,
+    options: EngineOptions,
+    template_version: str,
+    units: list[Unit],
+    total: int,
+    store_factory: Callable[..., RunStore],
+    interpret: Interpret,
+    reask: Reask,
+    on_progress: Callable[[Progress], None] | None,
+) -> RunOutcome:
+    """Run ``units`` (what is left of ``total``) against the endpoint of the model under test
+    ``model`` for ``run``: its answers, and the construction jobs that ask it (rewriting
+    seeds, reference answers)."""
+    base_url = base_url_resolve(explicit=options.base_url, stored=model.base_url)
+    if not base_url:
+        raise LLMJobConfigError(
+            f"model {model.name!r} has no base URL; pass --base-url or set OPENAI_BASE_URL"
+        )
     endpoint_model = model.endpoint_model or model.name
     return job_execute(
         run=run,
@@ -138,7 +166,7 @@ def generation_run_execute(
             timeout=options.timeout,
         ),
         config=EngineConfig(
-            template_version=template.version,
+            template_version=template_version,
             concurrency=options.concurrency,
             max_reasks=options.max_reasks,
             max_cost=options.max_cost,
@@ -149,9 +177,9 @@ def generation_run_execute(
         options=options,
         units=units,
         counts={"total": total, "done": total - len(units), "errors": 0},
-        store_factory=_GenerationStore,
-        interpret=answer_interpret,
-        reask=answer_reask,
+        store_factory=store_factory,
+        interpret=interpret,
+        reask=reask,
         on_progress=on_progress,
     )
 

@@ -27,23 +27,19 @@ from benchmark.models import (
     ReferenceRun,
 )
 from benchmark.services.audit import audit_record
-from benchmark.services.draft_jobs import model_job_execute
-from benchmark.services.generation import MAX_LISTED_FAILURES, answer_interpret, answer_reask
+from benchmark.services.draft_jobs import project_run_continue
+from benchmark.services.generation import (
+    MAX_LISTED_FAILURES,
+    answer_interpret,
+    answer_reask,
+    model_job_execute,
+)
 from benchmark.services.llm_jobs import EngineOptions, RunOutcome, RunStore
 
 
 def reference_run_start(*, project: ConstructionProject, model: ModelUnderTest) -> ReferenceRun:
     """Continue the project's unfinished reference run by ``model``, or start one."""
-    with transaction.atomic():
-        newest = (
-            ReferenceRun.objects.select_for_update()
-            .filter(project=project, model=model)
-            .order_by("-created_at", "-id")
-            .first()
-        )
-        if newest is not None and newest.status != ReferenceRun.Status.FINISHED:
-            return newest
-        return ReferenceRun.objects.create(project=project, model=model)
+    return project_run_continue(run_model=ReferenceRun, project=project, model=model)
 
 
 def draft_response_store(*, draft_id: int, model_id: int, text: str, from_rewrite: bool) -> None:

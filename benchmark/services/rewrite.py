@@ -23,7 +23,8 @@ from benchmark.llm.progress import Progress
 from benchmark.llm.prompts import DEFAULT_REWRITE_TEMPLATE, template_load
 from benchmark.models import ConstructionProject, DraftCase, ModelUnderTest, RewriteRun
 from benchmark.services.audit import audit_record
-from benchmark.services.draft_jobs import model_job_execute
+from benchmark.services.draft_jobs import project_run_continue
+from benchmark.services.generation import model_job_execute
 from benchmark.services.llm_jobs import EngineOptions, RunOutcome, RunStore
 
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$")
@@ -31,16 +32,7 @@ _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$")
 
 def rewrite_run_start(*, project: ConstructionProject, model: ModelUnderTest) -> RewriteRun:
     """Continue the project's unfinished rewrite run by ``model``, or start one."""
-    with transaction.atomic():
-        newest = (
-            RewriteRun.objects.select_for_update()
-            .filter(project=project, model=model)
-            .order_by("-created_at", "-id")
-            .first()
-        )
-        if newest is not None and newest.status != RewriteRun.Status.FINISHED:
-            return newest
-        return RewriteRun.objects.create(project=project, model=model)
+    return project_run_continue(run_model=RewriteRun, project=project, model=model)
 
 
 def rewrite_interpret(roles: list[str]) -> Callable[[Unit, str | None, str | None], list]:
