@@ -119,7 +119,25 @@ def rubric_notes(board: dict[str, Any]) -> list[dict[str, Any]]:
     return notes
 
 
-def render_table(board: dict) -> str:
+def gate_lines(gate: dict[str, Any] | None) -> list[str]:
+    """The judge's gate under the table: each judge's decision and conditions, from the newest
+    closed study that checked it (``validation.selectors.badge.leaderboard_gate``)."""
+    if not gate:
+        return ["gate: no closed study has validated a judge of this leaderboard yet."]
+    lines = []
+    for j in gate["judges"]:
+        conditions = ", ".join(
+            f"{c['name']}{' ' + c['subject'] if c.get('subject') else ''} {c['status']}"
+            for c in j["conditions"]
+        )
+        lines.append(
+            f"gate: {j['judge']} {j['decision']} ({conditions}; study {j['study']}, "
+            f"closed {j['closed_at']})"
+        )
+    return lines
+
+
+def render_table(board: dict, *, gate: dict[str, Any] | None = None) -> str:
     headers = [
         "#", "model", "judge", "overall", "95% CI", "normal", "hard", "decay pts",
         "decay/normal", "decay/hard", "coverage", "catastrophic",
@@ -165,6 +183,7 @@ def render_table(board: dict) -> str:
             f"rubric changed: {note['model']} has {note['verdicts']} verdicts on "
             f"{note['criteria']} criteria made on an older version than the current one."
         )
+    lines += ["", *gate_lines(gate)]
     return "\n".join(lines) + "\n"
 
 

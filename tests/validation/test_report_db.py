@@ -14,6 +14,7 @@ from annotation import services as annotation_services
 from benchmark.models import RubricItem, Verdict
 from tests.annotation.factories import PASSWORD, ExpertFactory
 from tests.benchmark.factories import JudgeFactory, JudgeRunFactory
+from tests.benchmark.schema_check import schema_validator
 from tests.validation.factories import dataset_with_responses
 from validation import selectors, services
 from validation.gate import overall_decide
@@ -241,7 +242,8 @@ def test_leaderboard_html_shows_the_gate_of_the_closed_study(study):
 
 
 def test_the_report_the_web_badge_and_the_command_line_give_the_same_gate(study, admin_client):
-    """One study, three readers, one decision and the same conditions (all at the default
+    """One study, five readers (the report, the web badge, the command line's leaderboard as
+    HTML, JSON and table), one decision and the same conditions (all at the default
     bootstrap settings, as each of them runs by default)."""
     out = io.StringIO()
     call_command("study", "report", study.name, "--format", "json", stdout=out)
@@ -249,11 +251,21 @@ def test_the_report_the_web_badge_and_the_command_line_give_the_same_gate(study,
     out = io.StringIO()
     call_command("leaderboard", "--dataset", study.dataset.name, "--format", "html", stdout=out)
     command_line = dict(re.findall(r'<li>([^:<]+): .*?data-decision="(\w+)"', out.getvalue()))
+    out = io.StringIO()
+    call_command("leaderboard", "--dataset", study.dataset.name, "--format", "json", stdout=out)
+    board = json.loads(out.getvalue())
+    schema_validator("leaderboard").validate(board)
+    as_json = {j["judge"]: j for j in board["gate"]["judges"]}
+    out = io.StringIO()
+    call_command("leaderboard", "--dataset", study.dataset.name, stdout=out)
+    as_table = dict(re.findall(r"^gate: (\S+) (\w+) \(", out.getvalue(), re.M))
     decisions = set()
     for judge, gate in report.items():
         page = admin_client.get(f"/leaderboard/?dataset={study.dataset.name}&judge={judge}")
         web = re.search(rf'data-judge="{judge}" data-decision="(\w+)"', page.content.decode())
         assert (web.group(1), command_line[judge]) == (gate["decision"], gate["decision"])
+        assert (as_json[judge]["decision"], as_table[judge]) == (gate["decision"], gate["decision"])
+        assert as_json[judge]["conditions"] == gate["conditions"]
         badge = judge_badge_get(dataset=study.dataset, judge=judge)
         assert list(badge.conditions) == gate["conditions"]
         decisions.add(gate["decision"])

@@ -61,11 +61,12 @@ class Command(BaseCommand):
         if options["format"] == "html":
             text = render_html(board, gate=_gate(dataset))
         elif options["format"] == "json":
+            board["gate"] = _gate(dataset)
             text = json.dumps(board, ensure_ascii=False, indent=2) + "\n"
         elif options["format"] == "csv":
             text = render_csv(board)
         else:
-            text = render_table(board)
+            text = render_table(board, gate=_gate(dataset))
         if not options["output"]:
             self.stdout.write(text, ending="")
             return
