@@ -137,26 +137,29 @@ def test_look_boundary_conditions_and_saving():
 def test_a_condition_other_than_agreement_keeps_the_study_from_stopping():
     study, experts = monitored_study()
     rate_until(study, experts, 4)
-    # Look 1: agreement, non-inferiority and score bias are decided, but 4 cases hold at most
-    # 8 gold catastrophic hits of the 10 the gate needs.
+    # Look 1: agreement is decided for both judges, but 4 cases hold at most 8 gold
+    # catastrophic hits of the 10 the gate needs.
     monitoring = study_monitoring(study=study, bootstrap=BOOT)
     status = {(r.judge, r.condition.name): r.look.status for r in monitoring.rows}
-    assert monitoring.monitor.look == 1 and status["judge-true", "agreement"] == "passed"
+    assert monitoring.monitor.look == 1
+    assert status["judge-flip", "agreement"] == "failed"
+    assert status["judge-true", "agreement"] == "passed"
     assert status["judge-true", "catastrophic_recall"] == "not_enough_data"
     assert "gold catastrophic hit" in monitoring.rows[2].condition.reason
-    others = [r.look.status for r in monitoring.rows if r.condition.name != "catastrophic_recall"]
-    assert others == ["failed", "failed", "passed", "passed"] + ["passed"] * 4
     assert not monitoring.monitor.decided and not monitoring.stoppable
     with pytest.raises(StudyError, match="not every gate condition is decided at look 1"):
         study_stop_early(study=study, actor=None)
-    # Look 2 decides it: the study may stop; a stricter gate (more hits needed, a score bias
-    # of 0 points) is a new key of the look, and takes that back.
+    # Look 2 decides it: the study may stop. A gate needing more hits than there are is a new
+    # key of the look, and takes that back: catastrophic recall alone keeps it from stopping.
     rate_until(study, experts, 8)
     assert study_monitoring(study=study, bootstrap=BOOT).stoppable
     study.gate_catastrophic_min_hits = 50
     study.save(update_fields=["gate_catastrophic_min_hits"])
     monitoring = study_monitoring(study=study, bootstrap=BOOT)
-    assert monitoring.rows[2].look.status == "not_enough_data" and not monitoring.stoppable
+    held = [r.look.status for r in monitoring.rows if r.condition.name == "catastrophic_recall"]
+    others = {r.look.status for r in monitoring.rows if r.condition.name != "catastrophic_recall"}
+    assert held == ["not_enough_data"] * 2 and others == {"passed", "failed"}
+    assert not monitoring.stoppable
     assert study_get(name=study.name).pool.status == "open"
 
 
