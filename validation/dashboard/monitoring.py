@@ -14,8 +14,9 @@ hits, no model scored, an undefined figure) stays undecided at any boundary.
 
 The study may stop early once every condition of every judge is decided (passed or failed)
 at the boundary: each judge's gate answer is then known, whether the judges agree or one
-passed while another failed. A futile condition (unlikely to be decided even at the planned
-size) also allows stopping; the boundaries do not depend on it.
+passed while another failed. Futility (a condition unlikely to be decided even at the
+planned size) is a flag for the admin, never a stop: it is raised in most studies whose judge
+sits near a threshold (docs/benchmarks.md).
 """
 
 import hashlib
@@ -95,8 +96,7 @@ class StudyMonitoring:
     monitor: Monitor
     rows: tuple[LookRow, ...]  # monitor.conditions with their judge and gate condition
     saving: Saving
-    # Open, a look taken, and every condition of every judge decided at its boundary (or one
-    # flagged futile: more cases would most likely leave it undecided).
+    # Open, a look taken, and every condition of every judge decided at its boundary.
     stoppable: bool
 
     @property
@@ -235,7 +235,5 @@ def study_monitoring(
         monitor=monitor,
         rows=rows,
         saving=_saving(study),
-        stoppable=study.pool.status == "open"
-        and monitor.look > 0
-        and (monitor.decided or monitor.futile),
+        stoppable=study.pool.status == "open" and monitor.look > 0 and monitor.decided,
     )

@@ -195,7 +195,7 @@ def study_delete_refusal(*, name: str, submissions: int) -> str:
 
 def study_stop_early(*, study: Study, actor) -> dict[str, int]:
     """Close a sequentially monitored study at its current look, once every gate condition of
-    every judge is decided there (or one is futile): the units short of their ratings leave the
+    every judge is decided there: the units short of their ratings leave the
     sample (the look's complete cases hold the answer), and the close's audit row says
     "stopped early at look k"."""
     # Deferred: the monitoring needs numpy and scipy, which the dashboard's other pages don't.
