@@ -123,6 +123,7 @@ def study_page(request, name: str):
         rows=detail.per_day,
         empty=_("No ratings submitted in this period."),
     )
+    monitoring = _monitoring(study)
     context = _context(
         request,
         _("Dashboard: %(study)s") % {"study": study.name},
@@ -139,7 +140,8 @@ def study_page(request, name: str):
         ],
         min_units=QUALITY_MIN_UNITS,
         time_on_task=study_time_on_task(study=study),
-        monitoring=_monitoring(study),
+        monitoring=monitoring,
+        look_rows=_look_rows(monitoring),
     )
     return render(request, "frontend/dashboard/study.html", context)
 
@@ -151,6 +153,19 @@ def _monitoring(study):
     from validation.dashboard.monitoring import study_monitoring
 
     return study_monitoring(study=study)
+
+
+def _look_rows(monitoring) -> list[dict]:
+    """Each judge's gate conditions at the look, named with the report's wording and rules."""
+    if monitoring is None:
+        return []
+    from validation.report.html import gate_conditions_view
+
+    shown = gate_conditions_view([row.condition.as_dict() for row in monitoring.rows])
+    return [
+        {"judge": row.judge, "condition": condition, "look": row.look}
+        for row, condition in zip(monitoring.rows, shown, strict=True)
+    ]
 
 
 @staff_member_required

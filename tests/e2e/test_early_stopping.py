@@ -1,6 +1,8 @@
 """An admin in Chromium: a sequentially monitored study's dashboard shows its current look,
-boundary, the judge's agreement condition and what stopping would save; the admin stops the
-study early. In both languages, at 1920, 1366 and 390 px with no sideways scroll."""
+boundary, every gate condition of each judge with its status there and what stopping would
+save; while catastrophic recall lacks gold hits the study cannot stop; once every condition is
+decided (one judge passed, the other failed) the admin stops the study early. In both
+languages, at 1920, 1366 and 390 px with no sideways scroll."""
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -15,7 +17,18 @@ WORDS = {
     "boundary": {"en": "current boundary (critical value)", "zh-hans": "当前边界（临界值）"},
     "stopped": {"en": "Study stopped early", "zh-hans": "研究已提前停止"},
     "planned": {"en": "Planned: ±0.050", "zh-hans": "半宽 ±0.050"},
+    "keep": {"en": "keep rating", "zh-hans": "继续标注"},
 }
+
+
+def show(page, artifacts, section, name: str) -> None:
+    section.scroll_into_view_if_needed()
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": 900})
+        assert page.evaluate("document.documentElement.scrollWidth") <= width, width
+        shoot(page, artifacts, f"{name}-{width}")
+        section.screenshot(path=str(artifacts / f"{name}-section-{width}-{page.language}.png"))
+    page.set_viewport_size({"width": 1366, "height": 900})
 
 
 @pytest.mark.browser
@@ -24,7 +37,7 @@ def test_admin_sees_the_look_and_stops_the_study_early(live_server, page_in, art
     study, experts = monitored_study()
     study.plan = {"half_width": 0.05, "expected_agreement": 0.85, "cases": 12}
     study.save(update_fields=["plan"])
-    rate_until(study, experts, 9)
+    rate_until(study, experts, 4)
     get_user_model().objects.create_superuser("admin-stop", "s@example.org", PASSWORD)
     page = page_in
     page.goto(f"{live_server.url}/admin/login/?next=/admin/dashboard/studies/{study.name}/")
@@ -34,13 +47,25 @@ def test_admin_sees_the_look_and_stops_the_study_early(live_server, page_in, art
     page.wait_for_selector("#monitoring")
     section = page.locator("#monitoring")
     assert WORDS["boundary"][page.language] in section.inner_text()
-    assert section.locator("#conditions-table tbody tr").count() == 1
-    section.scroll_into_view_if_needed()
-    for width in WIDTHS:
-        page.set_viewport_size({"width": width, "height": 900})
-        assert page.evaluate("document.documentElement.scrollWidth") <= width, width
-        shoot(page, artifacts, f"early-stopping-{width}")
-    page.set_viewport_size({"width": 1366, "height": 900})
+    # Look 1: each judge's five conditions; catastrophic recall lacks gold hits, so no stop.
+    rows = section.locator("#conditions-table tr[data-condition]")
+    assert rows.count() == 10
+    lacking = section.locator('tr[data-condition="catastrophic_recall"]')
+    assert [lacking.nth(i).get_attribute("data-status") for i in range(2)] == [
+        "not_enough_data"
+    ] * 2
+    assert WORDS["keep"][page.language] in page.inner_text("#monitoring-verdict")
+    assert page.locator("#stop-early").count() == 0
+    show(page, artifacts, section, "early-stopping-look1")
+
+    # Look 2: every condition of both judges decided; stopping is offered.
+    rate_until(study, experts, 9)
+    page.reload()
+    section = page.locator("#monitoring")
+    assert rows.count() == 10
+    assert section.locator('tr[data-status="passed"]').count() == 8
+    assert section.locator('tr[data-status="failed"]').count() == 2
+    show(page, artifacts, section, "early-stopping")
 
     page.check("#stop-early input[name=confirm]")
     page.click("#stop-early button[type=submit]")

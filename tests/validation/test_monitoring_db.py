@@ -1,5 +1,6 @@
-"""Group-sequential monitoring of a real study: the look, its boundary, the report's agreement
-condition at it, what stopping saves, and stopping early through the close service."""
+"""Group-sequential monitoring of a real study: the look, its boundary, every gate condition of
+the judge at it (the report's figures on the look's cases), what stopping saves, and stopping
+early through the close service only once every condition is decided."""
 
 from decimal import Decimal
 
@@ -8,52 +9,98 @@ from scipy import stats
 
 from annotation import services as annotation_services
 from annotation.models import Submission
+from annotation.selectors import criterion_tokens
 from benchmark.models import AuditEvent, RubricItem, Verdict
 from tests.annotation.factories import ExpertFactory, UserFactory
-from tests.annotation.helpers import all_labels
-from tests.validation.factories import open_study
+from tests.benchmark.factories import JudgeFactory, JudgeRunFactory
+from tests.validation.factories import dataset_with_responses
+from validation import services
 from validation.dashboard import monitoring
 from validation.dashboard.monitoring import completed_cases, study_monitoring
 from validation.report import report_compute
+from validation.report.data import study_data_for_cases
 from validation.report.selectors import study_report_data
 from validation.selectors import study_get
+from validation.services import StudyError, study_stop_early
 from validation.statistics import BootstrapSettings
 from validation.statistics.sequential import boundaries_compute
 
 pytestmark = pytest.mark.django_db
 BOOT = BootstrapSettings(resamples=200)
+CONDITIONS = ["agreement", "noninferiority", "catastrophic_recall", "score_bias", "score_bias"]
+
+
+def truth(item: RubricItem) -> bool:
+    """What the criterion is: warmth hit, curiosity and coping missed, a catastrophe in every
+    case but those at positions 3, 7, 11 (any 8 cases hold at least 10 of 16 gold hits)."""
+    if item.position == 3:
+        return item.case.position % 4 != 3
+    return item.position == 0
 
 
 def monitored_study(*, cases: int = 12, look_every: int | None = 4):
+    """Two models, two judges over both. "judge-true" says what each criterion is: it beats the
+    experts, whose third rater dissents on curiosity. "judge-flip" also flips curiosity and
+    coping: agreement 0.5 and worse than the experts (failed) with the same catastrophes and
+    the same scores (passed). Every condition of both can be decided."""
     experts = ExpertFactory.create_batch(3)
-    study = open_study(cases=cases, experts=experts, judge=True, look_every=look_every)
+    dataset, models = dataset_with_responses(cases=cases, models=2)
+    flipped = {"judge-true": (), "judge-flip": (1, 2)}
+    judges = [JudgeFactory(name=name) for name in flipped]
+    runs = [
+        JudgeRunFactory(judge=judge, model=model, dataset=dataset)
+        for judge in judges
+        for model in models
+    ]
+    study = services.study_open(
+        study=services.study_create(
+            name="study-a",
+            dataset=dataset,
+            models=models,
+            judge_runs=runs,
+            fraction=1.0,
+            seed=7,
+            experts=experts,
+            look_every=look_every,
+        )
+    )
     annotation_services.pay_rate_set(
         pool=study.pool, tier="expert", amount=Decimal("10.00"), currency="CNY"
     )
-    # The judge disagrees with the (all-hit) experts on the first criterion of every third
-    # case, so agreement varies between cases.
-    for run in study.judge_runs.all():
+    for run in runs:
         for response in run.model.responses.all():
-            for item in RubricItem.objects.filter(case=response.case):
-                miss = item.position == 0 and response.case.position % 3 == 0
-                state = Verdict.State.NOT_MET if miss else Verdict.State.MET
+            for item in RubricItem.objects.filter(case=response.case).select_related("case"):
+                hit = truth(item) != (item.position in flipped[run.judge.name])
+                state = Verdict.State.MET if hit else Verdict.State.NOT_MET
                 Verdict.objects.create(run=run, response=response, rubric_item=item, state=state)
     return study, experts
 
 
 def rate_until(study, experts, complete: int) -> None:
-    """The three experts take turns rating (all labels "hit") until ``complete`` cases are."""
+    """The three experts take turns rating until ``complete`` cases are."""
     while len(completed_cases(study=study)) < complete:
-        for expert in experts:
+        for index, expert in enumerate(experts):
             assignment = annotation_services.assignment_claim_next(
                 user=expert.user, pool=study.pool
             )
             if assignment is not None:
-                labels = all_labels(assignment)
+                tokens = criterion_tokens(assignment=assignment)
+                items = RubricItem.objects.select_related("case").in_bulk(tokens.values())
+                labels = [
+                    {
+                        "criterion": token,
+                        "hit": truth(items[pk]) != (index == 2 and items[pk].position == 1),
+                    }
+                    for token, pk in tokens.items()
+                ]
                 annotation_services.assignment_submit(assignment=assignment, labels=labels)
 
 
-def test_look_boundary_condition_and_saving():
+def unfinished(study) -> int:
+    return study.units.exclude(state__in=("gold", "adjudicated", "awaiting", "dropped")).count()
+
+
+def test_look_boundary_conditions_and_saving():
     study, experts = monitored_study()
     assert study_monitoring(study=study).monitor.look == 0
     rate_until(study, experts, 9)
@@ -63,13 +110,57 @@ def test_look_boundary_condition_and_saving():
     m = monitoring.monitor
     assert (m.planned, m.completed, m.look, m.next_look_at) == (12, completed, 2, 12)
     assert m.critical == pytest.approx(boundaries_compute(fractions=[4 / 12, 8 / 12])[1])
-    (condition,) = m.conditions
-    assert condition.low is not None and condition.low < condition.high
+    # Every gate condition of each judge, score bias once per model, each decided: one judge
+    # passed, the other failed; the answer is known for both, so the study may stop.
+    looks = {(r.judge, r.condition.name, r.condition.subject): r.look for r in monitoring.rows}
+    assert [r.condition.name for r in monitoring.rows] == CONDITIONS * 2
+    assert {subject for _, name, subject in looks if name == "score_bias"} == set(
+        study_report_data(study=study).models
+    )
+    status = {key: look.status for key, look in looks.items()}
+    assert {s for (judge, *_), s in status.items() if judge == "judge-true"} == {"passed"}
+    flip = {name: s for (judge, name, _), s in status.items() if judge == "judge-flip"}
+    assert flip == {
+        "agreement": "failed",
+        "noninferiority": "failed",
+        "catastrophic_recall": "passed",
+        "score_bias": "passed",
+    }
+    assert m.decided and monitoring.stoppable
     # Every rating paid 10.00; the ratings still to come are those not yet submitted.
-    to_come = 12 * 3 - Submission.objects.filter(unit__pool=study.pool).count()
-    assert monitoring.saving.units == 12 - completed and monitoring.saving.ratings == to_come
+    to_come = 24 * 3 - Submission.objects.filter(unit__pool=study.pool).count()
+    assert monitoring.saving.units == unfinished(study) > 0
+    assert monitoring.saving.ratings == to_come
     assert monitoring.saving.pay == (("CNY", Decimal(10 * to_come).quantize(Decimal("0.01"))),)
-    assert monitoring.stoppable
+
+
+def test_a_condition_other_than_agreement_keeps_the_study_from_stopping():
+    study, experts = monitored_study()
+    rate_until(study, experts, 4)
+    # Look 1: agreement is decided for both judges, but 4 cases hold at most 8 gold
+    # catastrophic hits of the 10 the gate needs.
+    monitoring = study_monitoring(study=study, bootstrap=BOOT)
+    status = {(r.judge, r.condition.name): r.look.status for r in monitoring.rows}
+    assert monitoring.monitor.look == 1
+    assert status["judge-flip", "agreement"] == "failed"
+    assert status["judge-true", "agreement"] == "passed"
+    assert status["judge-true", "catastrophic_recall"] == "not_enough_data"
+    assert "gold catastrophic hit" in monitoring.rows[2].condition.reason
+    assert not monitoring.monitor.decided and not monitoring.stoppable
+    with pytest.raises(StudyError, match="not every gate condition is decided at look 1"):
+        study_stop_early(study=study, actor=None)
+    # Look 2 decides it: the study may stop. A gate needing more hits than there are is a new
+    # key of the look, and takes that back: catastrophic recall alone keeps it from stopping.
+    rate_until(study, experts, 8)
+    assert study_monitoring(study=study, bootstrap=BOOT).stoppable
+    study.gate_catastrophic_min_hits = 50
+    study.save(update_fields=["gate_catastrophic_min_hits"])
+    monitoring = study_monitoring(study=study, bootstrap=BOOT)
+    held = [r.look.status for r in monitoring.rows if r.condition.name == "catastrophic_recall"]
+    others = {r.look.status for r in monitoring.rows if r.condition.name != "catastrophic_recall"}
+    assert held == ["not_enough_data"] * 2 and others == {"passed", "failed"}
+    assert not monitoring.stoppable
+    assert study_get(name=study.name).pool.status == "open"
 
 
 def test_a_look_is_computed_once_until_the_study_changes(monkeypatch):
@@ -86,23 +177,34 @@ def test_a_look_is_computed_once_until_the_study_changes(monkeypatch):
     rate_until(study, experts, len(completed_cases(study=study)) + 1)
     study_monitoring(study=study, bootstrap=BOOT)
     assert len(calls) == 1
+    # Any gate setting, not only the agreement threshold, is part of the look's key.
+    study.gate_score_bias = 1.0
+    study.save(update_fields=["gate_score_bias"])
+    study_monitoring(study=study, bootstrap=BOOT)
+    assert len(calls) == 2
 
 
-def test_the_final_look_uses_the_reports_agreement_with_the_gold():
+def test_the_final_look_uses_the_reports_gate_on_the_looks_cases():
     study, experts = monitored_study()
     rate_until(study, experts, 12)
-    m = study_monitoring(study=study, bootstrap=BOOT).monitor
+    monitoring = study_monitoring(study=study, bootstrap=BOOT)
+    m = monitoring.monitor
     assert m.look == 3 and m.fraction == 1.0 and m.next_look_at is None
-    report = report_compute(data=study_report_data(study=study), bootstrap=BOOT)
+    data = study_report_data(study=study)
+    report = report_compute(data=data, bootstrap=BOOT)
+    # All 12 cases are the look's: its gate is the report's, condition by condition.
+    assert study_data_for_cases(data=data, cases=list(data.case_keys)).n_items == data.n_items
+    gates = [c for j in report["judges"] for c in j["gate"]["conditions"]]
+    assert [r.condition.as_dict() for r in monitoring.rows] == gates
     agreement = report["judges"][0]["vs_gold"]["agreement"]
-    (condition,) = m.conditions
-    se = (agreement["high"] - agreement["low"]) / (2 * 1.959964)
-    assert condition.value == agreement["value"]
-    # The look's boundary, carried to Student's t with 12 cases − 1 degrees of freedom.
+    assert monitoring.rows[0].look.value == agreement["value"]
+    # The look's boundary on the reported interval, carried to Student's t (12 cases − 1 df).
+    noninferiority = monitoring.rows[1]
+    value, low, high = (getattr(noninferiority.condition, k) for k in ("value", "low", "high"))
+    se = (high - low) / (2 * stats.norm.isf(0.025))
     critical = stats.t.isf(stats.norm.sf(m.critical), 11)
-    low, high = agreement["value"] - critical * se, agreement["value"] + critical * se
-    assert condition.low == pytest.approx(max(0.0, low), rel=1e-5)
-    assert condition.high == pytest.approx(min(1.0, high), rel=1e-5)
+    assert noninferiority.look.low == pytest.approx(max(-1.0, value - critical * se), abs=1e-9)
+    assert noninferiority.look.high == pytest.approx(min(1.0, value + critical * se), abs=1e-9)
 
 
 def test_a_study_without_looks_is_not_monitored(client):
@@ -116,13 +218,14 @@ def test_a_study_without_looks_is_not_monitored(client):
 def test_dashboard_shows_the_look_and_stops_early_through_the_close(client):
     study, experts = monitored_study()
     rate_until(study, experts, 9)
-    short = 12 - len(completed_cases(study=study))
+    short = unfinished(study)
     admin = UserFactory(is_staff=True, is_superuser=True)
     client.force_login(admin)
     url = f"/admin/dashboard/studies/{study.name}/"
     page = client.get(url).content.decode()
     assert 'id="monitoring"' in page and "current boundary (critical value)" in page
     assert 'id="stop-early"' in page and " CNY</span>" in page
+    assert page.count('data-status="passed"') == 2 * len(CONDITIONS) - 2
     # Not confirmed: nothing happens.
     client.post(url + "stop-early/", {})
     assert study_get(name=study.name).pool.status == "open"

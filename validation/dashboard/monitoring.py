@@ -1,13 +1,22 @@
 """Group-sequential monitoring of a study on its dashboard: the current look, its boundary,
-each gate condition there, and what stopping now would save.
+every gate condition of every judge there, and what stopping now would save.
 
 A study declares ``look_every`` k: look j is taken once j·k cases are complete (every unit of
 the case has its gold), on exactly the first j·k cases to complete, so a look's figures do not
-move as later cases come in. The conditions are the report's agreement with the gold of each
-judge (value and case-clustered 95 % interval, as ``report["judges"][…]["vs_gold"]
-["agreement"]``) against the study's gate threshold; ``validation.statistics.sequential``
-decides them at the look's Lan–DeMets boundary. Further conditions (the gate's others) plug
-in as more ``Condition`` values.
+move as later cases come in. At a look the study is restricted to those cases
+(``report.data.study_data_for_cases``) and each judge's gate is computed on it by the
+report's own ``judge_gate_compute`` under the study's gate configuration: agreement with the
+gold, non-inferiority to the experts, catastrophic recall, score bias per model. Each of
+those conditions becomes a sequential ``Condition`` (its value and 95 % interval, the gate's
+threshold and direction) that ``validation.statistics.sequential`` decides at the look's
+Lan–DeMets boundary; one the gate itself holds as not enough data (too few gold catastrophic
+hits, no model scored, an undefined figure) stays undecided at any boundary.
+
+The study may stop early once every condition of every judge is decided (passed or failed)
+at the boundary: each judge's gate answer is then known, whether the judges agree or one
+passed while another failed. Futility (a condition unlikely to be decided even at the
+planned size) is a flag for the admin, never a stop: it is raised in most studies whose judge
+sits near a threshold (docs/benchmarks.md).
 """
 
 import hashlib
@@ -15,20 +24,22 @@ from collections import defaultdict
 from dataclasses import astuple, dataclass
 from decimal import Decimal
 
-import numpy as np
 from django.core.cache import cache
 from django.db.models import Count, Max, Q
 from django.utils import timezone
 
 from annotation.selectors.pay import CENT, pay_earnings
-from validation.models import GoldLabel, Study, StudyUnit
-from validation.report.compute import figure
-from validation.report.data import CATEGORIES, StudyData
+from validation import gate
+from validation.models import Study, StudyUnit
+from validation.report.compute import judge_gate_compute
+from validation.report.data import StudyData, study_data_for_cases
 from validation.report.selectors import study_report_data
 from validation.selectors import study_units_with_ratings
-from validation.statistics import BootstrapSettings, pairwise_agreement
+from validation.selectors.report import study_report_fingerprint
+from validation.statistics import BootstrapSettings
 from validation.statistics.sequential import (
     Condition,
+    ConditionStatus,
     Monitor,
     condition_from_interval,
     look_fractions,
@@ -50,12 +61,43 @@ class Saving:
     pay: tuple[tuple[str, Decimal], ...]
 
 
+# The range each gate condition's figure can take: its intervals are shown within it.
+LIMITS = {
+    gate.AGREEMENT: (0.0, 1.0),
+    gate.NONINFERIORITY: (-1.0, 1.0),
+    gate.CATASTROPHIC_RECALL: (0.0, 1.0),
+    gate.SCORE_BIAS: (-100.0, 100.0),
+}
+
+
+@dataclass(frozen=True)
+class LookCondition:
+    """One gate condition of one judge on the look's cases: the gate's own figures at 95 %
+    (``condition``) and the sequential condition to decide at the look's boundary."""
+
+    judge: str
+    condition: gate.Condition
+    sequential: Condition
+
+
+@dataclass(frozen=True)
+class LookRow:
+    """A condition as the dashboard lists it: the judge, the gate's condition, its status at
+    the look."""
+
+    judge: str
+    condition: gate.Condition
+    look: ConditionStatus
+
+
 @dataclass(frozen=True)
 class StudyMonitoring:
     look_every: int
     monitor: Monitor
+    rows: tuple[LookRow, ...]  # monitor.conditions with their judge and gate condition
     saving: Saving
-    stoppable: bool  # the study is open and has taken a look
+    # Open, a look taken, and every condition of every judge decided at its boundary.
+    stoppable: bool
 
     @property
     def planned(self) -> int:
@@ -83,62 +125,57 @@ def completed_cases(*, study: Study) -> list[str]:
     return [key for _, key in sorted(done)]
 
 
+def _sequential(judge: str, condition: gate.Condition, df: int) -> Condition:
+    name = " · ".join(filter(None, (judge, condition.name, condition.subject)))
+    # Held back by the gate itself (too few catastrophic hits, no model scored, an undefined
+    # figure): no data to decide on at any boundary, so it stays undecided.
+    held = condition.status == gate.NOT_ENOUGH_DATA and condition.reason is not None
+    return condition_from_interval(
+        name=name,
+        value=None if held else condition.value,
+        low=condition.low,
+        high=condition.high,
+        threshold=condition.threshold,
+        direction=condition.direction,
+        limits=LIMITS[condition.name],
+        df=df,
+    )
+
+
 def look_conditions(
-    *, data: StudyData, cases: list[str], threshold: float, bootstrap: BootstrapSettings
-) -> list[Condition]:
-    """Each judge's agreement with the gold on the look's ``cases`` against ``threshold``."""
-    in_look = np.isin(np.asarray(data.case_keys, dtype=object)[data.case], cases)
-    cases_in_look, clusters = np.unique(data.case[in_look], return_inverse=True)
+    *, data: StudyData, cases: list[str], bootstrap: BootstrapSettings
+) -> list[LookCondition]:
+    """Every gate condition of every judge on the look's ``cases``, under the study's gate
+    (``judge_gate_compute`` on the study restricted to those cases: the report's figures)."""
+    look = study_data_for_cases(data=data, cases=cases)
+    df = max(1, look.n_cases - 1)
     conditions = []
-    for judge in data.judges:
-        result = pairwise_agreement(
-            reference=data.gold[in_look],
-            predicted=judge.codes[in_look],
-            categories=CATEGORIES,
-            clusters=clusters,
-            bootstrap=bootstrap,
-        )
-        agreement = figure(result.agreement)
-        conditions.append(
-            condition_from_interval(
-                name=judge.name,
-                value=agreement["value"],
-                low=agreement.get("low"),
-                high=agreement.get("high"),
-                threshold=threshold,
-                limits=(0.0, 1.0),
-                df=max(1, cases_in_look.size - 1),
-            )
-        )
+    for judge in look.judges:
+        _, decision = judge_gate_compute(data=look, judge=judge, bootstrap=bootstrap)
+        conditions += [
+            LookCondition(judge.name, c, _sequential(judge.name, c, df))
+            for c in decision.conditions
+        ]
     return conditions
 
 
-# A look's figures change only with its cases, the study's gold, its judge runs or threshold:
-# all in the key, so a cached look never goes stale; the timeout only bounds memory.
+# A look's figures change only with what the study report reads (labels, gold, verdicts, runs,
+# every field of the study, the gate's included, and the code) and its cases: all in the key,
+# so a cached look never goes stale; the timeout only bounds memory.
 CACHE_SECONDS = 3600
 
 
 def _conditions_cached(
     *, study: Study, cases: list[str], bootstrap: BootstrapSettings
-) -> list[Condition]:
+) -> list[LookCondition]:
     """``look_conditions`` for the look's ``cases``, computed once per state of the study:
-    the page is shown often, the bootstrap of every judge costs about a second."""
-    state = (
-        study.pk,
-        cases,
-        GoldLabel.objects.filter(study_unit__study=study).count(),
-        sorted(study.judge_runs.values_list("pk", flat=True)),
-        study.gate_threshold,
-        astuple(bootstrap),
-    )
+    the page is shown often, the gate of every judge costs seconds."""
+    state = (study_report_fingerprint(study=study), cases, astuple(bootstrap))
     key = "dashboard:monitor:" + hashlib.sha256(repr(state).encode()).hexdigest()
     conditions = cache.get(key)
     if conditions is None:
         conditions = look_conditions(
-            data=study_report_data(study=study),
-            cases=cases,
-            threshold=study.gate_threshold,
-            bootstrap=bootstrap,
+            data=study_report_data(study=study), cases=cases, bootstrap=bootstrap
         )
         cache.set(key, conditions, CACHE_SECONDS)
     return conditions
@@ -176,7 +213,7 @@ def study_monitoring(
     every, planned = study.look_every, study.planned_cases
     cases = completed_cases(study=study)
     taken = look_fractions(completed=len(cases), planned=planned, every=every)
-    conditions = []
+    conditions: list[LookCondition] = []
     if taken:
         conditions = _conditions_cached(
             study=study,
@@ -184,11 +221,19 @@ def study_monitoring(
             bootstrap=bootstrap or BootstrapSettings(),
         )
     monitor = study_monitor(
-        conditions=conditions, completed=len(cases), planned=planned, every=every
+        conditions=[c.sequential for c in conditions],
+        completed=len(cases),
+        planned=planned,
+        every=every,
+    )
+    rows = tuple(
+        LookRow(c.judge, c.condition, status)
+        for c, status in zip(conditions, monitor.conditions, strict=True)
     )
     return StudyMonitoring(
         look_every=every,
         monitor=monitor,
+        rows=rows,
         saving=_saving(study),
-        stoppable=study.pool.status == "open" and monitor.look > 0,
+        stoppable=study.pool.status == "open" and monitor.look > 0 and monitor.decided,
     )

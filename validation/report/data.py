@@ -4,7 +4,7 @@ One row per item, an item being one criterion of one unit (case × model respons
 selector fills this from the database; the benchmark and tests can build it directly.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -86,3 +86,32 @@ class StudyData:
         for repeats in self.repeats:
             if repeats.codes.shape[0] != n:
                 raise ValueError(f"repeats of {repeats.name!r} have {repeats.codes.shape[0]} rows")
+
+
+def study_data_for_cases(*, data: StudyData, cases: list[str]) -> StudyData:
+    """The study restricted to the items of ``cases`` (question ids), as if only they had been
+    sampled: cases are renumbered in their original order, so the bootstrap resamples exactly
+    these. Study-wide records (adjudications, dropped units, notes, rater quality, rubric
+    versions, unit states) are not per item and are left out rather than misattributed."""
+    keep_case = np.isin(np.asarray(data.case_keys, dtype=object), list(cases))
+    renumber = np.cumsum(keep_case) - 1
+    rows = keep_case[data.case]
+    return StudyData(
+        study=data.study,
+        case_keys=tuple(k for k, kept in zip(data.case_keys, keep_case, strict=True) if kept),
+        models=data.models,
+        experts=data.experts,
+        case=renumber[data.case[rows]],
+        unit=data.unit[rows],
+        model=data.model[rows],
+        criterion=data.criterion[rows],
+        ability=data.ability[rows],
+        points=data.points[rows],
+        hard=data.hard[rows],
+        ratings=data.ratings[rows],
+        gold=data.gold[rows],
+        provenance=data.provenance[rows],
+        unit_states={},
+        judges=tuple(replace(j, codes=j.codes[rows]) for j in data.judges),
+        repeats=tuple(replace(r, codes=r.codes[rows]) for r in data.repeats),
+    )

@@ -194,9 +194,10 @@ def study_delete_refusal(*, name: str, submissions: int) -> str:
 
 
 def study_stop_early(*, study: Study, actor) -> dict[str, int]:
-    """Close a sequentially monitored study at its current look: the units short of their
-    ratings leave the sample (the look's complete cases hold the answer), and the close's
-    audit row says "stopped early at look k"."""
+    """Close a sequentially monitored study at its current look, once every gate condition of
+    every judge is decided there: the units short of their ratings leave the
+    sample (the look's complete cases hold the answer), and the close's audit row says
+    "stopped early at look k"."""
     # Deferred: the monitoring needs numpy and scipy, which the dashboard's other pages don't.
     from validation.dashboard.monitoring import study_monitoring
 
@@ -204,7 +205,12 @@ def study_stop_early(*, study: Study, actor) -> dict[str, int]:
     if monitoring is None:
         raise StudyError(f"study {study.name} is not monitored sequentially: close it instead")
     if not monitoring.stoppable:
-        raise StudyError(f"study {study.name} has no look to stop at while it is open")
+        if study.pool.status != "open" or not monitoring.monitor.look:
+            raise StudyError(f"study {study.name} has no look to stop at while it is open")
+        raise StudyError(
+            f"study {study.name}: not every gate condition is decided at look "
+            f"{monitoring.monitor.look}; keep rating"
+        )
     return study_close(
         study=study,
         actor=actor,
