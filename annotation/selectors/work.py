@@ -16,7 +16,6 @@ from datetime import datetime
 from enum import StrEnum
 
 from django.db.models import (
-    Case,
     Count,
     Exists,
     ExpressionWrapper,
@@ -26,7 +25,6 @@ from django.db.models import (
     QuerySet,
     Subquery,
     Value,
-    When,
 )
 from django.db.models.functions import Cast, Coalesce
 from django.utils import timezone
@@ -166,13 +164,11 @@ def _window(units: QuerySet[Unit], *, pool: Pool, start: float) -> list[tuple[in
         first + Cast((last - first + 1) * Value(start), IntegerField()),
         output_field=IntegerField(),
     )
-    # Both halves in one statement, each an index walk that stops at the window's size; the
-    # wrapped half only fills what the first leaves.
-    after = Q(pk__in=units.filter(pk__gte=pivot).order_by("pk").values("pk")[:CANDIDATE_WINDOW])
-    before = Q(pk__in=units.filter(pk__lt=pivot).order_by("pk").values("pk")[:CANDIDATE_WINDOW])
-    wrapped = Case(When(pk__lt=pivot, then=Value(1)), default=Value(0))
-    rows = units.filter(after | before).order_by(wrapped, "pk").values_list("pk", "taken")
-    return list(rows[:CANDIDATE_WINDOW])
+    ordered = units.order_by("pk").values_list("pk", "taken")
+    rows = list(ordered.filter(pk__gte=pivot)[:CANDIDATE_WINDOW])
+    if len(rows) < CANDIDATE_WINDOW:
+        rows += ordered.filter(pk__lt=pivot)[: CANDIDATE_WINDOW - len(rows)]
+    return rows
 
 
 def _free_units(*, pool: Pool, expert: Expert, now: datetime) -> QuerySet[Unit]:
