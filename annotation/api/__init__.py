@@ -7,7 +7,7 @@ from django.utils.translation import gettext
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
-from rest_framework.authentication import SessionAuthentication, TokenAuthentication
+from rest_framework.authentication import SessionAuthentication
 from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.exceptions import (
     APIException,
@@ -44,6 +44,7 @@ from annotation.serializers import (
     TokenInSerializer,
     TokenOutSerializer,
 )
+from config.auth import TokenWithExpertAuthentication
 from config.busy import RETRY_AFTER_SECONDS
 from config.openapi import BUSY, bad_request, json_body, refusal
 
@@ -104,7 +105,7 @@ STUDY_PARAMETER = OpenApiParameter(
 
 class ExpertAPIView(APIView):
     # Token first, so an anonymous request gets 401 with a WWW-Authenticate challenge.
-    authentication_classes = [TokenAuthentication, SessionAuthentication]
+    authentication_classes = [TokenWithExpertAuthentication, SessionAuthentication]
     permission_classes = [IsAuthenticated]
 
     def handle_exception(self, exc):

@@ -191,7 +191,17 @@ def submissions_today(*, expert: Expert, now: datetime | None = None) -> int:
 
 
 def _criteria(assignment: Assignment) -> list[RubricItem]:
-    return list(RubricItem.objects.filter(case_id=assignment.unit.response.case_id))
+    """The unit's criteria, read once per assignment instance (a request's tokens, versions
+    and page share the read)."""
+    if "_criteria" not in assignment.__dict__:
+        items = RubricItem.objects.filter(case_id=assignment.unit.response.case_id)
+        assignment.__dict__["_criteria"] = list(items)
+    return assignment.__dict__["_criteria"]
+
+
+def criterion_versions(*, assignment: Assignment) -> dict[int, int]:
+    """RubricItem pk → its current version, for the unit of this assignment."""
+    return {item.pk: item.version for item in _criteria(assignment)}
 
 
 def criterion_tokens(*, assignment: Assignment) -> dict[str, int]:

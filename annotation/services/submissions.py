@@ -7,7 +7,7 @@ its draft dropped, the pay booked and an audit row written; then what the kind s
 (``_AFTER``). A new kind of expert work adds its entry point here and its entry in ``_AFTER``.
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime
 
 from django.db import transaction
@@ -24,8 +24,8 @@ from annotation.services.agreement import unit_record_peer_agreement
 from annotation.services.calibration import calibration_finish_if_complete
 from annotation.services.errors import AnnotationError, SubmissionConflict
 from annotation.services.leases import lease_hold
-from annotation.services.locks import assignment_lock, units_locked
-from annotation.services.pay import pay_record_earning
+from annotation.services.locks import assignments_locked, units_locked
+from annotation.services.pay import pay_rate_annotations, pay_record_earning
 from benchmark.audit_actions import AuditAction
 from benchmark.selectors.rubric import rubric_item_versions
 from benchmark.services.audit import audit_record
@@ -58,6 +58,7 @@ def assignment_submit(
         now=now or timezone.now(),
         conflict=gettext("this assignment was already submitted with other labels"),
         audit={"slot": assignment.slot, "labels": len(wanted)},
+        versions=selectors.criterion_versions(assignment=assignment),
     )
 
 
@@ -82,6 +83,7 @@ def adjudication_submit(
         now=now or timezone.now(),
         conflict=gettext("this unit was already adjudicated with other decisions"),
         audit={"decisions": {str(pk): value.hit for pk, value in wanted.items()}},
+        versions=None,
     )
 
 
@@ -94,9 +96,16 @@ def submission_labels_equal(submission: Submission, wanted: dict[int, LabelValue
     return stored == wanted
 
 
-def submission_labels_write(*, submission: Submission, wanted: dict[int, LabelValue]) -> None:
-    """Store a rater's labels, each with the criterion version the expert was shown."""
-    shown = label_versions(wanted, current=rubric_item_versions(item_ids=wanted))
+def submission_labels_write(
+    *,
+    submission: Submission,
+    wanted: dict[int, LabelValue],
+    versions: Mapping[int, int] | None = None,
+) -> None:
+    """Store a rater's labels, each with the criterion version the expert was shown.
+    ``versions``: the criteria's current versions when the caller has read them already."""
+    current = rubric_item_versions(item_ids=wanted) if versions is None else versions
+    shown = label_versions(wanted, current=current)
     Label.objects.bulk_create(
         Label(
             submission=submission,
@@ -128,9 +137,15 @@ def _record(
     now: datetime,
     conflict: str,
     audit: dict[str, object],
+    versions: Mapping[int, int] | None,
 ) -> tuple[Submission, bool]:
     with transaction.atomic():
-        assignment = assignment_lock(assignment_id=assignment.pk, related=("pool", "expert__user"))
+        assignment = (
+            assignments_locked()
+            .select_related("pool", "expert__user")
+            .annotate(**pay_rate_annotations())
+            .get(pk=assignment.pk)
+        )
         if assignment.status == Assignment.Status.SUBMITTED:
             submission = assignment.submission
             if submission_labels_equal(submission, wanted):
@@ -146,12 +161,18 @@ def _record(
             slot=assignment.slot,
             active_seconds=active_seconds,
         )
-        submission_labels_write(submission=submission, wanted=wanted)
+        submission_labels_write(submission=submission, wanted=wanted, versions=versions)
         assignment.status = Assignment.Status.SUBMITTED
         assignment.submitted_at = now
         assignment.save(update_fields=["status", "submitted_at"])
         Draft.objects.filter(assignment=assignment).delete()
-        pay_record_earning(submission=submission, pool=assignment.pool, expert=assignment.expert)
+        pay_record_earning(
+            submission=submission,
+            pool=assignment.pool,
+            expert=assignment.expert,
+            amount=assignment.pay_amount,
+            currency=assignment.pay_currency,
+        )
         audit_record(
             actor=assignment.expert.user,
             action=AuditAction(f"{assignment.kind}.submit"),

@@ -17,11 +17,11 @@ from tests.validation.factories import open_study
 
 pytestmark = pytest.mark.django_db
 
-NEXT = 18  # with the pool's lease sweep, once a minute; 15 without
-PROGRESS = 8
-DRAFT = 8
-SUBMIT = 16
-LAST_SUBMIT = 27  # the unit's last rating: peer agreement, gold and its announcements
+NEXT = 17  # with the pool's lease sweep, once a minute; 14 without
+PROGRESS = 7
+DRAFT = 7
+SUBMIT = 13
+LAST_SUBMIT = 21  # the unit's last rating: peer agreement, gold and its announcements
 
 
 def client_for(expert) -> APIClient:

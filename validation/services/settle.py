@@ -34,7 +34,9 @@ def unit_settle(*, unit_id: int) -> UnitOutcome | None:
     decide); a unit with a senior's decisions, or with all its ratings and no such split, gets
     its gold. Idempotent: a settled unit, or a unit of no study, is left alone (None).
     """
-    with transaction.atomic():
+    # No savepoint of its own inside the last rating's transaction: a settle that fails rolls
+    # the rating back with it (``annotation.events.unit_rated``).
+    with transaction.atomic(savepoint=False):
         study_unit = (
             study_units_locked()
             .select_related("study__pool", "unit")
@@ -139,12 +141,14 @@ def _rating_votes(unit_id: int) -> tuple[dict[int, list[bool]], int]:
     """Each criterion's rating votes on a unit, and how many rating submissions it has."""
     votes: dict[int, list[bool]] = defaultdict(list)
     submissions = annotation_selectors.rating_submissions().filter(unit_id=unit_id)
-    count = 0
-    for submission in submissions.prefetch_related("labels"):
-        count += 1
-        for label in submission.labels.all():
-            votes[label.rubric_item_id].append(label.hit)
-    return votes, count
+    # One row per label, and one (item None) per submission without labels: one query.
+    rows = submissions.order_by("pk", "labels__pk")
+    seen = set()
+    for pk, item, hit in rows.values_list("pk", "labels__rubric_item_id", "labels__hit"):
+        seen.add(pk)
+        if item is not None:
+            votes[item].append(hit)
+    return votes, len(seen)
 
 
 def _abilities(votes: dict[int, list[bool]]) -> dict[int, str]:
