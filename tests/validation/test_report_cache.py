@@ -1,7 +1,7 @@
 """The computed study report is kept in the cache and never served stale: every change to what
-it is computed from (labels, gold, verdicts, runs and their repeats, units, rubric, model names, the study
-itself and its plan) makes the
-next request compute it again, and changes elsewhere do not."""
+it is computed from (labels, gold, verdicts, runs and their repeats, units, rubric, model names,
+the study itself and its plan) makes the next request compute it again, and changes elsewhere
+do not."""
 
 import pytest
 from django.contrib.auth import get_user_model
