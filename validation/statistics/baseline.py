@@ -35,12 +35,12 @@ def others_references(*, codes: ArrayLike) -> np.ndarray:
     codes = np.asarray(codes, dtype=np.int64)
     rated = codes != MISSING
     references = np.full(codes.shape, MISSING, dtype=np.int64)
-    for row in np.flatnonzero(rated.sum(axis=1) == RATERS_PER_ITEM):
-        columns = np.flatnonzero(rated[row])
-        for column in columns:
-            first, second = codes[row, columns[columns != column]]
-            if first == second:
-                references[row, column] = first
+    rows = np.flatnonzero(rated.sum(axis=1) == RATERS_PER_ITEM)[:, None]
+    columns = np.nonzero(rated[rows[:, 0]])[1].reshape(-1, RATERS_PER_ITEM)
+    labels = codes[rows, columns]
+    # For each of the three raters, the labels of the other two.
+    first, second = labels[:, [1, 0, 0]], labels[:, [2, 2, 1]]
+    references[rows, columns] = np.where(first == second, first, MISSING)
     return references
 
 
