@@ -14,12 +14,14 @@ from typing import Literal
 
 import numpy as np
 
+from benchmark.resampling import cluster_counts, quantiles
 from benchmark.taxonomy import CATEGORIES, CATEGORY_OF, SCORED_CODES
 
 ScoringMode = Literal["paper", "upstream"]
 SCORING_MODES: tuple[str, ...] = ("paper", "upstream")
 BOOTSTRAP_RESAMPLES = 1000
 BOOTSTRAP_SEED = 20251226
+LEVEL = 0.95
 
 
 @dataclass(frozen=True)
@@ -194,31 +196,23 @@ def overall_ci95(
     present = (~np.isnan(chosen)).astype(float)
     values = np.nan_to_num(chosen)
 
-    def statistic(idx: np.ndarray, axis: int = -1) -> np.ndarray:
-        flat = np.asarray(idx, dtype=np.int64).reshape(-1, n)
-        rows = np.repeat(np.arange(flat.shape[0]) * n, n)
-        weights = np.bincount(rows + flat.ravel(), minlength=flat.size).reshape(flat.shape)
-        means = _ability_means(weights.astype(float), values, present)  # models x B x A
-        overall = _nanmean_last(means)  # models x B
+    # Cases are drawn in batches of a bounded size and in the order scipy.stats.bootstrap drew
+    # them (its percentile method), so the intervals are the ones it gave.
+    rng = np.random.default_rng(seed)
+    batch = max(1, min(resamples, 5_000_000 // max(n * len(chosen), 1)))
+    overall = []
+    for start in range(0, resamples, batch):
+        drawn = rng.integers(0, n, (min(batch, resamples - start), n))
+        weights = cluster_counts(indices=drawn, n_clusters=n)
         # A resample holding no scored case of a model keeps that model's interval finite.
-        overall = np.where(np.isnan(overall), 0.0, overall)
-        return overall.reshape(len(chosen), *np.shape(idx)[:-1])
-
-    from scipy import stats  # deferred: a second to import, and only the interval needs it
-
-    result = stats.bootstrap(
-        (np.arange(n),),
-        statistic,
-        n_resamples=resamples,
-        method="percentile",
-        vectorized=True,
-        batch=max(1, min(resamples, 5_000_000 // max(n * len(chosen), 1))),
-        random_state=np.random.default_rng(seed),
+        means = _nanmean_last(_ability_means(weights, values, present))  # models x batch
+        overall.append(np.where(np.isnan(means), 0.0, means))
+    tail = (1 - LEVEL) / 2
+    bounds = quantiles(
+        values=np.concatenate(overall, axis=-1),
+        probabilities=np.broadcast_to([tail, 1 - tail], (len(chosen), 2)),
     )
-    low, high = (
-        np.atleast_1d(result.confidence_interval.low),
-        np.atleast_1d(result.confidence_interval.high),
-    )
+    low, high = bounds[:, 0], bounds[:, 1]
     for slot, i in enumerate(np.flatnonzero(scored)):
         intervals[i] = (float(low[slot]), float(high[slot]))
     return intervals

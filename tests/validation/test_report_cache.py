@@ -1,16 +1,18 @@
 """The computed study report is kept in the cache and never served stale: every change to what
-it is computed from (labels, gold, verdicts, runs, units, rubric, the study itself) makes the
-next request compute it again, and changes elsewhere do not."""
+it is computed from (labels, gold, verdicts, runs and their repeats, units, rubric, model names,
+the study itself and its plan) makes the next request compute it again, and changes elsewhere
+do not."""
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
 
 from annotation.models import Label
-from benchmark.models import Verdict
+from benchmark.models import JudgeRun, Verdict
 from benchmark.services.rubric import rubric_item_edit
 from tests.benchmark.factories import JudgeFactory, JudgeRunFactory
 from tests.validation.test_report_db import rated_study
+from tests.validation.test_report_stability import study_with_repeats
 from validation import selectors
 from validation.closing import NEVER_RATED
 from validation.models import GoldLabel, StudyUnit
@@ -101,6 +103,28 @@ def _raise_the_threshold(study):
     study.save(update_fields=["gate_threshold"])
 
 
+def _plan_the_study(study):
+    """The planning section reads the study's plan."""
+    study.plan = {"half_width": 0.05, "expected_agreement": 0.8, "cases": 300}
+    study.save(update_fields=["plan"])
+
+
+def _rename_a_model(study):
+    model = study.models_under_test.order_by("pk").first()
+    model.name = "renamed"
+    model.save(update_fields=["name"])
+
+
+def _repeat_a_run(study):
+    """The stability section reads the repeats of the study's runs (``judge --repeats``)."""
+    run = study.judge_runs.order_by("pk").first()
+    repeat = JudgeRunFactory(judge=run.judge, model=run.model, dataset=run.dataset,
+                             repeat_of=run, repeat_index=1)  # fmt: skip
+    for v in Verdict.objects.filter(run=run):
+        Verdict.objects.create(run=repeat, response_id=v.response_id,
+                               rubric_item_id=v.rubric_item_id, state=v.state)  # fmt: skip
+
+
 def _edit_the_rubric(study):
     item = Label.objects.filter(submission__unit__pool=study.pool).first().rubric_item
     editor = get_user_model().objects.create_user("editor")
@@ -116,6 +140,9 @@ def _edit_the_rubric(study):
         _stop_a_run,
         _drop_a_unit,
         _raise_the_threshold,
+        _plan_the_study,
+        _rename_a_model,
+        _repeat_a_run,
         _edit_the_rubric,
     ],
 )
@@ -137,3 +164,23 @@ def test_verdicts_of_a_run_the_study_does_not_check_keep_this_report(study, comp
                            state="met")  # fmt: skip
     get(study.name)
     assert len(computed) == 1
+
+
+def test_a_new_verdict_of_a_repeat_run_computes_the_report_again(db, computed):
+    cache.clear()
+    study = study_with_repeats("repeated")  # repeat 2 lacks one verdict of the first case
+    get(study.name)
+    before = study_report_fingerprint(study=study)
+    repeat = JudgeRun.objects.filter(repeat_index=2).order_by("pk").first()
+    missing = next(
+        v
+        for v in Verdict.objects.filter(run=repeat.repeat_of)
+        if not Verdict.objects.filter(
+            run=repeat, response_id=v.response_id, rubric_item_id=v.rubric_item_id
+        ).exists()
+    )
+    Verdict.objects.create(run=repeat, response_id=missing.response_id,
+                           rubric_item_id=missing.rubric_item_id, state="met")  # fmt: skip
+    assert study_report_fingerprint(study=selectors.study_get(name=study.name)) != before
+    assert get(study.name) == fresh(study.name)
+    assert len(computed) == 2

@@ -16,7 +16,7 @@ from django.core.cache import cache
 from django.db.models import Count, Max, Sum
 
 from annotation.models import Label, Submission
-from benchmark.models import RubricItemVersion, Verdict
+from benchmark.models import JudgeRun, RubricItemVersion, Verdict
 from validation.models import GoldLabel, Study
 
 CACHE_SECONDS = 6 * 3600
@@ -55,9 +55,16 @@ def study_report_fingerprint(*, study: Study) -> str:
         n=Count("id"), last=Max("id")
     )
     runs = sorted(study.judge_runs.values_list("pk", "status", "judge__name"))
-    verdicts = Verdict.objects.filter(run__in=[r[0] for r in runs]).aggregate(
+    # The stability section reads the repeats of the study's runs and their verdicts.
+    repeats = sorted(
+        JudgeRun.objects.filter(repeat_of__in=[r[0] for r in runs]).values_list(
+            "pk", "repeat_of_id", "repeat_index", "status"
+        )
+    )
+    verdicts = Verdict.objects.filter(run__in=[r[0] for r in runs + repeats]).aggregate(
         n=Count("id"), last=Max("id")
     )
+    models = sorted(study.models_under_test.values_list("pk", "name"))
     rubric = RubricItemVersion.objects.filter(item__case__dataset_id=study.dataset_id).aggregate(
         n=Count("id"), last=Max("id")
     )
@@ -74,7 +81,9 @@ def study_report_fingerprint(*, study: Study) -> str:
         labels,
         gold,
         runs,
+        repeats,
         verdicts,
+        models,
         rubric,
     )
     return hashlib.sha256(repr(parts).encode()).hexdigest()

@@ -18,7 +18,7 @@ from validation.statistics.baseline import (
     judge_noninferiority,
     others_references,
 )
-from validation.statistics.bootstrap import cluster_bootstrap, cluster_weights, tables_statistic
+from validation.statistics.bootstrap import cluster_bootstrap, tables_statistic
 from validation.statistics.coding import (
     MISSING,
     RatingRecord,
@@ -78,7 +78,6 @@ __all__ = [
     "category_counts",
     "cluster_bootstrap",
     "cluster_sums",
-    "cluster_weights",
     "cohen_kappa",
     "confusion_matrix",
     "experts_against_others",

@@ -35,16 +35,12 @@ def others_references(*, codes: ArrayLike) -> np.ndarray:
     codes = np.asarray(codes, dtype=np.int64)
     rated = codes != MISSING
     references = np.full(codes.shape, MISSING, dtype=np.int64)
-    if codes.size == 0:
-        return references
-    # Per item, how many raters chose each code; the other two of rater r agree when, with
-    # r's own label taken out, one code is left with both of them (vectorised: one pass).
-    k = max(int(codes.max()) + 1, 1)
-    one_hot = (codes[:, :, None] == np.arange(k)) & rated[:, :, None]
-    others = one_hot.sum(axis=1, keepdims=True) - one_hot  # (items, raters, K)
-    agreeing = others == RATERS_PER_ITEM - 1
-    usable = rated & (rated.sum(axis=1) == RATERS_PER_ITEM)[:, None] & agreeing.any(axis=2)
-    references[usable] = agreeing.argmax(axis=2)[usable]
+    rows = np.flatnonzero(rated.sum(axis=1) == RATERS_PER_ITEM)[:, None]
+    columns = np.nonzero(rated[rows[:, 0]])[1].reshape(-1, RATERS_PER_ITEM)
+    labels = codes[rows, columns]
+    # For each of the three raters, the labels of the other two.
+    first, second = labels[:, [1, 0, 0]], labels[:, [2, 2, 1]]
+    references[rows, columns] = np.where(first == second, first, MISSING)
     return references
 
 

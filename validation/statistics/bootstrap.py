@@ -8,24 +8,14 @@ per-cluster count tables, so thousands of resamples are a single matrix product.
 """
 
 import functools
-import warnings
 from collections.abc import Callable
-from types import SimpleNamespace
 
 import numpy as np
 
+from benchmark.resampling import cluster_counts, quantiles
 from validation.statistics.results import BootstrapSettings, Interval
 
 WeightedStatistic = Callable[[np.ndarray], np.ndarray]
-
-
-def cluster_weights(*, indices: np.ndarray, n_clusters: int) -> np.ndarray:
-    """Turn drawn cluster indices (..., m) into draw counts per cluster (..., n_clusters)."""
-    indices = np.asarray(indices, dtype=np.intp)
-    flat = indices.reshape(-1, indices.shape[-1])
-    offsets = (np.arange(flat.shape[0], dtype=np.intp) * n_clusters)[:, None]
-    counts = np.bincount((flat + offsets).ravel(), minlength=flat.shape[0] * n_clusters)
-    return counts.reshape((*indices.shape[:-1], n_clusters)).astype(float)
 
 
 @functools.lru_cache(maxsize=16)
@@ -33,7 +23,16 @@ def resample_weights(*, n_clusters: int, resamples: int, seed: int) -> np.ndarra
     """Draw counts per cluster for each resample (resamples, n_clusters), read-only."""
     rng = np.random.default_rng(seed)
     indices = rng.integers(0, n_clusters, size=(resamples, n_clusters))
-    weights = cluster_weights(indices=indices, n_clusters=n_clusters)
+    weights = cluster_counts(indices=indices, n_clusters=n_clusters)
+    weights.flags.writeable = False
+    return weights
+
+
+@functools.lru_cache(maxsize=16)
+def jackknife_weights(*, n_clusters: int) -> np.ndarray:
+    """Row i leaves cluster i out (n_clusters, n_clusters), read-only."""
+    weights = np.ones((n_clusters, n_clusters))
+    np.fill_diagonal(weights, 0.0)
     weights.flags.writeable = False
     return weights
 
@@ -55,50 +54,50 @@ def cluster_bootstrap(
     """Intervals of m statistics at once by resampling whole clusters.
 
     ``statistic`` maps cluster weights (..., n_clusters) to values (m, ...); every
-    statistic sees the same resamples. BCa through ``scipy.stats.bootstrap`` where it is
-    defined; otherwise (a degenerate bootstrap distribution, or resamples where the
-    statistic is undefined) the percentile interval over the resamples where it is
-    defined, with their count recorded.
+    statistic sees the same resamples. BCa where it is defined; otherwise (a degenerate
+    bootstrap distribution, or resamples where the statistic is undefined) the percentile
+    interval over the resamples where it is defined, with their count recorded.
     """
     point = np.atleast_1d(statistic(np.ones(n_clusters)))
     if n_clusters < 2:
         reason = f"{n_clusters} cluster(s): a bootstrap needs at least two"
         return [_withheld(settings, n_clusters, reason) for _ in point]
-
-    def on_indices(indices: np.ndarray, axis: int = -1) -> np.ndarray:
-        return statistic(cluster_weights(indices=indices, n_clusters=n_clusters))
-
-    # The resamples depend only on (clusters, resamples, seed): drawn once and shared by every
-    # statistic of a report, then handed to scipy, which adds the BCa correction (from the
-    # jackknife over clusters) to that distribution.
-    drawn = SimpleNamespace(
-        bootstrap_distribution=statistic(
-            resample_weights(
-                n_clusters=n_clusters, resamples=settings.resamples, seed=settings.seed
-            )
-        )
+    # The resamples and the jackknife depend only on (clusters, resamples, seed): built once
+    # and shared by every statistic of a report; each is then one matrix product.
+    weights = resample_weights(
+        n_clusters=n_clusters, resamples=settings.resamples, seed=settings.seed
     )
-    from scipy import stats  # deferred: a second to import, and only the interval needs it
-
-    with warnings.catch_warnings():
-        # Degenerate or partly undefined distributions are detected below from the values.
-        warnings.simplefilter("ignore")
-        result = stats.bootstrap(
-            (np.arange(n_clusters),),
-            on_indices,
-            n_resamples=0,
-            bootstrap_result=drawn,
-            vectorized=True,
-            method="BCa",
-            confidence_level=settings.level,
-        )
-    distributions = np.asarray(result.bootstrap_distribution, dtype=float).reshape(len(point), -1)
-    lows = np.atleast_1d(result.confidence_interval.low)
-    highs = np.atleast_1d(result.confidence_interval.high)
+    distributions = np.reshape(statistic(weights), (len(point), -1))
+    jackknife = np.reshape(statistic(jackknife_weights(n_clusters=n_clusters)), (len(point), -1))
+    lows, highs = _bca(point, distributions, jackknife, settings.level)
     return [
         _interval(settings, n_clusters, value, distribution, low, high)
         for value, distribution, low, high in zip(point, distributions, lows, highs, strict=True)
     ]
+
+
+def _bca(
+    point: np.ndarray, distributions: np.ndarray, jackknife: np.ndarray, level: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """BCa bounds per statistic (Efron and Tibshirani 14.3, 15.4), step for step as
+    ``scipy.stats.bootstrap(method="BCa")`` computes them, so its figures are kept exactly."""
+    from scipy.special import ndtr, ndtri  # deferred: only an interval needs them
+
+    with np.errstate(all="ignore"):  # degenerate distributions are told apart by the caller
+        resamples = distributions.shape[-1]
+        below = np.count_nonzero(distributions < point[:, None], axis=-1)
+        at_most = np.count_nonzero(distributions <= point[:, None], axis=-1)
+        z0 = ndtri((below + at_most).astype(float) / (2 * resamples))
+        n = float(jackknife.shape[-1])
+        spread = (n - 1) * (np.mean(jackknife, axis=-1, keepdims=True) - jackknife)
+        skew = np.sum(spread**3, axis=-1) / n**3
+        scale = np.sum(spread**2, axis=-1) / n**2
+        acceleration = 1 / 6 * skew / scale ** (3 / 2)
+        z_alpha = float(ndtri((1 - level) / 2))
+        tails = [z0 + z for z in (z_alpha, -z_alpha)]
+        probabilities = np.stack([ndtr(z0 + t / (1 - acceleration * t)) for t in tails], axis=-1)
+    bounds = quantiles(values=distributions, probabilities=probabilities)
+    return bounds[:, 0], bounds[:, 1]
 
 
 def _interval(
