@@ -1,7 +1,13 @@
 """Building calibration sets for tests through the real services."""
 
 from annotation import selectors, services
-from annotation.models import Assignment, CalibrationSet, Expert, ReferenceLabel
+from annotation.models import (
+    Assignment,
+    CalibrationAttempt,
+    CalibrationSet,
+    Expert,
+    ReferenceLabel,
+)
 from annotation.references import ReferenceRow
 from benchmark.models import Response
 from tests.benchmark.factories import (
@@ -52,3 +58,19 @@ def reference_labels(assignment: Assignment, *, wrong: int = 0) -> list[dict]:
     for index, (token, pk) in enumerate(selectors.criterion_tokens(assignment=assignment).items()):
         labels.append({"criterion": token, "hit": truth[pk] != (index < wrong)})
     return labels
+
+
+def sit_directly(
+    expert: Expert, calibration: CalibrationSet, *, wrong: tuple[int, ...]
+) -> CalibrationAttempt:
+    """One whole sitting of the set opened directly (its own pool), as the workbench does;
+    ``wrong[i]`` labels of the i-th unit claimed are flipped."""
+    for flipped in wrong:
+        assignment = services.assignment_claim_next(user=expert.user, pool=calibration.pool)
+        assert assignment is not None and assignment.kind == Assignment.Kind.CALIBRATION
+        services.assignment_submit(
+            assignment=assignment, labels=reference_labels(assignment, wrong=flipped)
+        )
+    attempt = CalibrationAttempt.objects.get(pk=assignment.attempt_id)
+    assert attempt.finished_at is not None
+    return attempt

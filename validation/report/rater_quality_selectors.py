@@ -14,7 +14,13 @@ def rater_quality_gather(*, study: Study, pseudonyms: tuple[str, ...]) -> tuple[
     times = {t.expert.pk: t.figures for t in study_time_on_task(study=study).experts}
     raters = []
     for expert in pool_experts(pool=pool).filter(pseudonym__in=pseudonyms):
-        calibration = calibration_latest(expert=expert, calibration_set=pool.calibration)
+        # Only a sitting of the set the study asks for (without one, calibration_latest would
+        # give a sitting of any set).
+        calibration = (
+            calibration_latest(expert=expert, calibration_set=pool.calibration)
+            if pool.calibration_id is not None
+            else None
+        )
         agreement = peer.get((pool.pk, expert.pk))
         figures = times.get(expert.pk)
         raters.append(

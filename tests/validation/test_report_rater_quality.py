@@ -1,0 +1,167 @@
+"""The raters' quality in the study report, pinned on a study built through the services:
+the calibration sitting each rater took, the running agreement worked out by hand from the
+labels chosen here, and the active seconds the workbench sent, in the JSON, the CSV and the
+page in both languages."""
+
+import csv
+import io
+import re
+
+import pytest
+
+from annotation import selectors as annotation_selectors
+from annotation import services as annotation_services
+from benchmark.models import RubricItem
+from tests.annotation.calibration_helpers import calibration_set, sit_directly
+from tests.annotation.factories import ExpertFactory
+from tests.annotation.helpers import all_labels
+from tests.validation.factories import open_study
+from validation import selectors, services
+from validation.report import report_compute
+from validation.report.csv_render import report_csv
+from validation.report.selectors import study_report_data
+from validation.statistics import BootstrapSettings
+
+pytestmark = pytest.mark.django_db
+
+# Four cases of four criteria (positions 0-3). A hits every criterion; B misses case 1's
+# criterion 3; C misses criteria 2 and 3 except on case 0.
+LABELS = {
+    "a": lambda case, position: True,
+    "b": lambda case, position: (case, position) != (1, 3),
+    "c": lambda case, position: case == 0 or position < 2,
+}
+# Pairwise agreement, per case (each label against the two others, 8 comparisons a case):
+#   case 0: all agree                      a 8  b 8  c 8
+#   case 1: pos 2 a=b≠c, pos 3 b=c≠a       a 5  b 6  c 5
+#   cases 2, 3: pos 2 and 3 a=b≠c          a 6  b 6  c 4  (each)
+PEER = {"a": 25 / 32, "b": 26 / 32, "c": 21 / 32}
+# Active seconds per case, as the workbench sent them (None: a client that does not measure).
+SECONDS = {"a": [100, 110, 120, 20], "b": [90, 100, 100, 130], "c": [80, 100, 140, None]}
+# Eleven measured: sorted 20 80 90 100 100 100 100 110 120 130 140, median 100, so under 25 s
+# is too fast (a quarter of it): a's 20.
+TIME = {"a": (4, 105.0, 1), "b": (4, 100.0, 0), "c": (3, 100.0, 0)}
+
+
+def rate(study, expert, who: str) -> None:
+    """Every unit the expert can claim, labelled as ``LABELS`` says, timed as ``SECONDS``."""
+    while True:
+        assignment = annotation_services.assignment_claim_next(user=expert.user, pool=study.pool)
+        if assignment is None:
+            return
+        tokens = annotation_selectors.criterion_tokens(assignment=assignment)
+        items = RubricItem.objects.select_related("case").in_bulk(tokens.values())
+        case = items[next(iter(tokens.values()))].case.position
+        labels = [
+            {"criterion": token, "hit": LABELS[who](case, items[pk].position)}
+            for token, pk in tokens.items()
+        ]
+        annotation_services.assignment_submit(
+            assignment=assignment, labels=labels, active_seconds=SECONDS[who][case]
+        )
+
+
+@pytest.fixture
+def study():
+    """a sat the study's calibration twice (failed 4/8, then passed 7/8), c once (failed 6/8),
+    b never; d sat it and is enrolled but rated nothing."""
+    senior = ExpertFactory(tier="senior")
+    experts = {who: ExpertFactory(user__username=who) for who in "abcd"}
+    study = open_study(cases=4, experts=list(experts.values()), name="quality", judge=True)
+    for who in "abc":
+        rate(study, experts[who], who)
+    calibration = calibration_set(senior=senior, units=2, threshold=0.8)
+    # Attached as the product does; after the ratings, so b, who never sat it, could rate.
+    annotation_services.pool_set_quality_policy(pool=study.pool, calibration=calibration)
+    sit_directly(experts["a"], calibration, wrong=(2, 2))
+    sit_directly(experts["a"], calibration, wrong=(1, 0))
+    sit_directly(experts["c"], calibration, wrong=(1, 1))
+    sit_directly(experts["d"], calibration, wrong=(0, 0))
+    services.study_close(study=selectors.study_get(name="quality"))
+    pseudonyms = {who: e.pseudonym for who, e in experts.items()}
+    return selectors.study_get(name="quality"), pseudonyms
+
+
+def expected(pseudonyms) -> dict[str, dict]:
+    calibration = {"a": (7 / 8, True), "b": (None, None), "c": (6 / 8, False)}
+    rows = {}
+    for who in "abc":
+        measured, median, too_fast = TIME[who]
+        rows[pseudonyms[who]] = {
+            "expert": pseudonyms[who],
+            "calibration_agreement": calibration[who][0],
+            "calibration_passed": calibration[who][1],
+            "peer_agreement": PEER[who],
+            "peer_units": 4,
+            "measured": measured,
+            "median_seconds": median,
+            "too_fast": too_fast,
+        }
+    return rows
+
+
+def report_of(study) -> dict:
+    return report_compute(data=study_report_data(study=study), bootstrap=BootstrapSettings())
+
+
+def test_the_json_gives_each_raters_figures_and_leaves_out_who_rated_nothing(study):
+    study, pseudonyms = study
+    rows = report_of(study)["rater_quality"]
+    assert [r["expert"] for r in rows] == sorted(pseudonyms[who] for who in "abc")
+    # Every expected figure is a sum of halves, so exact in binary: no tolerance needed.
+    assert {r["expert"]: r for r in rows} == expected(pseudonyms)
+
+
+def test_the_csv_has_one_row_per_figure_of_each_rater(study):
+    study, pseudonyms = study
+    rows = [r for r in csv.DictReader(io.StringIO(report_csv(report_of(study))))
+            if r["section"] == "rater_quality"]  # fmt: skip
+    got = {(r["name"], r["statistic"]): r["value"] for r in rows}
+    assert len(rows) == len(got) == 3 * 7
+    assert pseudonyms["d"] not in {r["name"] for r in rows}
+    for name, figures in expected(pseudonyms).items():
+        for key, value in figures.items():
+            if key != "expert":
+                cell = got[(name, key)]
+                if isinstance(value, float):
+                    assert float(cell) == pytest.approx(value)
+                else:
+                    assert cell == ("" if value is None else str(value))
+
+
+def table_rows(client, study, language: str) -> dict[str, list[str]]:
+    client.cookies["django_language"] = language
+    body = client.get(f"/admin/studies/{study.name}/report/").content.decode()
+    table = re.search(r'<table class="figs raters">(.*?)</table>', body, re.S).group(1)
+    cells = [
+        [re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", c)).strip()
+         for c in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
+        for row in re.findall(r"<tr>(.*?)</tr>", table, re.S)
+    ]  # fmt: skip
+    return {row[0]: row[1:] for row in cells if row}
+
+
+@pytest.mark.parametrize(
+    ("language", "passed", "failed"), [("en", "passed", "failed"), ("zh-hans", "通过", "失败")]
+)
+def test_the_page_shows_the_same_figures(admin_client, study, language, passed, failed):
+    study, p = study
+    assert table_rows(admin_client, study, language) == {
+        p["a"]: [f"0.875 {passed}", "0.781 (4)", "105 (4)", "1"],
+        p["b"]: ["—", "0.813 (4)", "100 (4)", "0"],
+        p["c"]: [f"0.750 {failed}", "0.656 (4)", "100 (3)", "0"],
+    }
+
+
+def test_a_sitting_of_another_set_is_not_this_studys_calibration():
+    """A study that asks for no calibration shows none, whatever sets its raters sat."""
+    senior = ExpertFactory(tier="senior")
+    experts = ExpertFactory.create_batch(3)
+    study = open_study(cases=1, experts=experts, name="ungated")
+    sit_directly(experts[0], calibration_set(senior=senior), wrong=(0, 0))
+    for expert in experts:
+        assignment = annotation_services.assignment_claim_next(user=expert.user, pool=study.pool)
+        annotation_services.assignment_submit(assignment=assignment, labels=all_labels(assignment))
+    rows = report_of(selectors.study_get(name="ungated"))["rater_quality"]
+    assert len(rows) == 3
+    assert {(r["calibration_agreement"], r["calibration_passed"]) for r in rows} == {(None, None)}
