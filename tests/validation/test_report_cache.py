@@ -1,15 +1,18 @@
 """The computed study report is kept in the cache and never served stale: every change to what
 it is computed from (labels, gold, verdicts, runs and their repeats, units, rubric, model names,
-the study itself and its plan) makes the next request compute it again, and changes elsewhere
-do not."""
+the study itself and its plan, the raters' calibration sittings and active time) makes the next
+request compute it again, and changes elsewhere do not."""
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
 
-from annotation.models import Label
+from annotation import services as annotation_services
+from annotation.models import Label, Submission
 from benchmark.models import JudgeRun, Verdict
 from benchmark.services.rubric import rubric_item_edit
+from tests.annotation.calibration_helpers import calibration_set, sit_directly
+from tests.annotation.factories import ExpertFactory
 from tests.benchmark.factories import JudgeFactory, JudgeRunFactory
 from tests.validation.test_report_db import rated_study
 from tests.validation.test_report_stability import study_with_repeats
@@ -131,6 +134,20 @@ def _edit_the_rubric(study):
     rubric_item_edit(item=item, text="edited after the ratings", author=editor, reason="clearer")
 
 
+def _ask_for_a_calibration(study):
+    senior = ExpertFactory(tier="senior")
+    annotation_services.pool_set_quality_policy(
+        pool=study.pool, calibration=calibration_set(senior=senior)
+    )
+
+
+def _time_a_rating(study):
+    """The raters' time per unit reads the active seconds kept with each rating; the
+    workbench sends them with the submission, so here one figure changes on its own."""
+    rating = Submission.objects.filter(unit__pool=study.pool).order_by("pk").first()
+    Submission.objects.filter(pk=rating.pk).update(active_seconds=(rating.active_seconds or 0) + 60)
+
+
 @pytest.mark.parametrize(
     "change",
     [
@@ -144,6 +161,8 @@ def _edit_the_rubric(study):
         _rename_a_model,
         _repeat_a_run,
         _edit_the_rubric,
+        _ask_for_a_calibration,
+        _time_a_rating,
     ],
 )
 def test_every_change_to_the_inputs_computes_the_report_again(study, computed, change):
@@ -184,3 +203,28 @@ def test_a_new_verdict_of_a_repeat_run_computes_the_report_again(db, computed):
     assert study_report_fingerprint(study=selectors.study_get(name=study.name)) != before
     assert get(study.name) == fresh(study.name)
     assert len(computed) == 2
+
+
+def _rater_of(study):
+    return Submission.objects.filter(unit__pool=study.pool).order_by("pk").first().expert
+
+
+def test_a_raters_new_calibration_sitting_computes_the_report_again(study, computed):
+    calibration = calibration_set(senior=ExpertFactory(tier="senior"))
+    annotation_services.pool_set_quality_policy(pool=study.pool, calibration=calibration)
+    get(study.name)
+    before = study_report_fingerprint(study=selectors.study_get(name=study.name))
+    sit_directly(_rater_of(study), calibration, wrong=(1, 0))
+    assert study_report_fingerprint(study=selectors.study_get(name=study.name)) != before
+    report = get(study.name)
+    assert report == fresh(study.name)
+    assert 0.875 in [r["calibration_agreement"] for r in report["rater_quality"]]
+    assert len(computed) == 2
+
+
+def test_a_sitting_of_a_set_the_study_does_not_ask_for_keeps_this_report(study, computed):
+    get(study.name)
+    sit_directly(_rater_of(study), calibration_set(senior=ExpertFactory(tier="senior")),
+                 wrong=(0, 0))  # fmt: skip
+    get(study.name)
+    assert len(computed) == 1

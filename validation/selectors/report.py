@@ -15,7 +15,7 @@ from typing import Any
 from django.core.cache import cache
 from django.db.models import Count, Max, Sum
 
-from annotation.models import Label, Submission
+from annotation.selectors.pool_state import pool_state_get
 from benchmark.models import JudgeRun, RubricItemVersion, Verdict
 from validation.models import GoldLabel, Study
 
@@ -45,12 +45,8 @@ def study_report_fingerprint(*, study: Study) -> str:
         .annotate(n=Count("id"), ids=Sum("id"))
         .order_by()
     )
-    submissions = Submission.objects.filter(unit__pool_id=study.pool_id).aggregate(
-        n=Count("id"), last=Max("id"), versions=Sum("version")
-    )
-    labels = Label.objects.filter(submission__unit__pool_id=study.pool_id).aggregate(
-        n=Count("id"), last=Max("id")
-    )
+    # Ratings, labels, peer agreement, active time and calibration sittings of the pool.
+    expert_records = pool_state_get(pool=study.pool)
     gold = GoldLabel.objects.filter(study_unit__study=study).aggregate(
         n=Count("id"), last=Max("id")
     )
@@ -77,8 +73,7 @@ def study_report_fingerprint(*, study: Study) -> str:
         study.dataset.version,
         study.dataset.is_demo,
         units,
-        submissions,
-        labels,
+        expert_records,
         gold,
         runs,
         repeats,
