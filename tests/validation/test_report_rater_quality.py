@@ -63,11 +63,15 @@ def rate(study, expert, who: str) -> None:
 
 @pytest.fixture
 def study():
+    return study_with_raters()
+
+
+def study_with_raters(name: str = "quality"):
     """a sat the study's calibration twice (failed 4/8, then passed 7/8), c once (failed 6/8),
     b never; d sat it and is enrolled but rated nothing."""
     senior = ExpertFactory(tier="senior")
     experts = {who: ExpertFactory(user__username=who) for who in "abcd"}
-    study = open_study(cases=4, experts=list(experts.values()), name="quality", judge=True)
+    study = open_study(cases=4, experts=list(experts.values()), name=name, judge=True)
     for who in "abc":
         rate(study, experts[who], who)
     calibration = calibration_set(senior=senior, units=2, threshold=0.8)
@@ -77,9 +81,9 @@ def study():
     sit_directly(experts["a"], calibration, wrong=(1, 0))
     sit_directly(experts["c"], calibration, wrong=(1, 1))
     sit_directly(experts["d"], calibration, wrong=(0, 0))
-    services.study_close(study=selectors.study_get(name="quality"))
+    services.study_close(study=selectors.study_get(name=name))
     pseudonyms = {who: e.pseudonym for who, e in experts.items()}
-    return selectors.study_get(name="quality"), pseudonyms
+    return selectors.study_get(name=name), pseudonyms
 
 
 def expected(pseudonyms) -> dict[str, dict]:
