@@ -111,3 +111,14 @@ def test_an_edit_link_naming_half_a_disagreement_is_refused(study, staff):
     )
     assert response.status_code == 200 and "names its study and unit" in response.content.decode()
     assert criterion.versions.count() == 0
+
+
+def test_the_empty_page_says_why_it_is_empty(staff):
+    """Before any gold the page says the viewer waits for settled units; under filters that
+    match nothing it says so instead."""
+    rated_study(name="viewer", cases=2, rate=False)
+    html = staff.get(URL).content.decode()
+    assert "No item of this study has both a gold label and a judge verdict yet" in html
+    assert "No items match these filters." not in html
+    html = staff.get(URL, {"judge": "judge-a"}).content.decode()
+    assert "No items match these filters." in html
