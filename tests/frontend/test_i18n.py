@@ -320,6 +320,9 @@ class ChromeText(HTMLParser):
             self.texts.append(" ".join(data.split()))
 
 
+PSEUDONYM = re.compile(r"\bR-[0-9a-f]{8}\b")
+
+
 def untranslated(
     html: str, *, data: tuple[str, ...] = (), skip_ids: tuple[str, ...] = ()
 ) -> list[str]:
@@ -330,7 +333,9 @@ def untranslated(
     for text in parser.texts:
         for value in data:
             text = text.replace(value, " ")
-        # A token with a digit in it (R-6abc4cae, AC1, v2) is an identifier, not a word.
+        # A rater's pseudonym is random hex, which may hold no digit at all (R-bbeffefe).
+        text = PSEUDONYM.sub(" ", text)
+        # A token with a digit in it (AC1, v2) is an identifier, not a word.
         # So is a dotted or underscored name (hard_decay.points, a JSON key).
         tokens = re.findall(r"[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*", text)
         words = [
@@ -359,6 +364,7 @@ def test_the_scanner_finds_english_and_leaves_data_alone():
     ]
     assert untranslated("<p>使用 Cohen κ 与 CSV</p>") == []
     assert untranslated("<p>专家 R-6abc4cae 对其他人</p>") == []
+    assert untranslated("<p>专家 R-bbeffefe 对其他人</p>") == []
     assert untranslated("<p>hard_decay.points = 普通 − 困难</p>") == []
     assert untranslated("<p>见 Done.</p>") == ["'见 Done.' (Done)"]
     sidebar = '<nav id="nav-sidebar"><a>Experts</a></nav><p>Studies</p>'
