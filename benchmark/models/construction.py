@@ -5,7 +5,7 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from benchmark.models.core import ABILITY_CHOICES, LLMRun, ModelUnderTest
+from benchmark.models.core import ABILITY_CHOICES, Dataset, LLMRun, ModelUnderTest, RubricItem
 from benchmark.taxonomy import SCORED_CODES
 
 STANDARD_CHOICES = [(code, label) for code, label in ABILITY_CHOICES if code in SCORED_CODES]
@@ -37,6 +37,13 @@ class ConstructionProject(models.Model):
         return self.name
 
 
+class DraftStatus(models.TextChoices):
+    ACTIVE = "active", _("in the funnel")
+    REMOVED = "removed", _("removed")
+    ACCEPTED = "accepted", _("accepted by the panel")
+    PUBLISHED = "published", _("published")
+
+
 class DraftCase(models.Model):
     """A seed scenario on its way to becoming a case; an LLM rewrite sits beside the seed's
     own dialogue, which is never overwritten, so a reviewer can compare them."""
@@ -61,6 +68,16 @@ class DraftCase(models.Model):
     primary_scene = models.CharField(_("primary scene"), max_length=200, blank=True)
     source = models.CharField(_("source"), max_length=500, blank=True)
     notes = models.TextField(_("notes"), blank=True)
+    status = models.CharField(
+        _("status"), max_length=10, choices=DraftStatus.choices, default=DraftStatus.ACTIVE
+    )
+    # The stage that removed the draft (saturation's "too_easy", the panel's "rejected", ...)
+    # and why, in words a reviewer can check; blank while the draft is in the funnel.
+    removed_stage = models.CharField(_("removed at stage"), max_length=40, blank=True)
+    removed_reason = models.TextField(_("why removed"), blank=True)
+    # The experts' difficulty decision (normal or hard) and its reason category.
+    difficulty = models.CharField(_("difficulty"), max_length=10, blank=True)
+    difficulty_reason = models.CharField(_("difficulty reason"), max_length=40, blank=True)
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
 
     class Meta:
@@ -207,3 +224,195 @@ class AbsoluteStandardVersion(models.Model):
 
     def __str__(self) -> str:
         return f"{self.standard_id} v{self.number}"
+
+
+class SynthesisRun(LLMRun):
+    """One pass of an LLM drafting the criteria of a project's drafts (``construction.rubric``);
+    resumable: a draft that has synthesised criteria is not asked again."""
+
+    project = models.ForeignKey(
+        ConstructionProject,
+        on_delete=models.CASCADE,
+        related_name="synthesis_runs",
+        verbose_name=_("project"),
+    )
+    model = models.ForeignKey(
+        ModelUnderTest,
+        on_delete=models.PROTECT,
+        related_name="synthesis_runs",
+        verbose_name=_("model"),
+    )
+    failures = models.JSONField(_("failures"), default=list, blank=True)
+
+    class Meta(LLMRun.Meta):
+        verbose_name = _("rubric synthesis run")
+        verbose_name_plural = _("rubric synthesis runs")
+
+    def __str__(self) -> str:
+        return f"synthesis {self.pk}: {self.model} on {self.project}"
+
+
+class DraftCriterion(models.Model):
+    """A binary criterion of a draft case, drafted by an LLM or written by an expert; its
+    current state, with the history in ``DraftCriterionVersion`` (like rubric versions)."""
+
+    class Status(models.TextChoices):
+        ACTIVE = "active", _("active")
+        REMOVED = "removed", _("removed")
+
+    class Origin(models.TextChoices):
+        SYNTHESISED = "synthesised", _("drafted by an LLM")
+        HAND = "hand", _("written by an expert")
+
+    draft = models.ForeignKey(
+        DraftCase, on_delete=models.CASCADE, related_name="criteria", verbose_name=_("draft case")
+    )
+    position = models.PositiveIntegerField(_("position"))
+    ability = models.CharField(_("ability"), max_length=40, choices=ABILITY_CHOICES)
+    points = models.IntegerField(
+        _("points"),
+        null=True,
+        blank=True,
+        help_text=_("Empty only for the catastrophic criterion."),
+    )
+    text = models.TextField(_("text"))
+    version = models.PositiveIntegerField(_("version"), default=1)
+    status = models.CharField(
+        _("status"), max_length=10, choices=Status.choices, default=Status.ACTIVE
+    )
+    removed_stage = models.CharField(_("removed at stage"), max_length=40, blank=True)
+    removed_reason = models.TextField(_("why removed"), blank=True)
+    origin = models.CharField(_("origin"), max_length=12, choices=Origin.choices)
+    # Provenance of a synthesised criterion: the run, its template version, the model and the
+    # raw reply it was read from (kept even when a later version rewrites the text).
+    synthesis_run = models.ForeignKey(
+        SynthesisRun,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="criteria",
+        verbose_name=_("synthesis run"),
+    )
+    template_version = models.CharField(_("prompt template version"), max_length=100, blank=True)
+    model_name = models.CharField(_("drafted by model"), max_length=200, blank=True)
+    raw_reply = models.TextField(_("raw reply"), blank=True)
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        verbose_name=_("author"),
+    )
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["draft", "position"], name="draft_criterion_position"),
+        ]
+        ordering = ["draft", "position"]
+        verbose_name = _("draft criterion")
+        verbose_name_plural = _("draft criteria")
+
+    def __str__(self) -> str:
+        return f"{self.draft}#{self.position} {self.ability} {self.points}"
+
+
+class DraftCriterionVersion(models.Model):
+    """One state of a draft criterion; number 1 is the first text."""
+
+    criterion = models.ForeignKey(
+        DraftCriterion,
+        on_delete=models.CASCADE,
+        related_name="versions",
+        verbose_name=_("draft criterion"),
+    )
+    number = models.PositiveIntegerField(_("version"))
+    ability = models.CharField(_("ability"), max_length=40, choices=ABILITY_CHOICES)
+    points = models.IntegerField(_("points"), null=True, blank=True)
+    text = models.TextField(_("text"))
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        verbose_name=_("author"),
+    )
+    reason = models.TextField(_("reason"), blank=True)
+    created_at = models.DateTimeField(_("date"), auto_now_add=True)
+
+    class Meta:
+        ordering = ["criterion", "number"]
+        verbose_name = _("draft criterion version")
+        verbose_name_plural = _("draft criterion versions")
+        constraints = [
+            models.UniqueConstraint(fields=["criterion", "number"], name="draft_criterion_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.criterion_id} v{self.number}"
+
+
+class ConstructionSnapshot(models.Model):
+    """The project's active drafts, criteria and reference answers frozen as an ordinary
+    dataset, so the judge, ``heartbench saturation`` and the report read them unchanged.
+    ``SnapshotCriterion`` maps each of its rubric items back to the draft criterion."""
+
+    project = models.ForeignKey(
+        ConstructionProject,
+        on_delete=models.CASCADE,
+        related_name="snapshots",
+        verbose_name=_("project"),
+    )
+    dataset = models.OneToOneField(
+        Dataset,
+        on_delete=models.PROTECT,
+        related_name="construction_snapshot",
+        verbose_name=_("dataset"),
+    )
+    # "quality" for a scoring round, "published" for the version the project publishes.
+    purpose = models.CharField(_("purpose"), max_length=20)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        verbose_name=_("created by"),
+    )
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+
+    class Meta:
+        ordering = ["project", "created_at"]
+        verbose_name = _("construction snapshot")
+        verbose_name_plural = _("construction snapshots")
+
+    def __str__(self) -> str:
+        return f"{self.project} → {self.dataset}"
+
+
+class SnapshotCriterion(models.Model):
+    snapshot = models.ForeignKey(
+        ConstructionSnapshot,
+        on_delete=models.CASCADE,
+        related_name="criteria",
+        verbose_name=_("snapshot"),
+    )
+    rubric_item = models.OneToOneField(
+        RubricItem,
+        on_delete=models.CASCADE,
+        related_name="draft_source",
+        verbose_name=_("criterion"),
+    )
+    criterion = models.ForeignKey(
+        DraftCriterion,
+        on_delete=models.CASCADE,
+        related_name="snapshot_items",
+        verbose_name=_("draft criterion"),
+    )
+    criterion_version = models.PositiveIntegerField(_("draft criterion version"))
+
+    class Meta:
+        verbose_name = _("snapshot criterion")
+        verbose_name_plural = _("snapshot criteria")
+
+    def __str__(self) -> str:
+        return f"{self.rubric_item_id} ← {self.criterion_id} v{self.criterion_version}"
