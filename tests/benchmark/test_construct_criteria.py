@@ -1,0 +1,125 @@
+"""A draft's criteria: added by hand or from a reply, revised as numbered versions, removed
+with a stage and a reason; a draft removed, marked normal or hard, accepted. Every write is
+audited and every refusal leaves the rows as they were."""
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from benchmark.models import AuditEvent, DraftCriterion, DraftCriterionVersion, DraftStatus
+from benchmark.services.construction import project_create, seeds_import
+from benchmark.services.criteria import (
+    CriterionError,
+    draft_case_accept,
+    draft_case_difficulty_set,
+    draft_case_remove,
+    draft_criterion_add,
+    draft_criterion_remove,
+    draft_criterion_revise,
+)
+from tests.benchmark.test_construct_seeds import BASE_SEEDS
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def author():
+    return get_user_model().objects.create_user("author")
+
+
+@pytest.fixture
+def draft(author):
+    project = project_create(name="pilot", dataset_name="heartbench-pilot")
+    return seeds_import(path=BASE_SEEDS, project=project).drafts[0]
+
+
+def test_criteria_are_appended_in_order_each_at_version_one(draft, author):
+    first = draft_criterion_add(draft=draft, ability="warmth", points=3, text="回应了情绪",
+                                author=author)  # fmt: skip
+    catastrophic = draft_criterion_add(draft=draft, ability="catastrophic", points=None,
+                                       text="鼓励自伤", author=author)  # fmt: skip
+    assert (first.position, catastrophic.position) == (0, 1)
+    assert DraftCriterionVersion.objects.filter(number=1).count() == 2
+    assert AuditEvent.objects.filter(action="draft_criterion.add").count() == 2
+
+
+@pytest.mark.parametrize(
+    ("ability", "points", "text", "message"),
+    [
+        ("charm", 3, "x", "Unknown ability"),
+        ("warmth", None, "x", "Null points"),
+        ("warmth", 0, "x", "zero"),
+        ("warmth", True, "x", "whole number"),
+        ("catastrophic", 2, "x", "never positive"),
+        ("warmth", 2, "   ", "empty"),
+    ],
+)
+def test_a_bad_criterion_is_refused_and_nothing_is_written(
+    draft, author, ability, points, text, message
+):
+    with pytest.raises(CriterionError, match=message):
+        draft_criterion_add(draft=draft, ability=ability, points=points, text=text, author=author)
+    assert not DraftCriterion.objects.exists()
+    assert not AuditEvent.objects.filter(action__startswith="draft_criterion").exists()
+
+
+def test_a_hand_written_criterion_needs_its_author(draft):
+    with pytest.raises(CriterionError, match="author"):
+        draft_criterion_add(draft=draft, ability="warmth", points=2, text="x")
+    synthesised = draft_criterion_add(
+        draft=draft, ability="warmth", points=2, text="x", origin="synthesised",
+        provenance={"template_version": "rubric_zh_v1", "model_name": "m", "raw_reply": "{}"},
+    )  # fmt: skip
+    assert synthesised.author is None and synthesised.raw_reply == "{}"
+
+
+def test_a_revision_is_version_two_and_keeps_the_first(draft, author):
+    criterion = draft_criterion_add(draft=draft, ability="warmth", points=3, text="回应了情绪",
+                                    author=author)  # fmt: skip
+    with pytest.raises(CriterionError, match="reason"):
+        draft_criterion_revise(criterion=criterion, text="y", points=3, ability="warmth",
+                               author=author, reason=" ")  # fmt: skip
+    with pytest.raises(CriterionError, match="Nothing changed"):
+        draft_criterion_revise(criterion=criterion, text="回应了情绪", points=3,
+                               ability="warmth", author=author, reason="r")  # fmt: skip
+    revised = draft_criterion_revise(criterion=criterion, text="明确回应了情绪", points=2,
+                                     ability="emotional_reaction", author=author,
+                                     reason="ambiguous")  # fmt: skip
+    assert (revised.version, revised.text, revised.points) == (2, "明确回应了情绪", 2)
+    texts = list(criterion.versions.values_list("number", "text", "ability"))
+    assert texts == [(1, "回应了情绪", "warmth"), (2, "明确回应了情绪", "emotional_reaction")]
+    event = AuditEvent.objects.get(action="draft_criterion.revise")
+    assert event.data["before"]["text"] == "回应了情绪" and event.data["reason"] == "ambiguous"
+
+
+def test_a_removed_criterion_keeps_why_and_cannot_be_revised_or_removed_again(draft, author):
+    criterion = draft_criterion_add(draft=draft, ability="warmth", points=3, text="x",
+                                    author=author)  # fmt: skip
+    with pytest.raises(CriterionError, match="stage"):
+        draft_criterion_remove(criterion=criterion, stage="", reason="r")
+    removed = draft_criterion_remove(criterion=criterion, stage="saturated", reason="4/4 hit")
+    assert (removed.status, removed.removed_stage, removed.removed_reason) == (
+        "removed",
+        "saturated",
+        "4/4 hit",
+    )
+    with pytest.raises(CriterionError, match="removed already"):
+        draft_criterion_remove(criterion=criterion, stage="saturated", reason="again")
+    with pytest.raises(CriterionError, match="removed"):
+        draft_criterion_revise(criterion=criterion, text="y", points=3, ability="warmth",
+                               author=author, reason="r")  # fmt: skip
+
+
+def test_a_draft_is_marked_accepted_or_removed_and_then_takes_no_criterion(draft, author):
+    with pytest.raises(CriterionError, match="normal or hard"):
+        draft_case_difficulty_set(draft=draft, difficulty="easy")
+    draft = draft_case_difficulty_set(draft=draft, difficulty="hard", reason="mixed_emotions")
+    draft = draft_case_accept(draft=draft, data={"votes": ["accept"] * 4})
+    assert (draft.status, draft.difficulty) == (DraftStatus.ACCEPTED, "hard")
+    with pytest.raises(CriterionError, match="accepted"):
+        draft_case_accept(draft=draft)
+    draft = draft_case_remove(draft=draft, stage="panel", reason="returned twice")
+    with pytest.raises(CriterionError, match="no longer in the funnel"):
+        draft_criterion_add(draft=draft, ability="warmth", points=1, text="x", author=author)
+    events = AuditEvent.objects.filter(action__startswith="draft.").order_by("pk")
+    actions = list(events.values_list("action", flat=True))
+    assert actions == ["draft.difficulty", "draft.accept", "draft.remove"]
