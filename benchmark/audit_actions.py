@@ -28,6 +28,7 @@ class AuditAction(StrEnum):
     CONSTRUCTION_PROJECT_CREATE = "construction_project.create"
     DATASET_IMPORT = "dataset.import"
     DRAFT_ACCEPT = "draft.accept"
+    DRAFT_AUTHOR = "draft.author"
     DRAFT_CRITERION_ADD = "draft_criterion.add"
     DRAFT_CRITERION_REMOVE = "draft_criterion.remove"
     DRAFT_CRITERION_REVISE = "draft_criterion.revise"

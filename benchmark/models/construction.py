@@ -75,6 +75,15 @@ class DraftCase(models.Model):
     # and why, in words a reviewer can check; blank while the draft is in the funnel.
     removed_stage = models.CharField(_("removed at stage"), max_length=40, blank=True)
     removed_reason = models.TextField(_("why removed"), blank=True)
+    # The expert who owns the draft's rubric: revises it after review and mock-scores it.
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="authored_drafts",
+        verbose_name=_("rubric author"),
+    )
     # The experts' difficulty decision (normal or hard) and its reason category.
     difficulty = models.CharField(_("difficulty"), max_length=10, blank=True)
     difficulty_reason = models.CharField(_("difficulty reason"), max_length=40, blank=True)

@@ -192,3 +192,19 @@ def draft_case_accept(*, draft: DraftCase, actor=None, data: dict | None = None)
         locked.save(update_fields=["status"])
         audit_record(actor=actor, action=AuditAction.DRAFT_ACCEPT, obj=locked, data=data or {})
     return locked
+
+
+def draft_case_author_set(*, draft: DraftCase, author, actor=None) -> DraftCase:
+    """Make ``author`` the owner of the draft's rubric (who revises it and mock-scores it)."""
+    with transaction.atomic():
+        locked = _draft_locked(draft, allowed=(DraftStatus.ACTIVE,))
+        before = locked.author.get_username() if locked.author else None
+        locked.author = author
+        locked.save(update_fields=["author"])
+        audit_record(
+            actor=actor,
+            action=AuditAction.DRAFT_AUTHOR,
+            obj=locked,
+            data={"before": before, "after": author.get_username()},
+        )
+    return locked

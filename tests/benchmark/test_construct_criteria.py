@@ -10,6 +10,7 @@ from benchmark.services.construction import project_create, seeds_import
 from benchmark.services.criteria import (
     CriterionError,
     draft_case_accept,
+    draft_case_author_set,
     draft_case_difficulty_set,
     draft_case_remove,
     draft_criterion_add,
@@ -123,3 +124,12 @@ def test_a_draft_is_marked_accepted_or_removed_and_then_takes_no_criterion(draft
     events = AuditEvent.objects.filter(action__startswith="draft.").order_by("pk")
     actions = list(events.values_list("action", flat=True))
     assert actions == ["draft.difficulty", "draft.accept", "draft.remove"]
+
+
+def test_a_draft_gets_an_author_and_the_change_is_audited(draft, author):
+    other = get_user_model().objects.create_user("other")
+    draft_case_author_set(draft=draft, author=author)
+    draft = draft_case_author_set(draft=draft, author=other)
+    assert draft.author == other
+    event = AuditEvent.objects.filter(action="draft.author").latest("pk")
+    assert event.data == {"before": "author", "after": "other"}
