@@ -39,6 +39,11 @@ def responses_choose(
     return sorted(responses, key=model_name)[:k]
 
 
+def response_letter(index: int) -> str:
+    """How the author knows the i-th chosen response: A, B, … (never by its model)."""
+    return chr(ord("A") + index)
+
+
 def pair_state(*, author_met: bool | None, judge_state: str | None) -> str:
     """Agree or disagree when both have a label; otherwise which side is missing. The judge's
     state is a ``Verdict.State`` value ("met", "not_met", "error") or None."""

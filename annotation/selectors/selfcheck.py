@@ -18,6 +18,7 @@ from annotation.selfcheck import (
     MOCK_RESPONSES_PER_DRAFT,
     MockScorePair,
     pair_state,
+    response_letter,
     responses_choose,
 )
 from benchmark.models import (
@@ -83,10 +84,11 @@ def selfcheck_responses(*, draft: DraftCase) -> list[DraftResponse]:
     )
 
 
-def selfcheck_response_get(*, draft: DraftCase, response_id: int) -> DraftResponse:
-    for response in selfcheck_responses(draft=draft):
+def selfcheck_response_get(*, draft: DraftCase, response_id: int) -> tuple[DraftResponse, str]:
+    """One of the chosen responses, with its letter; 404 for any other."""
+    for index, response in enumerate(selfcheck_responses(draft=draft)):
         if response.pk == response_id:
-            return response
+            return response, response_letter(index)
     raise Http404
 
 
@@ -177,7 +179,7 @@ def selfcheck_comparison(*, draft: DraftCase) -> list[ResponseComparison]:
     comparisons = []
     for index, response in enumerate(responses):
         comparison = ResponseComparison(
-            response=response, letter=chr(ord("A") + index), submitted=response.pk in submitted
+            response=response, letter=response_letter(index), submitted=response.pk in submitted
         )
         for criterion in criteria if comparison.submitted else ():
             score = scores.get((response.pk, criterion.pk))
