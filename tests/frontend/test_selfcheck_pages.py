@@ -11,6 +11,7 @@ from django.urls import reverse
 from annotation.models import MockScore
 from benchmark.models import DraftCriterion
 from tests.annotation.selfcheck_helpers import selfcheck_world, snapshot_judged
+from tests.frontend.test_i18n import untranslated
 
 pytestmark = pytest.mark.django_db
 
@@ -84,3 +85,17 @@ def test_staff_read_others_do_not_find_and_only_the_author_labels(world):
     assert staff.get(page).status_code == 200 and staff.get(label).status_code == 403
     assert world.draft.question_id in staff.get(reverse("frontend:selfcheck")).content.decode()
     assert world.draft.question_id not in other.get(reverse("frontend:selfcheck")).content.decode()
+
+
+def test_the_pages_are_chinese_when_chinese_is_asked_for(world):
+    page, label = urls(world)
+    zh = {"HTTP_ACCEPT_LANGUAGE": "zh-hans"}  # the messages the posts leave are Chinese too
+    world.client.post(label, form(world, "1", "0", "0", action="submit"), **zh)
+    revise = reverse("frontend:selfcheck-revise", args=[world.draft.pk, world.criteria[0].pk])
+    world.client.post(revise, {"text": "回应了疲惫", "points": "3", "reason": "更短"}, **zh)
+    other = reverse("frontend:selfcheck-label", args=[world.draft.pk, world.responses["ref-b"].pk])
+    problems = []
+    for url in (reverse("frontend:selfcheck"), page, other):
+        html = world.client.get(url, **zh).content.decode()
+        problems += [f"{url}: {text}" for text in untranslated(html, data=("judge-zeta",))]
+    assert not problems
