@@ -28,6 +28,8 @@ from annotation.services.selfcheck import SelfcheckError, mock_scores_save, mock
 from benchmark.services.criteria import CriterionError, draft_criterion_revise
 from benchmark.taxonomy import ability_name
 
+LABEL_FIELD = "criterion-"
+
 
 class _Shown:
     """The dialogue a reference answer replied to: the rewrite when it answered the rewrite."""
@@ -72,14 +74,14 @@ def selfcheck_draft(request: HttpRequest, draft_id: int) -> HttpResponse:
 
 
 def _posted_labels(request: HttpRequest) -> dict[int, bool]:
-    """``c<criterion id>`` = "1" (met) or "0" (not met); anything else is refused."""
+    """``criterion-<id>`` = "1" (met) or "0" (not met); anything else is refused."""
     labels = {}
     for key, value in request.POST.items():
-        if not key.startswith("c"):
+        if not key.startswith(LABEL_FIELD):
             continue
-        if not key[1:].isdigit() or value not in ("0", "1"):
+        if not key.removeprefix(LABEL_FIELD).isdigit() or value not in ("0", "1"):
             raise SelfcheckError(_("A label is met (1) or not met (0)."))
-        labels[int(key[1:])] = value == "1"
+        labels[int(key.removeprefix(LABEL_FIELD))] = value == "1"
     return labels
 
 

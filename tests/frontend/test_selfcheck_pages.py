@@ -35,8 +35,8 @@ def urls(world):
 
 
 def form(world, *marks: str, action: str) -> dict:
-    return {"action": action,
-            **{f"c{c.pk}": m for c, m in zip(world.criteria, marks, strict=False)}}  # fmt: skip
+    marks = dict(zip(world.criteria, marks, strict=False))
+    return {"action": action, **{f"criterion-{c.pk}": mark for c, mark in marks.items()}}
 
 
 def test_a_bad_label_is_refused_with_the_reason_and_nothing_is_written(world):
