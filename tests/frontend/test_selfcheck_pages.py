@@ -10,6 +10,7 @@ from django.urls import reverse
 
 from annotation.models import MockScore
 from benchmark.models import DraftCriterion
+from benchmark.services.criteria import draft_criterion_remove
 from tests.annotation.selfcheck_helpers import selfcheck_world, snapshot_judged
 from tests.frontend.test_i18n import untranslated
 
@@ -99,3 +100,12 @@ def test_the_pages_are_chinese_when_chinese_is_asked_for(world):
         html = world.client.get(url, **zh).content.decode()
         problems += [f"{url}: {text}" for text in untranslated(html, data=("judge-zeta",))]
     assert not problems
+
+
+def test_a_rubric_emptied_after_the_submit_says_so_instead_of_an_empty_table(world):
+    page, label = urls(world)
+    world.client.post(label, form(world, "1", "0", "0", action="submit"))
+    for criterion in world.criteria:
+        draft_criterion_remove(criterion=criterion, stage="self-check", reason="不可二元判断")
+    html = world.client.get(page).content.decode()
+    assert "The draft has no active criterion left to compare." in html

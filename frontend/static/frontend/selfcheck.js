@@ -18,15 +18,23 @@
   function unlabelled() {
     return items.findIndex((item) => !item.querySelector("input:checked"));
   }
+  // "Saved." only once every save sent so far has answered, so it never speaks too soon.
+  let pending = 0;
+  let failed = false;
   function autosave() {
     const body = new FormData(form);
     body.set("action", "autosave");
+    pending += 1;
     saved.textContent = gettext("Saving…");
     fetch(window.location.pathname, { method: "POST", body: body, credentials: "same-origin" })
-      .then((response) => {
-        saved.textContent = response.ok ? gettext("Saved.") : gettext("Not saved: submit the form to see why.");
-      })
-      .catch(() => { saved.textContent = gettext("Not saved: the server cannot be reached."); });
+      .then((response) => { failed = failed || !response.ok; })
+      .catch(() => { failed = true; })
+      .finally(() => {
+        pending -= 1;
+        if (pending > 0) return;
+        saved.textContent = failed ? gettext("Not saved: submit the form to see why.") : gettext("Saved.");
+        failed = false;
+      });
   }
   function mark(value) {
     const input = items[current].querySelector(`input[value="${value}"]`);
