@@ -8,12 +8,14 @@ A verdict is only read for a response its author has submitted (blindness).
 """
 
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 
 from django.core.exceptions import PermissionDenied
 from django.db.models import Count, F, Q, QuerySet
 from django.http import Http404
 
 from annotation.models import MockScore
+from annotation.selectors import blind_dialogue
 from annotation.selfcheck import (
     MOCK_RESPONSES_PER_DRAFT,
     MockScorePair,
@@ -90,6 +92,13 @@ def selfcheck_response_get(*, draft: DraftCase, response_id: int) -> tuple[Draft
         if response.pk == response_id:
             return response, response_letter(index)
     raise Http404
+
+
+def selfcheck_dialogue(*, draft: DraftCase, response: DraftResponse | None = None) -> list[dict]:
+    """The dialogue as experts see it (``blind_dialogue``): the rewrite where the response
+    answered it (without a response: the rewrite when there is one), else the seed's."""
+    rewrite = draft.rewrite if (response is None or response.from_rewrite) else None
+    return blind_dialogue(case=SimpleNamespace(dialogue=rewrite or draft.dialogue))
 
 
 def selfcheck_criteria(*, draft: DraftCase) -> list[DraftCriterion]:

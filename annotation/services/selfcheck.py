@@ -14,7 +14,7 @@ from django.utils.translation import gettext as _
 from annotation.models import MockScore
 from annotation.selectors.selfcheck import (
     selfcheck_criteria,
-    selfcheck_response_get,
+    selfcheck_responses,
     selfcheck_submitted,
 )
 from annotation.selfcheck import labels_missing
@@ -32,7 +32,8 @@ def _write(*, draft: DraftCase, response: DraftResponse, author, labels: dict[in
     """Check the labels and upsert them at each criterion's current version; the criteria."""
     if author is None or draft.author_id != author.pk:
         raise SelfcheckError(_("Only the author of the draft's rubric labels it."))
-    selfcheck_response_get(draft=draft, response_id=response.pk)  # one of the chosen ones
+    if response not in selfcheck_responses(draft=draft):
+        raise SelfcheckError(_("This response is not one the draft's author labels."))
     DraftResponse.objects.select_for_update().get(pk=response.pk)  # one writer per response
     if selfcheck_submitted(response=response, author=author):
         raise SelfcheckError(_("This response was submitted already; its labels are final."))

@@ -12,11 +12,11 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from annotation.selectors import blind_dialogue
 from annotation.selectors.selfcheck import (
     selfcheck_chosen_count,
     selfcheck_comparison,
     selfcheck_criteria,
+    selfcheck_dialogue,
     selfcheck_draft_get,
     selfcheck_drafts,
     selfcheck_response_get,
@@ -29,14 +29,6 @@ from benchmark.services.criteria import CriterionError, draft_criterion_revise
 from benchmark.taxonomy import ability_name
 
 LABEL_FIELD = "criterion-"
-
-
-class _Shown:
-    """The dialogue a reference answer replied to: the rewrite when it answered the rewrite."""
-
-    def __init__(self, draft, response=None):
-        answered_rewrite = response.from_rewrite if response else True
-        self.dialogue = draft.rewrite if answered_rewrite and draft.rewrite else draft.dialogue
 
 
 def _criteria_rows(criteria, labels=None) -> list[dict]:
@@ -65,7 +57,7 @@ def selfcheck_draft(request: HttpRequest, draft_id: int) -> HttpResponse:
     draft = selfcheck_draft_get(user=request.user, draft_id=draft_id)
     context = {
         "draft": draft,
-        "dialogue": blind_dialogue(case=_Shown(draft)),
+        "dialogue": selfcheck_dialogue(draft=draft),
         "comparisons": selfcheck_comparison(draft=draft),
         "criteria": _criteria_rows(selfcheck_criteria(draft=draft)),
         "is_author": draft.author_id == request.user.pk,
@@ -115,7 +107,7 @@ def selfcheck_label(request: HttpRequest, draft_id: int, response_id: int) -> Ht
         "draft": draft,
         "response": response,
         "letter": letter,
-        "dialogue": blind_dialogue(case=_Shown(draft, response)),
+        "dialogue": selfcheck_dialogue(draft=draft, response=response),
         "criteria": _criteria_rows(selfcheck_criteria(draft=draft), labels),
         "error": error,
     }

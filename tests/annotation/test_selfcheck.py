@@ -53,7 +53,7 @@ def test_the_first_two_answers_by_model_name_are_chosen_whatever_the_judge_says(
     ("case", "message"),
     [
         ("not the author", "Only the author"),
-        ("not chosen", None),  # ref-c is no response to label: 404
+        ("not chosen", "not one the draft's author labels"),  # ref-c: third by name
         ("unknown criterion", "has the id 999999"),
         ("incomplete", "still unlabelled"),
     ],
@@ -69,12 +69,8 @@ def test_bad_labels_are_refused_and_nothing_is_written(world, case, message):
         marks[999999] = True
     else:
         del marks[world.criteria[1].pk]
-    if message is None:
-        with pytest.raises(Http404):
-            mock_scores_submit(draft=world.draft, response=response, author=user, labels=marks)
-    else:
-        with pytest.raises(SelfcheckError, match=message):
-            mock_scores_submit(draft=world.draft, response=response, author=user, labels=marks)
+    with pytest.raises(SelfcheckError, match=message):
+        mock_scores_submit(draft=world.draft, response=response, author=user, labels=marks)
     assert not MockScore.objects.exists()
     assert not AuditEvent.objects.filter(action__startswith="mock_score").exists()
 
