@@ -132,7 +132,7 @@ def _judge_verdicts(*, criteria, models) -> dict[tuple[int, int, int], Verdict]:
             response__case=F("rubric_item__case"),
             run__repeat_of__isnull=True,
         )
-        .select_related("run__judge", "rubric_item__draft_source__snapshot")
+        .select_related("run__judge", "response", "rubric_item__draft_source__snapshot")
         .order_by("rubric_item__draft_source__snapshot__created_at", "run_id")
     )
     found = {}

@@ -5,12 +5,15 @@ submitted, and only from a snapshot that froze the criterion at the labelled ver
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
+from django.db import connection
 from django.http import Http404
+from django.test.utils import CaptureQueriesContext
 
 from annotation.models import MockScore
 from annotation.selectors.selfcheck import (
     mock_score_pairs,
     selfcheck_comparison,
+    selfcheck_dialogue,
     selfcheck_draft_get,
     selfcheck_drafts,
     selfcheck_responses,
@@ -197,3 +200,27 @@ def test_only_the_author_and_staff_find_the_draft(world, author):
     (row,) = selfcheck_drafts(user=author)
     assert (row.reference_count, row.submitted_count) == (3, 1)
     assert [d.pk for d in selfcheck_drafts(user=staff)] == [draft_id]
+
+
+def test_the_comparison_reads_in_a_fixed_number_of_queries(world, author):
+    snapshot_judged(draft=world.draft, states={"ref-a": [MET] * 3, "ref-b": [NOT] * 3,
+                                               "ref-c": [NOT] * 3})  # fmt: skip
+    for key in ("ref-a", "ref-b"):
+        mock_scores_submit(draft=world.draft, response=world.responses[key], author=author,
+                           labels=labels(world, True, False, True))  # fmt: skip
+    with CaptureQueriesContext(connection) as queries:
+        rows = [row for c in selfcheck_comparison(draft=world.draft) for row in c.rows]
+        judges = {row.verdict.run.judge.name for row in rows}
+    assert len(rows) == 6 and judges == {"judge-x"}
+    assert len(queries) == 4  # responses, criteria, mock scores, verdicts
+
+
+def test_the_dialogue_is_the_one_the_response_answered(world):
+    draft = world.draft
+    draft.rewrite = [{"role": "A", "content": "改写后的倾诉"}]
+    answered_seed, answered_rewrite = world.responses["ref-a"], world.responses["ref-b"]
+    answered_rewrite.from_rewrite = True
+    seed = [turn["content"] for turn in draft.dialogue]
+    assert [t["content"] for t in selfcheck_dialogue(draft=draft, response=answered_seed)] == seed
+    assert selfcheck_dialogue(draft=draft, response=answered_rewrite) == [
+        {"role": "user", "content": "改写后的倾诉"}]  # fmt: skip
