@@ -43,6 +43,8 @@ class AuditAction(StrEnum):
     FLAG_ANSWER = "flag.answer"
     JUDGE_RUN_ENSEMBLE = "judge_run.ensemble"
     JUDGE_RUN_RETRY_ERRORS = "judge_run.retry_errors"
+    MOCK_SCORE_SAVE = "mock_score.save"
+    MOCK_SCORE_SUBMIT = "mock_score.submit"
     PAY_CORRECTION = "pay.correction"
     PAY_EARNING = "pay.earning"
     PAY_RATE_SET = "pay.rate_set"
