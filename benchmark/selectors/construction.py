@@ -2,7 +2,13 @@
 
 from django.db.models import QuerySet
 
-from benchmark.models import AbsoluteStandard, AbsoluteStandardVersion, ConstructionProject
+from benchmark.models import (
+    AbsoluteStandard,
+    AbsoluteStandardVersion,
+    ConstructionProject,
+    ConstructionSnapshot,
+    Dataset,
+)
 
 
 class ProjectNotFound(LookupError):
@@ -31,3 +37,18 @@ def standard_history(*, ability: str) -> QuerySet[AbsoluteStandardVersion]:
         .select_related("author")
         .order_by("-number")
     )
+
+
+class SnapshotNotFound(LookupError):
+    """The dataset is not a snapshot of the project."""
+
+
+def snapshot_of(*, project: ConstructionProject, dataset: Dataset) -> ConstructionSnapshot:
+    """The construction snapshot ``dataset`` is, when it is one of ``project``'s."""
+    snapshot = ConstructionSnapshot.objects.filter(project=project, dataset=dataset).first()
+    if snapshot is None:
+        raise SnapshotNotFound(
+            f"{dataset} is not a snapshot of {project}: make one with "
+            f"`heartbench construct snapshot --project {project}`"
+        )
+    return snapshot
