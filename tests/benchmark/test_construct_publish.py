@@ -78,8 +78,7 @@ def project():
     return project_create(name="pilot", dataset_name="heartbench-pilot")
 
 
-@pytest.fixture
-def drafts(project, author):
+def pilot_drafts(project, author) -> dict:
     """s-01..s-03, each with the three criteria of RUBRIC."""
     found = seeds_import(path=BASE_SEEDS, project=project).drafts
     for draft in found:
@@ -87,6 +86,11 @@ def drafts(project, author):
             draft_criterion_add(draft=draft, ability=ability, points=points, text=text,
                                 author=author)  # fmt: skip
     return {draft.question_id: draft for draft in found}
+
+
+@pytest.fixture
+def drafts(project, author):
+    return pilot_drafts(project, author)
 
 
 @pytest.mark.parametrize("action", ["snapshot", "publish", "prune"])
@@ -158,8 +162,7 @@ VERDICTS = {
 }
 
 
-@pytest.fixture
-def judged(project, drafts):
+def pilot_judged(drafts: dict):
     """A snapshot judged on two models by judge "j", as `heartbench judge` would store it."""
     models = {name: ModelUnderTestFactory(name=name) for name in ("m1", "m2")}
     for draft in drafts.values():
@@ -177,6 +180,11 @@ def judged(project, drafts):
             ):
                 Verdict.objects.create(run=run, response=response, rubric_item=item, state=state)
     return dataset
+
+
+@pytest.fixture
+def judged(drafts):
+    return pilot_judged(drafts)
 
 
 def test_prune_needs_a_snapshot_of_the_project(project, drafts):
