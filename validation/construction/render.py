@@ -5,10 +5,11 @@ import json
 from django.template.loader import render_to_string
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 FORMATS = ("json", "html")
 STAGE_NAMES = {
-    "imported": _("imported"),
+    "imported": pgettext_lazy("construction funnel", "imported"),
     "rewritten": _("rewritten by an LLM"),
     "with_rubric": _("with a rubric"),
     "quality_control": _("after saturation and too-easy removal"),
