@@ -9,6 +9,7 @@ from benchmark.models import (
     ConstructionSnapshot,
     Dataset,
     DraftCriterion,
+    DraftStatus,
 )
 
 
@@ -97,3 +98,16 @@ def project_snapshot_rows(*, project: ConstructionProject) -> list[dict]:
             }
         )
     return rows
+
+
+def project_proposed_hard(*, project: ConstructionProject) -> list[str]:
+    """The drafts the latest pruning proposed for the Hard set that are still in the funnel,
+    in funnel order: what the difficulty tier is asked to mark first."""
+    pruned = project.snapshots.exclude(saturation={}).order_by("-created_at", "-id").first()
+    if pruned is None:
+        return []
+    return list(
+        project.drafts.filter(status=DraftStatus.ACTIVE, question_id__in=pruned.proposed_hard)
+        .order_by("position")
+        .values_list("question_id", flat=True)
+    )

@@ -25,6 +25,7 @@ from benchmark.models import (
     RubricItem,
     Verdict,
 )
+from benchmark.selectors.construction import project_proposed_hard
 from benchmark.selectors.leaderboard_options import (
     leaderboard_datasets,
     leaderboard_default_dataset,
@@ -212,6 +213,7 @@ def test_a_dry_run_prints_the_removals_and_writes_nothing(judged):
     assert written() == before
     assert list(DraftCriterion.objects.values_list("status", flat=True)) == statuses
     assert ConstructionSnapshot.objects.get().proposed_hard == []
+    assert project_proposed_hard(project=judged.construction_snapshot.project) == []
 
 
 def test_prune_removes_saturated_criteria_and_too_easy_drafts_with_reasons(judged, drafts):
@@ -231,6 +233,7 @@ def test_prune_removes_saturated_criteria_and_too_easy_drafts_with_reasons(judge
     assert snapshot.saturation["summary"]["saturated"] == 3
     assert AuditEvent.objects.filter(action="draft_criterion.remove").count() == 3
     assert AuditEvent.objects.filter(action="construction_snapshot.prune").count() == 1
+    assert project_proposed_hard(project=snapshot.project) == ["s-03"]
 
     # A second pass finds them gone and says so, without acting twice.
     again = construct("prune", "--project", "pilot", "--dataset", judged.name)
