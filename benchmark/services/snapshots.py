@@ -34,6 +34,7 @@ from benchmark.models.construction import SNAPSHOT_PUBLISHED, SNAPSHOT_QUALITY
 from benchmark.services.audit import audit_record
 from benchmark.services.criteria import draft_case_publish
 from benchmark.services.imports import dataset_import
+from benchmark.services.imports.common import INSERT_BATCH
 from benchmark.taxonomy import BY_CODE, CATASTROPHIC
 
 # A quality snapshot is a version of "<the project's dataset name>-draft": never the name the
@@ -77,9 +78,11 @@ def draft_case_line(*, draft: DraftCase, criteria: list[DraftCriterion], difficu
 
 def _active_criteria(drafts: Iterable[DraftCase]) -> dict[int, list[DraftCriterion]]:
     found: dict[int, list[DraftCriterion]] = {draft.pk: [] for draft in drafts}
-    rows = DraftCriterion.objects.filter(
-        draft_id__in=list(found), status=DraftCriterion.Status.ACTIVE
-    ).order_by("draft_id", "position")
+    rows = (
+        DraftCriterion.objects.filter(draft_id__in=list(found), status=DraftCriterion.Status.ACTIVE)
+        .only("id", "draft_id", "position", "ability", "points", "text", "version")
+        .order_by("draft_id", "position")
+    )
     for criterion in rows:
         found[criterion.draft_id].append(criterion)
     return found
@@ -117,15 +120,21 @@ def _freeze(
     snapshot = ConstructionSnapshot.objects.create(
         project=project, dataset=result.dataset, purpose=purpose, created_by=actor
     )
-    items = RubricItem.objects.filter(case__dataset=result.dataset).select_related("case")
+    # Plain rows, not model instances: a snapshot maps thousands of criteria.
+    items = RubricItem.objects.filter(case__dataset=result.dataset).values_list(
+        "id", "case__question_id", "position"
+    )
     SnapshotCriterion.objects.bulk_create(
-        SnapshotCriterion(
-            snapshot=snapshot,
-            rubric_item=item,
-            criterion=(source := criteria[item.case.question_id][item.position]),
-            criterion_version=source.version,
-        )
-        for item in items
+        (
+            SnapshotCriterion(
+                snapshot=snapshot,
+                rubric_item_id=item_id,
+                criterion_id=(source := criteria[question_id][position]).pk,
+                criterion_version=source.version,
+            )
+            for item_id, question_id, position in items
+        ),
+        batch_size=INSERT_BATCH,
     )
     audit_record(
         actor=actor,
@@ -190,17 +199,18 @@ def snapshot_create(
 
 def _references_copy(*, snapshot: ConstructionSnapshot, drafts: list[DraftCase]) -> int:
     """Each reference answer becomes a response of its model to the snapshot's case."""
-    cases = {case.question_id: case for case in snapshot.dataset.cases.all()}
-    answers = DraftResponse.objects.filter(draft__in=drafts).select_related("draft")
-    created = Response.objects.bulk_create(
-        Response(
-            model_id=answer.model_id,
-            case=cases[answer.draft.question_id],
-            text=answer.text,
-            source=REFERENCE_SOURCE,
-        )
-        for answer in answers
+    cases = dict(snapshot.dataset.cases.values_list("question_id", "id"))
+    answers = DraftResponse.objects.filter(draft__in=drafts).values_list(
+        "model_id", "draft__question_id", "text"
     )
+    created = Response.objects.bulk_create(
+        (
+            Response(model_id=model_id, case_id=cases[question_id], text=text,
+                     source=REFERENCE_SOURCE)
+            for model_id, question_id, text in answers
+        ),
+        batch_size=INSERT_BATCH,
+    )  # fmt: skip
     return len(created)
 
 
