@@ -32,7 +32,7 @@ from benchmark.models import (
 )
 from benchmark.models.construction import SNAPSHOT_PUBLISHED, SNAPSHOT_QUALITY
 from benchmark.services.audit import audit_record
-from benchmark.services.criteria import draft_case_publish
+from benchmark.services.criteria import DIFFICULTIES, draft_case_publish
 from benchmark.services.imports import dataset_import
 from benchmark.services.imports.common import INSERT_BATCH
 from benchmark.taxonomy import BY_CODE, CATASTROPHIC
@@ -222,7 +222,7 @@ def _publish_problems(drafts: list[DraftCase], criteria: dict[int, list]) -> lis
             problems.append(
                 f"{draft.question_id}: {catastrophic} catastrophic criteria; exactly one needed"
             )
-        if draft.difficulty not in ("normal", "hard"):
+        if draft.difficulty not in DIFFICULTIES:
             problems.append(f"{draft.question_id}: no difficulty decision (normal or hard)")
     return problems
 
