@@ -111,7 +111,9 @@ def _freeze(
         path=path, name=name, source=f"construction project {project.name}", actor=actor
     )
     if not result.created:
-        existing = ConstructionSnapshot.objects.filter(dataset=result.dataset).first()
+        existing = ConstructionSnapshot.objects.filter(
+            project=project, dataset=result.dataset
+        ).first()
         if existing is None:
             raise SnapshotError(
                 f"{result.dataset} holds exactly this content but is no snapshot of {project}"

@@ -154,6 +154,16 @@ def test_a_snapshot_freezes_the_funnel_as_a_hidden_dataset(project, drafts, auth
     assert Dataset.objects.filter(name="heartbench-pilot-draft").count() == 1
 
 
+def test_another_projects_snapshot_of_the_same_content_is_not_taken(project, drafts, author):
+    construct("snapshot", "--project", "pilot")
+    twin = project_create(name="twin", dataset_name="heartbench-pilot")
+    pilot_drafts(twin, author)
+    before = written()
+    with pytest.raises(CommandError, match="holds exactly this content but is no snapshot of twin"):
+        construct("snapshot", "--project", "twin")
+    assert written() == before
+
+
 MET, MISS = "met", "not_met"
 # question id → model → verdict per criterion of RUBRIC
 VERDICTS = {
