@@ -18,9 +18,11 @@ from validation.construction.compute import (
     ConstructionInputs,
     CriterionFact,
     DraftFact,
+    MockPair,
     Round,
     construction_report_compute,
 )
+from validation.statistics.results import BootstrapSettings
 
 ANALYSIS = {
     "judge": "j",
@@ -103,8 +105,25 @@ def test_hard_shares_and_the_extension_points():
     assert report["hard"]["marked"] == {"hard": 1, "of": 2, "share": 0.5}
     assert report["hard"]["proposed"] == {"dataset": "hb-draft v1", "cases": 3, "proposed": 1}
     assert report["rubric_agreement"] == {"status": "pending"}
-    filled = construction_report_compute(inputs(judge_vs_authors={"agreement": 0.9, "n": 40}))
-    assert filled["judge_vs_authors"] == {"agreement": 0.9, "n": 40}
+    assert report["judge_vs_authors"] == {"status": "no_pairs", "n": 0}
+
+
+def test_the_judge_against_the_authors_mock_scores_is_clustered_by_draft():
+    # (author, judge): (T,T) (F,T) (T,F) (T,T) (F,F) on draft a, and the same on draft b.
+    marks = [(True, True), (False, True), (True, False), (True, True), (False, False)]
+    pairs = [MockPair(d, a, j) for d in ("a", "b") for a, j in marks]
+    report = construction_report_compute(
+        inputs(mock_scores=pairs, bootstrap=BootstrapSettings(resamples=200))
+    )
+    section = report["judge_vs_authors"]
+    assert (section["status"], section["n"], section["drafts"]) == ("computed", 10, 2)
+    # p_o = 3/5; both say "met" 3/5 of the time: p_e = .6·.6 + .4·.4 = .52; κ = .08/.48.
+    assert section["agreement"]["value"] == pytest.approx(0.6)
+    assert section["cohen_kappa"]["value"] == pytest.approx(0.08 / 0.48)
+    # Two identical drafts: every resample is the same, so the interval is that point.
+    assert section["agreement"]["ci95"]["low"] == pytest.approx(0.6)
+    assert section["agreement"]["ci95"]["clusters"] == 2
+    schema_validator("construction-report").validate(report)
 
 
 def test_an_empty_project_reports_zeros_not_errors():

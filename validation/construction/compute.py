@@ -2,11 +2,14 @@
 
 The benchmark half: the funnel of draft cases per stage with the reasons drafts and criteria
 left it, the discrimination of the criteria before and after the quality-control round, and
-the hard share. The two sections that need the expert tiers' data are extension points:
-``rubric_agreement`` (agreement among the reviewers of the rubrics) and ``judge_vs_authors``
-(the judge's agreement with the authors' mock-scores) are passed in already computed, as a
-dict the report prints as it is, and read ``{"status": "pending"}`` until a gatherer fills them
-(``validation.construction.gather``).
+the hard share, and the judge's agreement with the rubric authors' mock-scores (the
+self-validation tier: every submitted label beside the judge's verdict on the same criterion at
+the same version, ``annotation.selectors.selfcheck.mock_score_pairs``): n, agreement and
+Cohen's κ with 95 % intervals from a bootstrap over drafts (a draft's criteria and responses
+are correlated; with one draft the interval is withheld, with the reason). ``rubric_agreement``
+(agreement among the reviewers of the rubrics) is an extension point: passed in already
+computed, as a dict the report prints as it is, ``{"status": "pending"}`` until a gatherer
+fills it (``validation.construction.gather``).
 
 Funnel stages, each counting the drafts that reached it:
 
@@ -28,6 +31,10 @@ undefined (every model or none hit it) counts in neither mean; ``criteria`` says
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from validation.statistics.pairwise import pairwise_agreement
+from validation.statistics.results import BootstrapSettings
 
 STAGES = (
     "imported",
@@ -75,6 +82,14 @@ class Round:
     criteria: Mapping[tuple[str, int], int] = field(default_factory=dict)
 
 
+class MockPair(NamedTuple):
+    """An author's submitted mock score and the judge's verdict on the same item."""
+
+    draft: str
+    author_met: bool
+    judge_met: bool
+
+
 @dataclass(frozen=True)
 class ConstructionInputs:
     project: str
@@ -82,9 +97,31 @@ class ConstructionInputs:
     drafts: Sequence[DraftFact]
     criteria: Sequence[CriterionFact]
     rounds: Sequence[Round]  # oldest first
-    # Extension points: the expert tiers' figures, computed by their owners.
+    mock_scores: Sequence[MockPair] = ()
+    bootstrap: BootstrapSettings = field(default_factory=BootstrapSettings)
+    # Extension point: the cross-validation tier's figures, computed by their owner.
     rubric_agreement: Mapping | None = None
-    judge_vs_authors: Mapping | None = None
+
+
+def _judge_vs_authors(pairs: Sequence[MockPair], bootstrap: BootstrapSettings) -> dict:
+    if not pairs:
+        return {"status": "no_pairs", "n": 0}
+    drafts = sorted({pair.draft for pair in pairs})
+    cluster = {draft: index for index, draft in enumerate(drafts)}
+    result = pairwise_agreement(
+        reference=[int(pair.author_met) for pair in pairs],
+        predicted=[int(pair.judge_met) for pair in pairs],
+        categories=(0, 1),
+        clusters=[cluster[pair.draft] for pair in pairs],
+        bootstrap=bootstrap,
+    )
+    return {
+        "status": "computed",
+        "n": result.n,
+        "drafts": len(drafts),
+        "agreement": result.agreement.as_dict(),
+        "cohen_kappa": result.cohen_kappa.as_dict(),
+    }
 
 
 def _removals(rows, *, unit: str) -> list[dict]:
@@ -217,5 +254,5 @@ def construction_report_compute(inputs: ConstructionInputs) -> dict:
         "discrimination": _discrimination(inputs),
         "hard": _hard(inputs),
         "rubric_agreement": dict(inputs.rubric_agreement or PENDING),
-        "judge_vs_authors": dict(inputs.judge_vs_authors or PENDING),
+        "judge_vs_authors": _judge_vs_authors(inputs.mock_scores, inputs.bootstrap),
     }

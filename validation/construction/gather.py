@@ -1,32 +1,33 @@
 """The construction report's inputs, read through benchmark's selectors.
 
-EXTENSION POINTS, for the expert tiers (annotation's data, not written yet):
-``rubric_agreement_gather`` and ``judge_vs_authors_gather`` return None, which the report
-prints as "pending". When annotation's selectors exist, each returns the section as a dict
-(the figure, its n and how it was computed, documented in docs/formats.md) and the report
-prints it; nothing else changes.
+The authors' mock-scores beside the judge's verdicts come from annotation's selector.
+EXTENSION POINT, for the cross-validation tier: ``rubric_agreement_gather`` returns None,
+which the report prints as "pending". When annotation's selector exists, it returns the section
+as a dict (the figure, its n and how it was computed, documented in docs/formats.md) and the
+report prints it; nothing else changes.
 """
 
 from collections import Counter
 
+from annotation.selectors.selfcheck import mock_score_pairs
 from benchmark.models import ConstructionProject
 from benchmark.selectors.construction import (
     project_criterion_rows,
     project_draft_rows,
     project_snapshot_rows,
 )
-from validation.construction.compute import ConstructionInputs, CriterionFact, DraftFact, Round
+from validation.construction.compute import (
+    ConstructionInputs,
+    CriterionFact,
+    DraftFact,
+    MockPair,
+    Round,
+)
 
 
 def rubric_agreement_gather(*, project: ConstructionProject) -> dict | None:
     """EXTENSION POINT: agreement among the reviewers of the project's rubrics
     (cross-validation tier: clear / ambiguous / not binary / wrong ability / redundant)."""
-    return None
-
-
-def judge_vs_authors_gather(*, project: ConstructionProject) -> dict | None:
-    """EXTENSION POINT: the judge's agreement with the rubric authors' mock-scores
-    (self-validation tier)."""
     return None
 
 
@@ -61,5 +62,8 @@ def construction_inputs(*, project: ConstructionProject) -> ConstructionInputs:
         criteria=criteria,
         rounds=[Round(**row) for row in project_snapshot_rows(project=project)],
         rubric_agreement=rubric_agreement_gather(project=project),
-        judge_vs_authors=judge_vs_authors_gather(project=project),
+        mock_scores=[
+            MockPair(pair.draft, pair.author_met, pair.judge_met)
+            for pair in mock_score_pairs(project=project)
+        ],
     )
