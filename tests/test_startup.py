@@ -78,3 +78,13 @@ def test_help_on_one_command_still_goes_through_django(tmp_path, args, expected)
                    "from config.cli import main; main()"], tmp_path)  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert expected in result.stdout
+
+
+def test_start_up_leaves_the_collector_on_with_what_it_built_frozen(tmp_path):
+    """`django.setup()` runs without collector passes; what it built is frozen, and collection
+    is back on for the command (a run makes and drops many objects of its own)."""
+    check = "import gc; print(gc.isenabled(), gc.get_freeze_count() > 10000)"
+    result = _run(["-c", "import sys; sys.argv = ['heartbench', 'shell', '-c', "
+                   f"{check!r}]; from config.cli import main; main()"], tmp_path)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "True True"
