@@ -10,9 +10,12 @@ class BenchmarkConfig(AppConfig):
     def ready(self) -> None:
         # The services queue runs through benchmark.services.dispatch without importing the
         # tasks (tasks call services, never the reverse): each run model's task is named here.
+        # Named, not imported: the tasks (and Celery) load on the first run queued.
         from benchmark.models import GenerationRun, JudgeRun
         from benchmark.services.dispatch import run_task_register
-        from benchmark.tasks import generation_run_task, judge_run_task
+        from config.lazy_task import task_lazy
 
-        run_task_register(model_cls=JudgeRun, task=judge_run_task)
-        run_task_register(model_cls=GenerationRun, task=generation_run_task)
+        run_task_register(model_cls=JudgeRun, task=task_lazy(path="benchmark.tasks.judge_run_task"))
+        run_task_register(
+            model_cls=GenerationRun, task=task_lazy(path="benchmark.tasks.generation_run_task")
+        )

@@ -26,6 +26,16 @@ print(" ".join(name for name in {heavy!r} if name in sys.modules) or "-")
 """
 
 
+COMMANDS_WITHOUT_A_QUEUE = """
+import os, sys
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+import django
+django.setup()
+import benchmark.management.commands.generate, benchmark.management.commands.judge
+print(" ".join(name for name in ("celery", "kombu") if name in sys.modules) or "-")
+"""
+
+
 def _run(args: list[str], tmp_path: Path) -> subprocess.CompletedProcess:
     env = os.environ | {"HEARTBENCH_DATA_DIR": str(tmp_path / "data"), "PYTHONPATH": str(ROOT)}
     env.pop("DJANGO_SETTINGS_MODULE", None)
@@ -88,3 +98,24 @@ def test_start_up_leaves_the_collector_on_with_what_it_built_frozen(tmp_path):
                    f"{check!r}]; from config.cli import main; main()"], tmp_path)  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().splitlines()[-1] == "True True"
+
+
+def test_start_up_and_the_llm_commands_load_celery_only_when_a_task_is_queued(tmp_path):
+    result = _run(["-c", COMMANDS_WITHOUT_A_QUEUE], tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "-", f"imported at start-up: {result.stdout.strip()}"
+
+
+def test_the_tasks_registered_by_name_are_the_tasks_themselves():
+    from annotation import events
+    from benchmark.models import GenerationRun, JudgeRun
+    from benchmark.services.dispatch import RUN_TASKS
+    from benchmark.tasks import generation_run_task, judge_run_task
+    from validation.tasks import unit_gold_compute
+    from webhooks.dispatch import TASKS
+    from webhooks.tasks import webhook_deliver
+
+    assert RUN_TASKS[JudgeRun].name == judge_run_task.name
+    assert RUN_TASKS[GenerationRun].name == generation_run_task.name
+    assert TASKS["deliver"].name == webhook_deliver.name
+    assert [task.name for task in events.COMPLETE] == [unit_gold_compute.name]

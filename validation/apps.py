@@ -12,9 +12,13 @@ class ValidationConfig(AppConfig):
         # a unit's last rating settles it in that rating's transaction (its gold, or the senior
         # queue for a 2/1 split), and a task settles it after the commit of a senior's decision.
         from annotation import events
-        from validation import services, tasks
+        from config.lazy_task import task_lazy
+        from validation import services
         from validation.services.announce import unit_completed_announce
 
         # Webhooks hear of the unit first, so "unit.completed" goes out before "gold.ready".
         events.subscribe(rated=unit_completed_announce)
-        events.subscribe(rated=services.unit_settle, complete=tasks.unit_gold_compute)
+        events.subscribe(
+            rated=services.unit_settle,
+            complete=task_lazy(path="validation.tasks.unit_gold_compute"),
+        )
