@@ -13,9 +13,7 @@ class BenchmarkConfig(AppConfig):
         # Named, not imported: the tasks (and Celery) load on the first run queued.
         from benchmark.models import GenerationRun, JudgeRun
         from benchmark.services.dispatch import run_task_register
-        from config.lazy_task import task_lazy
+        from config.lazy_import import Lazy
 
-        run_task_register(model_cls=JudgeRun, task=task_lazy(path="benchmark.tasks.judge_run_task"))
-        run_task_register(
-            model_cls=GenerationRun, task=task_lazy(path="benchmark.tasks.generation_run_task")
-        )
+        run_task_register(model_cls=JudgeRun, task=Lazy("benchmark.tasks.judge_run_task"))
+        run_task_register(model_cls=GenerationRun, task=Lazy("benchmark.tasks.generation_run_task"))

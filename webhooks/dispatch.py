@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from django.conf import settings
 from django.db import connections
 
-if TYPE_CHECKING:  # Celery loads with the first delivery queued (config.lazy_task)
+if TYPE_CHECKING:  # Celery loads with the first delivery queued (config.lazy_import)
     from celery import Task
 
 logger = logging.getLogger(__name__)

@@ -17,7 +17,7 @@ from django.db import transaction
 
 from benchmark.models import LLMRun
 
-if TYPE_CHECKING:  # Celery loads with the first task queued (config.lazy_task)
+if TYPE_CHECKING:  # Celery loads with the first task queued (config.lazy_import)
     from celery import Task
 
 logger = logging.getLogger(__name__)
