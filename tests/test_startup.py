@@ -119,3 +119,43 @@ def test_the_tasks_registered_by_name_are_the_tasks_themselves():
     assert RUN_TASKS[GenerationRun].name == generation_run_task.name
     assert TASKS["deliver"].name == webhook_deliver.name
     assert [task.name for task in events.COMPLETE] == [unit_gold_compute.name]
+
+
+ADMIN_LOADED = """
+import atexit, sys
+loaded = ("benchmark.admin", "annotation.services")
+atexit.register(lambda: print(*(name in sys.modules for name in loaded)))
+sys.argv = {argv!r}
+from config.cli import main
+main()
+"""
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["heartbench", "judge", "--help"], "False False"),
+        (["heartbench", "generate", "--help"], "False False"),
+        (["heartbench", "shell", "-c", "pass"], "True True"),  # every other command: as before
+    ],
+)
+def test_commands_that_serve_no_page_start_without_the_admin_modules(tmp_path, argv, expected):
+    result = _run(["-c", ADMIN_LOADED.format(argv=argv)], tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == expected
+
+
+def test_the_urlconf_discovers_the_admin_when_start_up_did_not(tmp_path):
+    probe = (
+        "import os; os.environ['DJANGO_SETTINGS_MODULE'] = 'config.settings'; "
+        "import django; from config.apps import AdminConfig; AdminConfig.discover = False; "
+        "django.setup(); from django.contrib import admin; from django.urls import reverse; "
+        "print(len(admin.site._registry)); "
+        "print(reverse('admin:benchmark_judgerun_change', args=[7]), len(admin.site._registry))"
+    )
+    result = _run(["-c", probe], tmp_path)
+    assert result.returncode == 0, result.stderr
+    before, after = result.stdout.split("\n")[:2]
+    assert before == "0"
+    url, registered = after.split()
+    assert url == "/admin/benchmark/judgerun/7/change/" and int(registered) > 10
