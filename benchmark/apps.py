@@ -10,9 +10,10 @@ class BenchmarkConfig(AppConfig):
     def ready(self) -> None:
         # The services queue runs through benchmark.services.dispatch without importing the
         # tasks (tasks call services, never the reverse): each run model's task is named here.
+        # Named, not imported: the tasks (and Celery) load on the first run queued.
         from benchmark.models import GenerationRun, JudgeRun
         from benchmark.services.dispatch import run_task_register
-        from benchmark.tasks import generation_run_task, judge_run_task
+        from config.lazy_import import Lazy
 
-        run_task_register(model_cls=JudgeRun, task=judge_run_task)
-        run_task_register(model_cls=GenerationRun, task=generation_run_task)
+        run_task_register(model_cls=JudgeRun, task=Lazy("benchmark.tasks.judge_run_task"))
+        run_task_register(model_cls=GenerationRun, task=Lazy("benchmark.tasks.generation_run_task"))

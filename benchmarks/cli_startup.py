@@ -169,7 +169,7 @@ def main() -> None:
         print(f"{label}: {tree}")
     print()
     labels = list(trees)
-    header = [f"{label} s" for label in labels]
+    header = [f"{label} s, median [min–max]" for label in labels]
     if len(labels) == 2:
         header.append("before / after")
     header += [f"numpy/scipy loaded ({label})" for label in labels]
@@ -177,7 +177,10 @@ def main() -> None:
     print("|---" * (len(header) + 1) + "|")
     for name in COMMANDS:
         medians = [statistics.median(times[label, name]) for label in labels]
-        cells = [f"{m:.2f}" for m in medians]
+        cells = [
+            f"{m:.2f} [{min(times[label, name]):.2f}–{max(times[label, name]):.2f}]"
+            for label, m in zip(labels, medians, strict=True)
+        ]
         if len(labels) == 2:
             cells.append(f"{medians[0] / medians[1]:.1f}×")
         cells += [heavy[label, name] for label in labels]

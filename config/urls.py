@@ -6,6 +6,8 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from frontend import urls_admin
 
+# Every app's admin module, when django.setup() left them out (config.apps.AdminConfig).
+admin.autodiscover()
 # The admin's header and page titles name the platform, in the interface language.
 admin.site.site_header = _("HeartBench administration")
 admin.site.site_title = _("HeartBench administration")

@@ -26,6 +26,16 @@ print(" ".join(name for name in {heavy!r} if name in sys.modules) or "-")
 """
 
 
+COMMANDS_WITHOUT_A_QUEUE = """
+import os, sys
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+import django
+django.setup()
+import benchmark.management.commands.generate, benchmark.management.commands.judge
+print(" ".join(name for name in ("celery", "kombu") if name in sys.modules) or "-")
+"""
+
+
 def _run(args: list[str], tmp_path: Path) -> subprocess.CompletedProcess:
     env = os.environ | {"HEARTBENCH_DATA_DIR": str(tmp_path / "data"), "PYTHONPATH": str(ROOT)}
     env.pop("DJANGO_SETTINGS_MODULE", None)
@@ -111,3 +121,74 @@ def test_a_process_of_the_project_computes_with_one_blas_thread(tmp_path):
     assert threads["config"] == "1"
     if (os.cpu_count() or 1) > 1:
         assert int(threads["numpy"]) > 1  # without config first, OpenBLAS takes every core
+
+
+def test_start_up_leaves_the_collector_on_with_what_it_built_frozen(tmp_path):
+    """`django.setup()` runs without collector passes; what it built is frozen, and collection
+    is back on for the command (a run makes and drops many objects of its own)."""
+    check = "import gc; print(gc.isenabled(), gc.get_freeze_count() > 10000)"
+    result = _run(["-c", "import sys; sys.argv = ['heartbench', 'shell', '-c', "
+                   f"{check!r}]; from config.cli import main; main()"], tmp_path)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "True True"
+
+
+def test_start_up_and_the_llm_commands_load_celery_only_when_a_task_is_queued(tmp_path):
+    result = _run(["-c", COMMANDS_WITHOUT_A_QUEUE], tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "-", f"imported at start-up: {result.stdout.strip()}"
+
+
+def test_the_tasks_registered_by_name_are_the_tasks_themselves():
+    from annotation import events
+    from benchmark.models import GenerationRun, JudgeRun
+    from benchmark.services.dispatch import RUN_TASKS
+    from benchmark.tasks import generation_run_task, judge_run_task
+    from validation.tasks import unit_gold_compute
+    from webhooks.dispatch import TASKS
+    from webhooks.tasks import webhook_deliver
+
+    assert RUN_TASKS[JudgeRun].name == judge_run_task.name
+    assert RUN_TASKS[GenerationRun].name == generation_run_task.name
+    assert TASKS["deliver"].name == webhook_deliver.name
+    assert [task.name for task in events.COMPLETE] == [unit_gold_compute.name]
+
+
+ADMIN_LOADED = """
+import atexit, sys
+loaded = ("benchmark.admin", "annotation.services")
+atexit.register(lambda: print(*(name in sys.modules for name in loaded)))
+sys.argv = {argv!r}
+from config.cli import main
+main()
+"""
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["heartbench", "judge", "--help"], "False False"),
+        (["heartbench", "generate", "--help"], "False False"),
+        (["heartbench", "shell", "-c", "pass"], "True True"),  # every other command: as before
+    ],
+)
+def test_commands_that_serve_no_page_start_without_the_admin_modules(tmp_path, argv, expected):
+    result = _run(["-c", ADMIN_LOADED.format(argv=argv)], tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == expected
+
+
+def test_the_urlconf_discovers_the_admin_when_start_up_did_not(tmp_path):
+    probe = (
+        "import os; os.environ['DJANGO_SETTINGS_MODULE'] = 'config.settings'; "
+        "import django; from config.apps import AdminConfig; AdminConfig.discover = False; "
+        "django.setup(); from django.contrib import admin; from django.urls import reverse; "
+        "print(len(admin.site._registry)); "
+        "print(reverse('admin:benchmark_judgerun_change', args=[7]), len(admin.site._registry))"
+    )
+    result = _run(["-c", probe], tmp_path)
+    assert result.returncode == 0, result.stderr
+    before, after = result.stdout.split("\n")[:2]
+    assert before == "0"
+    url, registered = after.split()
+    assert url == "/admin/benchmark/judgerun/7/change/" and int(registered) > 10

@@ -11,10 +11,13 @@ class ValidationConfig(AppConfig):
         # Validation listens to annotation's unit events (annotation never imports validation):
         # a unit's last rating settles it in that rating's transaction (its gold, or the senior
         # queue for a 2/1 split), and a task settles it after the commit of a senior's decision.
+        # Named, not imported: the services and tasks load with the first unit rated.
         from annotation import events
-        from validation import services, tasks
-        from validation.services.announce import unit_completed_announce
+        from config.lazy_import import Lazy
 
         # Webhooks hear of the unit first, so "unit.completed" goes out before "gold.ready".
-        events.subscribe(rated=unit_completed_announce)
-        events.subscribe(rated=services.unit_settle, complete=tasks.unit_gold_compute)
+        events.subscribe(rated=Lazy("validation.services.announce.unit_completed_announce"))
+        events.subscribe(
+            rated=Lazy("validation.services.unit_settle"),
+            complete=Lazy("validation.tasks.unit_gold_compute"),
+        )

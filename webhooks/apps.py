@@ -11,11 +11,11 @@ class WebhooksConfig(AppConfig):
         # Services queue deliveries without importing the tasks (tasks call services).
         from django.db.models.signals import post_delete, post_save
 
+        from config.lazy_import import Lazy
         from webhooks import dispatch
         from webhooks.models import Endpoint
         from webhooks.services import endpoints_forget
-        from webhooks.tasks import webhook_deliver
 
-        dispatch.deliver_task_register(task=webhook_deliver)
+        dispatch.deliver_task_register(task=Lazy("webhooks.tasks.webhook_deliver"))
         post_save.connect(endpoints_forget, sender=Endpoint, dispatch_uid="webhooks-endpoints")
         post_delete.connect(endpoints_forget, sender=Endpoint, dispatch_uid="webhooks-endpoints")

@@ -13,19 +13,21 @@ import logging
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING
 
-from celery import Task
 from django.conf import settings
 from django.db import connections
-from kombu.exceptions import OperationalError
+
+if TYPE_CHECKING:  # Celery loads with the first delivery queued (config.lazy_import)
+    from celery import Task
 
 logger = logging.getLogger(__name__)
 # A broker blip is retried briefly; a real outage must not hold the announcing request.
 PUBLISH_RETRY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.5, "interval_max": 1}
-TASKS: dict[str, Task] = {}
+TASKS: dict[str, "Task"] = {}
 
 
-def deliver_task_register(*, task: Task) -> None:
+def deliver_task_register(*, task: "Task") -> None:
     """Make ``task`` (taking ``delivery_id`` and ``replay``) the one that sends deliveries."""
     TASKS["deliver"] = task
 
@@ -76,6 +78,8 @@ def delivery_queue(*, delivery_id: int, countdown: float = 0, replay: bool = Fal
     A broker that is down is logged: the delivery keeps its next try, and the admin's "send
     again" sends it.
     """
+    from kombu.exceptions import OperationalError
+
     task, kwargs = TASKS["deliver"], {"delivery_id": delivery_id, "replay": replay}
     if settings.CELERY_TASK_ALWAYS_EAGER:
         IN_PROCESS.submit(lambda: task.apply(kwargs=kwargs), countdown=countdown)

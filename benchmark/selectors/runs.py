@@ -1,6 +1,7 @@
 """Reads for judge and generation runs: what is left to do, progress, the request cache."""
 
 from collections.abc import Iterable
+from typing import NamedTuple
 
 from django.db.models import Case as CaseWhen
 from django.db.models import Count, IntegerField, OuterRef, Q, QuerySet, Subquery, Value, When
@@ -119,26 +120,50 @@ def judge_run_cases(*, run: JudgeRun) -> QuerySet[Case]:
     return cases_chosen(answered, run=run)
 
 
-def judge_run_todo(
-    *, run: JudgeRun, response_ids: list[int] | None = None
-) -> list[tuple[Response, list[RubricItem]]]:
+class TodoCriterion(NamedTuple):
+    id: int
+    ability: str
+    points: int | None
+    text: str
+    version: int
+
+
+class TodoResponse(NamedTuple):
+    id: int
+    text: str
+    dialogue: list
+    criteria: list[TodoCriterion]
+
+
+def judge_run_todo(*, run: JudgeRun, response_ids: list[int] | None = None) -> list[TodoResponse]:
     """Responses of the run's model in its dataset (or just ``response_ids`` of them), each with
-    its criteria not yet judged."""
+    its criteria not yet judged, in case order and each case's criteria in rubric order.
+
+    Plain rows, not model instances: a whole dataset is a few thousand criteria, read once per
+    run before the first request goes out.
+    """
     verdicts = Verdict.objects.filter(run=run)
     responses = Response.objects.filter(model=run.model, case__in=judge_run_cases(run=run))
     if response_ids is not None:
         verdicts = verdicts.filter(response_id__in=response_ids)
         responses = responses.filter(pk__in=response_ids)
     judged = set(verdicts.values_list("rubric_item_id", flat=True))
-    responses = (
-        responses.select_related("case").prefetch_related("case__rubric").order_by("case__position")
+    rows = list(
+        responses.order_by("case__position").values_list("pk", "text", "case_id", "case__dialogue")
     )
-    todo = []
-    for response in responses:
-        items = [item for item in response.case.rubric.all() if item.pk not in judged]
-        if items:
-            todo.append((response, sorted(items, key=lambda i: i.position)))
-    return todo
+    criteria: dict[int, list[TodoCriterion]] = {}
+    for case_id, *fields in (
+        RubricItem.objects.filter(case__in=responses.values("case_id"))
+        .order_by("case_id", "position")
+        .values_list("case_id", "pk", "ability", "points", "text", "version")
+    ):
+        if fields[0] not in judged:
+            criteria.setdefault(case_id, []).append(TodoCriterion(*fields))
+    return [
+        TodoResponse(pk, text, dialogue, criteria[case_id])
+        for pk, text, case_id, dialogue in rows
+        if case_id in criteria
+    ]
 
 
 def answered_pairs() -> list[tuple[int, int]]:

@@ -11,21 +11,23 @@ is registered here by ``BenchmarkConfig.ready()`` (:func:`run_task_register`).
 """
 
 import logging
+from typing import TYPE_CHECKING
 
-from celery import Task
 from django.db import transaction
-from kombu.exceptions import OperationalError
 
 from benchmark.models import LLMRun
+
+if TYPE_CHECKING:  # Celery loads with the first task queued (config.lazy_import)
+    from celery import Task
 
 logger = logging.getLogger(__name__)
 # A broker blip is retried briefly; a real outage must not hold the admin's request for long.
 PUBLISH_RETRY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.5, "interval_max": 1}
 # The task that executes a run of each run model, by the run's id.
-RUN_TASKS: dict[type[LLMRun], Task] = {}
+RUN_TASKS: dict[type[LLMRun], "Task"] = {}
 
 
-def run_task_register(*, model_cls: type[LLMRun], task: Task) -> None:
+def run_task_register(*, model_cls: type[LLMRun], task: "Task") -> None:
     """Make ``task`` (taking ``run_id``) the one that executes runs of ``model_cls``."""
     RUN_TASKS[model_cls] = task
 
@@ -44,6 +46,8 @@ def run_queue(*, model_cls: type[LLMRun], run_id: int) -> None:
 
 def run_dispatch(*, model_cls: type[LLMRun], run_id: int) -> bool:
     """Publish the run's task; False when the broker is down and the run waits for it."""
+    from kombu.exceptions import OperationalError
+
     try:
         RUN_TASKS[model_cls].apply_async(kwargs={"run_id": run_id}, retry_policy=PUBLISH_RETRY)
     except OperationalError as exc:

@@ -39,7 +39,7 @@ def judge_run_split(*, run_id: int, chunk_size: int) -> list[list[int]]:
         raise ValueError("chunk_size must be at least 1")
     with transaction.atomic():
         run = row_lock(JudgeRun, run_id)
-        todo = [response.pk for response, _ in run_selectors.judge_run_todo(run=run)]
+        todo = [response.id for response in run_selectors.judge_run_todo(run=run)]
         if todo:
             counts = run_selectors.judge_run_counts(run=run)
             run.total, run.done, run.errors = counts["total"], counts["done"], counts["errors"]

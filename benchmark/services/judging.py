@@ -387,11 +387,12 @@ def _judge_units(
     response_ids: list[int] | None = None,
 ) -> list[Unit]:
     units = []
-    for response, items in run_selectors.judge_run_todo(run=run, response_ids=response_ids):
+    for response in run_selectors.judge_run_todo(run=run, response_ids=response_ids):
+        items = response.criteria
         groups = (
             [[item] for item in items] if run.granularity == JudgeRun.Granularity.ITEM else [items]
         )
-        dialogue = dialogue_render(response.case.dialogue)
+        dialogue = dialogue_render(response.dialogue)
         for group in groups:
             prompt = template.render(
                 dialogue=dialogue,
@@ -402,7 +403,7 @@ def _judge_units(
             units.append(
                 Unit(
                     # The versions go with the prompt: the verdict is on the text it showed.
-                    ident=(response.pk, [i.pk for i in group], [i.version for i in group]),
+                    ident=(response.id, [i.id for i in group], [i.version for i in group]),
                     messages=[{"role": "user", "content": prompt}],
                     expected=len(group),
                 )
