@@ -1,6 +1,8 @@
 """Reads of a benchmark under construction: projects, drafts, absolute standards, the
 authors of hand-written criteria."""
 
+from typing import TypeVar
+
 from django.contrib.auth import get_user_model
 from django.db.models import QuerySet
 
@@ -9,7 +11,12 @@ from benchmark.models import (
     AbsoluteStandardVersion,
     ConstructionProject,
     DraftCase,
+    ReferenceRun,
+    RewriteRun,
+    SynthesisRun,
 )
+
+R = TypeVar("R", RewriteRun, ReferenceRun, SynthesisRun)
 
 
 class ProjectNotFound(LookupError):
@@ -62,3 +69,8 @@ def user_get(*, username: str):
     if user is None:
         raise LookupError(f"no user named {username!r}")
     return user
+
+
+def draft_run_get(*, model_cls: type[R], run_id: int) -> R:
+    """A rewrite, reference or synthesis run with its project and model."""
+    return model_cls.objects.select_related("project", "model").get(pk=run_id)
