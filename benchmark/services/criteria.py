@@ -41,6 +41,12 @@ def _checked(*, ability: str, points, text: str) -> tuple[str, int | None, str]:
     return ability, points, text
 
 
+def draft_criterion_check(*, ability: str, points, text: str) -> tuple[str, int | None, str]:
+    """The criterion as it would be stored, or ``CriterionError`` with the reason: for a form
+    that reports before it saves."""
+    return _checked(ability=ability, points=points, text=text)
+
+
 def draft_criterion_add(
     *,
     draft: DraftCase,
