@@ -3,6 +3,8 @@ them), the absolute standards, written only through ``standard_write`` (a new ve
 with its author and reason, an audit row), never a plain model save, and a draft's criteria,
 revised only through ``draft_criterion_revise`` (provenance and versions read only)."""
 
+import json
+
 from django import forms
 from django.contrib import admin, messages
 from django.utils.html import format_html, format_html_join
@@ -48,8 +50,7 @@ class DraftCriterionInline(admin.TabularInline):
 
     model = models.DraftCriterion
     extra = 0
-    fields = ["position", "ability", "points", "text", "version", "status", "origin",
-              "model_name"]  # fmt: skip
+    fields = ["position", "ability", "points", "text", "status", "origin"]
     readonly_fields = fields
     can_delete = False
     show_change_link = True
@@ -179,7 +180,7 @@ class AbsoluteStandardVersionAdmin(ReadOnlyAdmin):
 
 class DraftCriterionForm(forms.ModelForm):
     reason = forms.CharField(
-        label=_("reason for the change"),
+        label=_("Reason for the change"),
         widget=forms.Textarea(attrs={"rows": 2}),
         help_text=_("Kept in the criterion's version history."),
     )
@@ -205,7 +206,9 @@ class DraftCriterionForm(forms.ModelForm):
         return data
 
 
-class DraftCriterionVersionInline(admin.TabularInline):
+class DraftCriterionVersionInline(admin.StackedInline):
+    """Stacked: a version's text stays readable on a phone's width."""
+
     model = models.DraftCriterionVersion
     extra = 0
     fields = ["number", "ability", "points", "text", "author", "reason", "created_at"]
@@ -236,16 +239,21 @@ class DraftCriterionAdmin(admin.ModelAdmin):
                        "model_name", "reply", "created_at"]  # fmt: skip
     fieldsets = [
         (None, {"fields": ["draft", "position", "ability", "points", "text", "reason"]}),
-        (_("state"), {"fields": ["version", "status", "removed_stage", "removed_reason"]}),
-        (_("provenance"), {"fields": ["origin", "author", "synthesis_run", "template_version",
+        (_("State"), {"fields": ["version", "status", "removed_stage", "removed_reason"]}),
+        (_("Provenance"), {"fields": ["origin", "author", "synthesis_run", "template_version",
                                       "model_name", "reply", "created_at"]}),
     ]  # fmt: skip
 
     @admin.display(description=_("raw reply"))
     def reply(self, obj: models.DraftCriterion) -> str:
-        return (
-            format_html('<pre class="raw-reply">{}</pre>', obj.raw_reply) if obj.raw_reply else "—"
-        )
+        """The reply the criterion was read from, indented when it is JSON (it usually is)."""
+        if not obj.raw_reply:
+            return "—"
+        try:
+            shown = json.dumps(json.loads(obj.raw_reply), ensure_ascii=False, indent=2)
+        except ValueError:
+            shown = obj.raw_reply
+        return format_html('<pre class="raw-reply">{}</pre>', shown)
 
     def has_add_permission(self, request, obj=None):
         return False  # `heartbench construct add-criterion` or a synthesis run adds them
