@@ -18,7 +18,12 @@ from django.db import transaction
 
 from benchmark.llm.engine import Unit
 from benchmark.llm.progress import Progress
-from benchmark.llm.prompts import DEFAULT_RUBRIC_TEMPLATE, dialogue_render, template_load
+from benchmark.llm.prompts import (
+    DEFAULT_RUBRIC_TEMPLATE,
+    PromptTemplate,
+    dialogue_render,
+    template_load,
+)
 from benchmark.llm.rubric_reply import (
     POINTS_MAX,
     POINTS_MIN,
@@ -41,7 +46,7 @@ from benchmark.services.criteria import CriterionError, draft_criterion_add
 from benchmark.services.draft_jobs import FailureListingStore, project_run_continue
 from benchmark.services.generation import model_job_execute
 from benchmark.services.llm_jobs import EngineOptions, RunOutcome
-from benchmark.taxonomy import ABILITIES, SCORED_CODES
+from benchmark.taxonomy import BY_CODE, SCORED_CODES
 
 TEMPLATE_VARIABLES = frozenset(
     {"dialogue", "standards", "references", "min_criteria", "max_criteria", "points_min",
@@ -54,25 +59,24 @@ def synthesis_run_start(
 ) -> SynthesisRun:
     """Continue the project's unfinished synthesis run by ``model``, or start one; ``limit``
     (the first N drafts in the funnel) is kept on the run, for a worker too."""
-    run = project_run_continue(run_model=SynthesisRun, project=project, model=model)
-    if run.limit != limit:
-        SynthesisRun.objects.filter(pk=run.pk).update(limit=limit)
-        run.limit = limit
+    with transaction.atomic():
+        run = project_run_continue(run_model=SynthesisRun, project=project, model=model)
+        if run.limit != limit:
+            run.limit = limit
+            run.save(update_fields=["limit"])
     return run
 
 
 def standards_render(standards: dict[str, AbsoluteStandard]) -> str:
     """One line per scored ability: its code, Chinese name, version and text (or none yet)."""
     lines = []
-    for ability in ABILITIES:
-        if ability.code not in SCORED_CODES:
-            continue
-        standard = standards.get(ability.code)
+    for code in SCORED_CODES:
+        standard, zh = standards.get(code), BY_CODE[code].zh
         if standard is None:
-            lines.append(f"- {ability.code}（{ability.zh}）：尚未撰写")
+            lines.append(f"- {code}（{zh}）：尚未撰写")
         else:
             text = " ".join(standard.text.split())
-            lines.append(f"- {ability.code}（{ability.zh}，第 {standard.version} 版）：{text}")
+            lines.append(f"- {code}（{zh}，第 {standard.version} 版）：{text}")
     return "\n".join(lines)
 
 
@@ -84,7 +88,7 @@ def references_render(texts: list[str]) -> str:
     return "\n\n".join(f"回答 {n}：\n{text.strip()}" for n, text in enumerate(texts, start=1))
 
 
-def synthesis_prompt(*, draft: DraftCase, standards: str, template) -> str:
+def synthesis_prompt(*, draft: DraftCase, standards: str, template: PromptTemplate) -> str:
     """The synthesis prompt of one draft (its reference answers in the models' name order)."""
     answers = [r.text for r in sorted(draft.responses.all(), key=lambda r: r.model.name)]
     return template.render(
