@@ -217,3 +217,21 @@ def test_a_sent_prompt_is_the_one_the_service_builds(drafts, fake):
     synthesize(fake, "--limit", "1")
     key = prompt_key([{"role": "user", "content": sent_prompt(drafts["s-01"])}])
     assert key in {request.key for request in fake.requests}
+
+
+def test_synthesize_needs_a_base_url_and_ctrl_c_says_how_to_resume(drafts, fake, monkeypatch):
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    with pytest.raises(CommandError, match="has no base URL") as failure:
+        construct("synthesize", "--project", "pilot", "--model", "nowhere", *QUICK)
+    assert failure.value.returncode == 2 and not DraftCriterion.objects.exists()
+
+    def interrupted(*, run, options, on_progress):
+        SynthesisRun.objects.filter(pk=run.pk).update(status="stopped", total=3, done=1)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(
+        "benchmark.management.commands.construct.synthesis_run_execute", interrupted
+    )
+    with pytest.raises(CommandError, match=r"stopped with 1 of 3 drafts stored") as failure:
+        synthesize(fake)
+    assert failure.value.returncode == 130
