@@ -15,6 +15,7 @@ from annotation.models import (
     FaqEntry,
     Label,
     LibraryEntry,
+    MockScore,
     PayEntry,
     PayRate,
     PeerAgreement,
@@ -141,6 +142,15 @@ class PeerAgreementAdmin(ReadOnlyAdmin):
     list_display = ["submission", "pool", "expert", "agreed", "compared"]
     list_filter = ["pool"]
     list_select_related = ["submission__unit", "submission__expert__user", "pool", "expert__user"]
+
+
+@admin.register(MockScore)
+class MockScoreAdmin(ReadOnlyAdmin):
+    """A rubric author's self-validation labels, written on the self-check pages."""
+
+    list_display = ["criterion", "criterion_version", "response", "author", "met", "submitted_at"]
+    list_filter = ["met"]
+    list_select_related = ["criterion__draft__project", "response__model", "author"]
 
 
 @admin.register(CalibrationSet)

@@ -100,6 +100,14 @@ def positive_fraction(text: str) -> float:
     return value
 
 
+def open_share(text: str) -> float:
+    """A share strictly between 0 and 1 (an agreement, an interval's half-width)."""
+    value = positive_fraction(text)
+    if value >= 1:
+        raise argparse.ArgumentTypeError(f"{text} is not below 1")
+    return value
+
+
 def non_negative_amount(text: str) -> Decimal:
     """A finite decimal amount ≥ 0 (money; the service checks its precision and ceiling)."""
     try:

@@ -2,7 +2,15 @@ from django.contrib.auth.views import LogoutView
 from django.urls import path
 
 import config.converters  # noqa: F401  (registers the <study:...> converter)
-from frontend.views import adjudication, expert, knowledge, leaderboard, review, standards
+from frontend.views import (
+    adjudication,
+    expert,
+    knowledge,
+    leaderboard,
+    review,
+    selfcheck,
+    standards,
+)
 
 app_name = "frontend"
 
@@ -21,6 +29,18 @@ urlpatterns = [
     path("leaderboard/", leaderboard.leaderboard, name="leaderboard"),
     path("standards/", standards.standards, name="standards"),
     path("standards/<str:ability>/", standards.standard_edit, name="standard-edit"),
+    path("construct/selfcheck/", selfcheck.selfcheck_home, name="selfcheck"),
+    path("construct/selfcheck/<int:draft_id>/", selfcheck.selfcheck_draft, name="selfcheck-draft"),
+    path(
+        "construct/selfcheck/<int:draft_id>/responses/<int:response_id>/",
+        selfcheck.selfcheck_label,
+        name="selfcheck-label",
+    ),
+    path(
+        "construct/selfcheck/<int:draft_id>/criteria/<int:criterion_id>/revise/",
+        selfcheck.selfcheck_revise,
+        name="selfcheck-revise",
+    ),
     path("discuss/<str:token>/", knowledge.discussion, name="discussion"),
     path("discuss/<str:token>/post/", knowledge.discussion_post, name="discussion-post"),
     path(

@@ -99,12 +99,28 @@ class StudyListView(AdminAPIView, ListAPIView):
         )
         if "gate" in options:
             options["gate"] = GateConfig(**options["gate"])
+        if "plan" in options:
+            options["plan"] = self.plan(dataset=dataset, models=models, **options.pop("plan"))
+            options["fraction"] = options["plan"].fraction
         study = services.study_create(
             **options, dataset=dataset, models=models, judge_runs=judge_runs, actor=request.user
         )
         return Response(
             AdminStudySerializer(self.study(study.name)).data, status=status.HTTP_201_CREATED
         )
+
+    def plan(self, *, dataset, models, pilot: str | None = None, **wanted):
+        # numpy and scipy load with the planner, not with the URLconf (tests/test_startup.py).
+        from validation.selectors.planning import study_plan
+        from validation.statistics.planning import PlanningError
+
+        found = None if pilot is None else selectors.study_get(name=pilot)
+        if pilot is not None and found is None:
+            raise ValidationError({"plan": [f"no study named {pilot!r}"]})
+        try:
+            return study_plan(dataset=dataset, models=models, pilot=found, **wanted)
+        except PlanningError as exc:
+            raise ValidationError({"plan": [str(exc)]}) from exc
 
 
 class StudyDetailView(AdminAPIView):

@@ -2,7 +2,7 @@
 
 import csv
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TextIO
 
 from benchmark.csv_safe import csv_cell
@@ -10,13 +10,19 @@ from benchmark.csv_safe import csv_cell
 FORMATS = ("csv", "jsonl")
 
 
-def rows_write(*, rows: Iterable[dict], fmt: str, out: TextIO) -> int:
-    """Write rows to ``out``; returns how many. CSV columns come from the first row, and text
-    a spreadsheet would run as a formula is neutralised."""
+def rows_write(
+    *, rows: Iterable[dict], fmt: str, out: TextIO, columns: Sequence[str] | None = None
+) -> int:
+    """Write rows to ``out``; returns how many. CSV columns are ``columns`` (whose header is
+    written even when there is no row) or else the first row's, and text a spreadsheet would
+    run as a formula is neutralised."""
     if fmt not in FORMATS:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}")
     count = 0
     writer = None
+    if fmt == "csv" and columns is not None:
+        writer = csv.DictWriter(out, fieldnames=list(columns), lineterminator="\n")
+        writer.writeheader()
     for row in rows:
         if fmt == "jsonl":
             out.write(json.dumps(row, ensure_ascii=False) + "\n")

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from rest_framework import serializers
 
 from annotation.models import Pool
-from benchmark.cli_types import non_negative_int, positive_fraction, positive_int
+from benchmark.cli_types import non_negative_int, open_share, positive_fraction, positive_int
 from validation import closing, export, report
 
 
@@ -33,6 +33,18 @@ class GateSerializer(serializers.Serializer):
     catastrophic_recall_min = serializers.FloatField(required=False, min_value=0, max_value=1)
     catastrophic_min_hits = serializers.IntegerField(required=False, min_value=0)
     score_bias_max = serializers.FloatField(required=False, min_value=0, max_value=100)
+
+
+class PlanSerializer(serializers.Serializer):
+    """Plan the fraction, as `heartbench study create --fraction auto`; defaults as there."""
+
+    expected_agreement = serializers.FloatField(
+        required=False, validators=[command_line_rule(open_share)]
+    )
+    half_width = serializers.FloatField(required=False, validators=[command_line_rule(open_share)])
+    pilot = serializers.CharField(
+        required=False, help_text="a study whose items give the design effect"
+    )
 
 
 class AdminStudyCreateSerializer(serializers.Serializer):
@@ -78,6 +90,21 @@ class AdminStudyCreateSerializer(serializers.Serializer):
         help_text='ability codes (or "*") whose 2/1 splits a senior expert decides',
     )
     gate = GateSerializer(required=False)
+    plan = PlanSerializer(
+        required=False, help_text="plan the fraction for a wanted interval (not with fraction)"
+    )
+    look_every = serializers.IntegerField(
+        required=False,
+        validators=[command_line_rule(positive_int)],
+        help_text="look at the gate every K completed cases (group-sequential; may stop early)",
+    )
+
+    def validate(self, data):
+        if "plan" in data and "fraction" in data:
+            raise serializers.ValidationError(
+                {"plan": ["a plan sets the fraction: give one or the other"]}
+            )
+        return data
 
 
 class AdminStudySerializer(serializers.Serializer):
@@ -97,6 +124,8 @@ class AdminStudySerializer(serializers.Serializer):
     lease_minutes = serializers.SerializerMethodField()
     gate_threshold = serializers.FloatField()
     gate = GateSerializer(source="gate_config")
+    plan = serializers.DictField(help_text="the planner's answer when the fraction was planned")
+    look_every = serializers.IntegerField(allow_null=True)
     due_date = serializers.DateField(allow_null=True)
     created_at = serializers.DateTimeField()
     opened_at = serializers.DateTimeField(allow_null=True)

@@ -25,6 +25,7 @@ from annotation.models.core import (
 from annotation.models.knowledge import Comment, CommentVote, FaqEntry, LibraryEntry
 from annotation.models.pay import PayEntry, PayRate
 from annotation.models.review import ReviewFlag, SubmissionVersion
+from annotation.models.selfcheck import MockScore
 
 __all__ = [
     "ACTIVE",
@@ -41,6 +42,7 @@ __all__ = [
     "FaqEntry",
     "Label",
     "LibraryEntry",
+    "MockScore",
     "PayEntry",
     "PayRate",
     "PeerAgreement",

@@ -361,6 +361,12 @@ class DraftCriterionVersion(models.Model):
         return f"{self.criterion_id} v{self.number}"
 
 
+# A snapshot's purpose: a scoring round's drafts (kept off the leaderboards), or the version
+# the project published.
+SNAPSHOT_QUALITY = "quality"
+SNAPSHOT_PUBLISHED = "published"
+
+
 class ConstructionSnapshot(models.Model):
     """The project's active drafts, criteria and reference answers frozen as an ordinary
     dataset, so the judge, ``heartbench saturation`` and the report read them unchanged.
@@ -380,6 +386,11 @@ class ConstructionSnapshot(models.Model):
     )
     # "quality" for a scoring round, "published" for the version the project publishes.
     purpose = models.CharField(_("purpose"), max_length=20)
+    # Filled by `construct prune`: the saturation analysis it acted on (``Saturation.as_dict``
+    # with the judge) and the question ids it proposed for the Hard set, for the difficulty
+    # tier and the construction report.
+    saturation = models.JSONField(_("saturation analysis"), default=dict, blank=True)
+    proposed_hard = models.JSONField(_("proposed hard"), default=list, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,

@@ -4,13 +4,17 @@ authors of hand-written criteria."""
 from typing import TypeVar
 
 from django.contrib.auth import get_user_model
-from django.db.models import QuerySet
+from django.db.models import BooleanField, ExpressionWrapper, Q, QuerySet
 
 from benchmark.models import (
     AbsoluteStandard,
     AbsoluteStandardVersion,
     ConstructionProject,
+    ConstructionSnapshot,
+    Dataset,
     DraftCase,
+    DraftCriterion,
+    DraftStatus,
     ReferenceRun,
     RewriteRun,
     SynthesisRun,
@@ -74,3 +78,75 @@ def user_get(*, username: str):
 def draft_run_get(*, model_cls: type[R], run_id: int) -> R:
     """A rewrite, reference or synthesis run with its project and model."""
     return model_cls.objects.select_related("project", "model").get(pk=run_id)
+
+
+class SnapshotNotFound(LookupError):
+    """The dataset is not a snapshot of the project."""
+
+
+def snapshot_of(*, project: ConstructionProject, dataset: Dataset) -> ConstructionSnapshot:
+    """The construction snapshot ``dataset`` is, when it is one of ``project``'s."""
+    snapshot = ConstructionSnapshot.objects.filter(project=project, dataset=dataset).first()
+    if snapshot is None:
+        raise SnapshotNotFound(
+            f"{dataset} is not a snapshot of {project}: make one with "
+            f"`heartbench construct snapshot --project {project}`"
+        )
+    return snapshot
+
+
+def project_draft_rows(*, project: ConstructionProject) -> list[dict]:
+    """Each draft's place in the funnel, in import order (for the construction report)."""
+    return list(
+        project.drafts.order_by("position")
+        .annotate(
+            rewritten=ExpressionWrapper(Q(rewrite__isnull=False), output_field=BooleanField())
+        )
+        .values(
+            "question_id", "status", "removed_stage", "removed_reason", "difficulty",
+            "difficulty_reason", "rewritten",
+        )
+    )  # fmt: skip
+
+
+def project_criterion_rows(*, project: ConstructionProject) -> list[dict]:
+    """Each draft criterion ever written in the project, with its state and why it left."""
+    return list(
+        DraftCriterion.objects.filter(draft__project=project)
+        .order_by("draft__position", "position")
+        .values("id", "draft__question_id", "status", "removed_stage", "removed_reason")
+    )
+
+
+def project_snapshot_rows(*, project: ConstructionProject) -> list[dict]:
+    """The project's snapshots, oldest first: purpose, dataset, the saturation analysis prune
+    kept, and which draft criterion each (question id, rubric position) froze."""
+    rows = []
+    for snapshot in project.snapshots.select_related("dataset").order_by("created_at", "id"):
+        mapped = snapshot.criteria.values_list(
+            "rubric_item__case__question_id", "rubric_item__position", "criterion_id"
+        )
+        rows.append(
+            {
+                "dataset": str(snapshot.dataset),
+                "purpose": snapshot.purpose,
+                "cases": snapshot.dataset.case_count,
+                "saturation": snapshot.saturation,
+                "proposed_hard": snapshot.proposed_hard,
+                "criteria": {(qid, position): pk for qid, position, pk in mapped},
+            }
+        )
+    return rows
+
+
+def project_proposed_hard(*, project: ConstructionProject) -> list[str]:
+    """The drafts the latest pruning proposed for the Hard set that are still in the funnel,
+    in funnel order: what the difficulty tier is asked to mark first."""
+    pruned = project.snapshots.exclude(saturation={}).order_by("-created_at", "-id").first()
+    if pruned is None:
+        return []
+    return list(
+        project.drafts.filter(status=DraftStatus.ACTIVE, question_id__in=pruned.proposed_hard)
+        .order_by("position")
+        .values_list("question_id", flat=True)
+    )

@@ -1,20 +1,27 @@
 """What a leaderboard page offers to choose from: datasets, and the judges that ran on one."""
 
-from django.db.models import Count, Max, Q, Sum
+from django.db.models import Count, Max, Q, QuerySet, Sum
 
 from benchmark.models import Dataset, Judge, JudgeRun, RubricItem, Verdict
+from benchmark.models.construction import SNAPSHOT_QUALITY
+
+
+def _public() -> QuerySet[Dataset]:
+    """The datasets a leaderboard offers: not a construction project's quality snapshot (its
+    drafts' rubrics are under review; its scores rank nothing). Reached by name only."""
+    return Dataset.objects.exclude(construction_snapshot__purpose=SNAPSHOT_QUALITY)
 
 
 def leaderboard_datasets() -> list[Dataset]:
-    """Every dataset version, the ones with judge runs first (an empty board helps nobody)."""
-    datasets = list(Dataset.objects.order_by("name", "-version"))
-    judged = set(Dataset.objects.filter(judge_runs__isnull=False).values_list("pk", flat=True))
+    """Every public dataset version, the judged ones first (an empty board helps nobody)."""
+    datasets = list(_public().order_by("name", "-version"))
+    judged = set(_public().filter(judge_runs__isnull=False).values_list("pk", flat=True))
     return sorted(datasets, key=lambda d: d.pk not in judged)
 
 
 def leaderboard_default_dataset() -> Dataset | None:
-    """The newest dataset that a judge has run on, else the newest dataset."""
-    datasets = Dataset.objects.order_by("-created_at", "-id")
+    """The newest public dataset that a judge has run on, else the newest public dataset."""
+    datasets = _public().order_by("-created_at", "-id")
     return datasets.filter(judge_runs__isnull=False).first() or datasets.first()
 
 

@@ -204,6 +204,21 @@ def draft_case_accept(*, draft: DraftCase, actor=None, data: dict | None = None)
     return locked
 
 
+def draft_case_publish(*, draft: DraftCase, dataset, actor=None) -> DraftCase:
+    """The accepted draft is a case of the published ``dataset`` now; it leaves the funnel."""
+    with transaction.atomic():
+        locked = _draft_locked(draft, allowed=(DraftStatus.ACCEPTED,))
+        locked.status = DraftStatus.PUBLISHED
+        locked.save(update_fields=["status"])
+        audit_record(
+            actor=actor,
+            action=AuditAction.DRAFT_PUBLISH,
+            obj=locked,
+            data={"dataset": str(dataset)},
+        )
+    return locked
+
+
 def draft_case_author_set(*, draft: DraftCase, author, actor=None) -> DraftCase:
     """Make ``author`` the owner of the draft's rubric (who revises it and mock-scores it)."""
     with transaction.atomic():

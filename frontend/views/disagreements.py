@@ -19,6 +19,7 @@ from validation.selectors.disagreements import (
     FilterError,
     disagreement_filters_parse,
     disagreement_options,
+    disagreements_columns,
     disagreements_page,
     disagreements_rows,
 )
@@ -71,5 +72,6 @@ def study_disagreements_csv(request, name: str):
     except FilterError as exc:
         return _refused(exc)
     out = io.StringIO()
-    export.rows_write(rows=disagreements_rows(study=study, filters=filters), fmt="csv", out=out)
+    rows = disagreements_rows(study=study, filters=filters)
+    export.rows_write(rows=rows, fmt="csv", out=out, columns=disagreements_columns(study=study))
     return study_file_response(study=study, what="disagreements", fmt="csv", text=out.getvalue())

@@ -122,3 +122,7 @@ def test_the_empty_page_says_why_it_is_empty(staff):
     assert "No items match these filters." not in html
     html = staff.get(URL, {"judge": "judge-a"}).content.decode()
     assert "No items match these filters." in html
+    # The CSV of nothing still names its columns, the same as a full one's.
+    empty = staff.get("/admin/studies/viewer/disagreements.csv").content.decode()
+    assert empty.splitlines()[0].startswith("study,unit,case,model,criterion,")
+    assert len(empty.splitlines()) == 1 and "rater_3_note" in empty

@@ -7,6 +7,7 @@ to an expert is also checked for the things blindness forbids.
 
 import re
 from dataclasses import dataclass
+from types import SimpleNamespace
 
 import pytest
 from django.contrib import admin
@@ -14,7 +15,9 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from annotation.models import Assignment
+from benchmark.models import DraftCase
 from tests.annotation.factories import ExpertFactory, UserFactory
+from tests.annotation.selfcheck_helpers import selfcheck_world
 from tests.benchmark.factories import (
     DatasetFactory,
     ModelUnderTestFactory,
@@ -45,6 +48,7 @@ class Route:
 
 def routes(assignment_id: str) -> dict[str, Route]:
     detail = f"/api/v1/assignments/{assignment_id}/"
+    draft = selfcheck_draft_of_expert()
     staff_only = {"anonymous": LOGIN, "expert": LOGIN, "senior": LOGIN, "admin": (200,),
                   "other": LOGIN}  # fmt: skip
     api_expert = {"anonymous": (401,), "expert": (200,), "senior": (200,), "admin": (403,),
@@ -141,6 +145,19 @@ def routes(assignment_id: str) -> dict[str, Route]:
         "frontend:standards": Route("GET", "/standards/", senior_only),
         "frontend:standard-edit": Route("GET", "/standards/warmth/", senior_only),
         "frontend:adjudicate": Route("GET", "/adjudicate/study-a/", senior_only),
+        # Self-check: the expert wrote the draft's rubric. Only they label and revise (an
+        # empty reason is refused by a redirect back); staff read; anyone else finds nothing.
+        "frontend:selfcheck": Route("GET", "/construct/selfcheck/",
+                                    {**dict.fromkeys(ROLES, (200,)), "anonymous": LOGIN}),
+        "frontend:selfcheck-draft": Route("GET", draft.page, {"anonymous": LOGIN,
+                                          "expert": (200,), "senior": (404,), "admin": (200,),
+                                          "other": (404,)}),
+        "frontend:selfcheck-label": Route("GET", draft.label, {"anonymous": LOGIN,
+                                          "expert": (200,), "senior": (404,), "admin": (403,),
+                                          "other": (404,)}),
+        "frontend:selfcheck-revise": Route("POST", draft.revise, {"anonymous": LOGIN,
+                                           "expert": (302,), "senior": (404,), "admin": (403,),
+                                           "other": (404,)}, {"reason": ""}),
         "frontend:flag-answer": Route("GET", "/adjudicate/flags/999999/",
                                       {**senior_only, "senior": (404,)}),
         "annotation:adj-next": Route("POST", "/api/v1/adjudications/next/?study=study-a",
@@ -187,6 +204,15 @@ def routes(assignment_id: str) -> dict[str, Route]:
     }  # fmt: skip
 
 
+def selfcheck_draft_of_expert() -> SimpleNamespace:
+    """The self-check pages of the world's draft (its first chosen response and criterion)."""
+    draft = DraftCase.objects.get(author__isnull=False)
+    response, criterion = draft.responses.order_by("model__name")[0], draft.criteria.first()
+    page = f"/construct/selfcheck/{draft.pk}/"
+    return SimpleNamespace(page=page, label=f"{page}responses/{response.pk}/",
+                           revise=f"{page}criteria/{criterion.pk}/revise/")  # fmt: skip
+
+
 def url_names() -> set[str]:
     names: set[str] = set()
 
@@ -214,6 +240,7 @@ def world():
         fraction=1.0, seed=1, experts=[],
     )  # fmt: skip
     admin_user = UserFactory(is_staff=True, is_superuser=True)
+    selfcheck_world(author=expert.user)
     users = {"expert": expert.user, "senior": senior.user, "admin": admin_user,
              "other": other.user}  # fmt: skip
     claimer = Client()

@@ -209,3 +209,31 @@ def test_the_schema_documents_every_status_each_operation_answers():
     assert found == {operation: codes | {"503"} for operation, codes in expected.items()}
     export = paths["/api/v1/admin/studies/{study}/export/"]["get"]["responses"]["200"]
     assert set(export["content"]) == {"text/csv", "application/jsonl"}
+
+
+def test_a_study_is_planned_and_looked_at_in_groups_as_the_command_does(admin):
+    dataset, models = dataset_with_responses(cases=40, models=1)
+    body = {"name": "planned", "dataset": dataset.name, "models": [models[0].name]}
+    wanted = {"expected_agreement": 0.85, "half_width": 0.1}
+    created = admin.post(API, body | {"plan": wanted, "look_every": 5}, format="json")
+    assert created.status_code == 201, created.content
+    study = created.json()
+    call_command("study", "plan", "--dataset", dataset.name, "--models", models[0].name,
+                 "--expected-agreement", "0.85", "--half-width", "0.1", "--format", "json",
+                 stdout=(out := io.StringIO()))  # fmt: skip
+    assert study["plan"] == json.loads(out.getvalue()) and study["look_every"] == 5
+    assert study["fraction"] == study["plan"]["fraction"]
+    refusals = [
+        ({"plan": wanted, "fraction": 0.5}, "a plan sets the fraction"),
+        ({"plan": {"pilot": "ghost"}}, "no study named 'ghost'"),
+        ({"plan": {"half_width": 1}}, None),
+        ({"look_every": 0}, "0 is not a positive whole number"),
+    ]
+    for change, words in refusals:
+        answer = admin.post(API, body | {"name": "again"} | change, format="json")
+        assert answer.status_code == 400, (change, answer.content)
+        field = next(iter(answer.json()))
+        assert field in change, answer.json()
+        if words:
+            assert str(answer.json()[field]).find(words) >= 0, answer.json()
+    assert Study.objects.count() == 1

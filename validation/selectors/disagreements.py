@@ -274,36 +274,41 @@ def _hit_word(value: bool | None) -> str:
     return "" if value is None else ("hit" if value else "miss")
 
 
+def disagreements_columns(*, study: Study) -> list[str]:
+    """The CSV's columns, so that a view with no rows still says what it would hold."""
+    raters = range(1, study.pool.raters_per_unit + 1)
+    return [
+        *("study", "unit", "case", "model", "criterion", "criterion_id", "ability", "points"),
+        *("criterion_text", "judge", "verdict", "reasoning", "gold", "provenance", "agreement"),
+        *(f"rater_{slot}{suffix}" for slot in raters for suffix in ("", "_label", "_note")),
+        *("adjudicator", "adjudicator_label", "adjudication_reason"),
+    ]
+
+
 def disagreements_rows(*, study: Study, filters: DisagreementFilters) -> Iterator[dict]:
-    """The filtered view as export rows (the CSV): raters and the senior under their
-    pseudonyms, as ``study_export_rows`` names them. Dialogue, response and raw reply stay out:
-    the case and model name them, and they would repeat on every criterion."""
+    """The filtered view as export rows (the CSV, columns :func:`disagreements_columns`):
+    raters and the senior under their pseudonyms, as ``study_export_rows`` names them.
+    Dialogue, response and raw reply stay out: the case and model name them, and they would
+    repeat on every criterion."""
+    columns = disagreements_columns(study=study)
     raters = study.pool.raters_per_unit
     for item in disagreements_all(study=study, filters=filters):
-        row = {
-            "study": study.name,
-            "unit": item.unit,
-            "case": item.case,
-            "model": item.model,
-            "criterion": item.position,
-            "criterion_id": item.criterion_id,
-            "ability": item.ability,
-            "points": item.points,
-            "criterion_text": item.criterion_text,
-            "judge": item.judge,
-            "verdict": item.verdict,
-            "reasoning": item.reasoning,
-            "gold": _hit_word(item.gold),
-            "provenance": item.provenance,
-            "agreement": item.agreement,
-        }
+        values = [
+            study.name, item.unit, item.case, item.model, item.position, item.criterion_id,
+            item.ability, item.points, item.criterion_text, item.judge, item.verdict,
+            item.reasoning, _hit_word(item.gold), item.provenance, item.agreement,
+        ]  # fmt: skip
         for slot in range(raters):
             rater = item.raters[slot] if slot < len(item.raters) else None
-            row[f"rater_{slot + 1}"] = rater.pseudonym if rater else ""
-            row[f"rater_{slot + 1}_label"] = _hit_word(rater.hit if rater else None)
-            row[f"rater_{slot + 1}_note"] = rater.note if rater else ""
+            values += [
+                rater.pseudonym if rater else "",
+                _hit_word(rater.hit if rater else None),
+                rater.note if rater else "",
+            ]
         senior = item.adjudicator
-        row["adjudicator"] = senior.pseudonym if senior else ""
-        row["adjudicator_label"] = _hit_word(senior.hit if senior else None)
-        row["adjudication_reason"] = senior.note if senior else ""
-        yield row
+        values += [
+            senior.pseudonym if senior else "",
+            _hit_word(senior.hit if senior else None),
+            senior.note if senior else "",
+        ]
+        yield dict(zip(columns, values, strict=True))

@@ -4,13 +4,16 @@
 `heartbench construct references --project P --models A,B ...`,
 `heartbench construct synthesize --project P --model M [--limit N] ...` and
 `heartbench construct add-criterion --project P --case Q --ability A [--points N] --text T
---author USERNAME`: a new benchmark, from seeds to drafted criteria."""
+--author USERNAME`: a new benchmark, from seeds to drafted criteria;
+`heartbench construct snapshot --project P`, `heartbench construct prune --project P --dataset D
+[--models A,B] [--judge J] [--easy-threshold 80] [--hard-quantile Q] [--dry-run]` and
+`heartbench construct publish --project P [--out FILE.jsonl]`: quality control and publishing."""
 
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from benchmark.cli_types import comma_list, positive_int
+from benchmark.cli_types import comma_list, non_negative_float, positive_fraction, positive_int
 from benchmark.importing import ImportFailure
 from benchmark.management.commands._llm_args import (
     EXIT_CONFIG,
@@ -22,19 +25,31 @@ from benchmark.management.commands._llm_args import (
     progress_writer,
     summary_lines,
 )
+from benchmark.saturation import (
+    DEFAULT_EASY_THRESHOLD,
+    DEFAULT_HARD_QUANTILE,
+    SaturationError,
+    saturation_compute,
+)
 from benchmark.selectors.construction import (
     ProjectNotFound,
+    SnapshotNotFound,
     draft_get,
     draft_question_ids,
     project_get,
+    snapshot_of,
     user_get,
 )
+from benchmark.selectors.datasets import DatasetNotFound, dataset_resolve
+from benchmark.selectors.leaderboard import LeaderboardError, dataset_hits
 from benchmark.services.construction import ProjectError, project_create, seeds_import
 from benchmark.services.criteria import CriterionError, draft_criterion_add
 from benchmark.services.generation import model_resolve
 from benchmark.services.llm_jobs import LLMJobConfigError
+from benchmark.services.prune import PruneError, prune_plan, snapshot_prune
 from benchmark.services.references import reference_run_execute, reference_run_start
 from benchmark.services.rewrite import rewrite_run_execute, rewrite_run_start
+from benchmark.services.snapshots import SnapshotError, project_publish, snapshot_create
 from benchmark.services.synthesis import synthesis_run_execute, synthesis_run_start
 from benchmark.taxonomy import ability_code
 
@@ -127,6 +142,45 @@ class Command(BaseCommand):
         )
         criterion.add_argument("--text", required=True, help="the observation, met or not")
         criterion.add_argument("--author", required=True, help="the author's user name")
+        snapshot = sub.add_parser(
+            "snapshot",
+            help="freeze the drafts in the funnel, their criteria and reference answers as a "
+            "new version of the dataset '<dataset name>-draft', for judging",
+        )
+        snapshot.add_argument("--project", required=True, help="the project's name")
+        prune = sub.add_parser(
+            "prune",
+            help="from a judged snapshot: remove the saturated criteria and too-easy drafts "
+            "(with the reason), propose the hardest cases for the difficulty tier",
+        )
+        prune.add_argument("--project", required=True, help="the project's name")
+        prune.add_argument("--dataset", required=True, help="the snapshot: NAME or NAME:vN")
+        prune.add_argument(
+            "--models", type=comma_list, help="A,B,... (default: every model the judge ran on)"
+        )
+        prune.add_argument("--judge", help="default: the judge covering the most models")
+        prune.add_argument(
+            "--easy-threshold",
+            type=non_negative_float,
+            default=DEFAULT_EASY_THRESHOLD,
+            help=f"a draft is too easy above this mean score (default {DEFAULT_EASY_THRESHOLD:g})",
+        )
+        prune.add_argument(
+            "--hard-quantile",
+            type=positive_fraction,
+            default=DEFAULT_HARD_QUANTILE,
+            help=f"propose the cases at or under this quantile (default {DEFAULT_HARD_QUANTILE:g})",
+        )
+        prune.add_argument(
+            "--dry-run", action="store_true", help="print what would be removed; write nothing"
+        )
+        publish = sub.add_parser(
+            "publish",
+            help="the accepted drafts become a new version of the project's dataset; refuses "
+            "a draft without exactly one catastrophic criterion or a difficulty decision",
+        )
+        publish.add_argument("--project", required=True, help="the project's name")
+        publish.add_argument("--out", type=Path, help="also write it as upstream JSONL here")
 
     def handle(self, *args, **options):
         if options["action"] == "create-project":
@@ -136,6 +190,13 @@ class Command(BaseCommand):
             project = project_get(name=options["project"])
         except ProjectNotFound as exc:
             raise CommandError(str(exc)) from exc
+        quality = {"snapshot": self._snapshot, "prune": self._prune, "publish": self._publish}
+        if options["action"] in quality:
+            try:
+                quality[options["action"]](project, options)
+            except (SnapshotError, PruneError) as exc:
+                raise CommandError(str(exc)) from exc
+            return
         if options["action"] == "references":
             self._references(project, options)
             return
@@ -269,4 +330,59 @@ class Command(BaseCommand):
         self.stdout.write(
             f"criterion {criterion.position} added to {draft} ({criterion.ability}, "
             f"{criterion.points if criterion.points is not None else 'null'} points), version 1"
+        )
+
+    def _snapshot(self, project, options):
+        result = snapshot_create(project=project)
+        dataset = result.snapshot.dataset
+        if result.left_out:
+            self.stdout.write(f"left out, no active criterion: {', '.join(result.left_out)}")
+        if not result.created:
+            self.stdout.write(f"nothing changed since snapshot {dataset}; judge that one")
+            return
+        self.stdout.write(
+            f"snapshot {dataset}: {dataset.case_count:,} drafts, {dataset.criterion_count:,} "
+            f"criteria, {result.responses:,} reference answers as responses; judge it with "
+            f"`heartbench judge --dataset {dataset.name}:v{dataset.version}`"
+        )
+
+    def _prune(self, project, options):
+        try:
+            dataset = dataset_resolve(name=options["dataset"])
+            snapshot = snapshot_of(project=project, dataset=dataset)
+            found = dataset_hits(dataset=dataset, judge=options["judge"], models=options["models"])
+            analysis = saturation_compute(
+                question_ids=found.question_ids,
+                layout=found.layout,
+                hits=found.hits,
+                easy_threshold=options["easy_threshold"],
+                hard_quantile=options["hard_quantile"],
+            )
+        except (DatasetNotFound, SnapshotNotFound, LeaderboardError, SaturationError) as exc:
+            raise CommandError(str(exc)) from exc
+        if options["dry_run"]:
+            plan = prune_plan(snapshot=snapshot, analysis=analysis, judge=found.judge)
+        else:
+            plan = snapshot_prune(snapshot=snapshot, analysis=analysis, judge=found.judge)
+        verb = "would remove" if options["dry_run"] else "removed"
+        lines = [f"{verb} {len(plan.criteria)} saturated criteria, {len(plan.drafts)} drafts"]
+        lines += [f"  {c.draft.question_id} #{c.position}: {why}" for c, why in plan.criteria]
+        lines += [f"  {d.question_id}: {why}" for d, why in plan.drafts]
+        lines.append(f"proposed hard: {', '.join(plan.proposed_hard) or 'none'}")
+        lines += [f"not acted on: {note}" for note in plan.skipped]
+        lines += [
+            f"left out (an error or no verdict): {qid} ({', '.join(models)})"
+            for qid, models in analysis.excluded_cases
+        ]
+        if options["dry_run"]:
+            lines.append("dry run: nothing written")
+        self.stdout.write("\n".join(lines))
+
+    def _publish(self, project, options):
+        snapshot = project_publish(project=project, out=options["out"])
+        dataset = snapshot.dataset
+        self.stdout.write(
+            f"published {dataset}: {dataset.case_count:,} cases, {dataset.criterion_count:,} "
+            f"criteria (content {dataset.content_hash[:12]})"
+            + (f"; written to {options['out']}" if options["out"] else "")
         )

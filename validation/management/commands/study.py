@@ -13,6 +13,7 @@ from benchmark.cli_types import (
     fraction_0_1,
     non_negative_float,
     non_negative_int,
+    open_share,
     positive_fraction,
     positive_int,
 )
@@ -48,24 +49,16 @@ def _fraction(value: str) -> float | str:
     return AUTO if value == AUTO else positive_fraction(value)
 
 
-def _open_share(text: str) -> float:
-    """A share strictly between 0 and 1 (an agreement, a half-width)."""
-    value = positive_fraction(text)
-    if value >= 1:
-        raise argparse.ArgumentTypeError(f"{text} is not below 1")
-    return value
-
-
 def _planning_options(parser) -> None:
     parser.add_argument(
         "--expected-agreement",
-        type=_open_share,
+        type=open_share,
         default=None,
         help=f"judge–gold agreement expected (default {DEFAULT_AGREEMENT})",
     )
     parser.add_argument(
         "--half-width",
-        type=_open_share,
+        type=open_share,
         default=None,
         help=f"wanted half-width of its 95%% interval (default {DEFAULT_HALF_WIDTH})",
     )
