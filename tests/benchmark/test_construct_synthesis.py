@@ -17,13 +17,19 @@ from benchmark.llm.prompts import DEFAULT_RUBRIC_TEMPLATE, template_load
 from benchmark.llm.rubric_reply import rubric_reply_read
 from benchmark.models import (
     AuditEvent,
+    Dataset,
     DraftCase,
     DraftCriterion,
     DraftCriterionVersion,
     SynthesisRun,
 )
 from benchmark.selectors.construction import standards_current
-from benchmark.services.criteria import draft_case_remove, draft_criterion_add
+from benchmark.services.criteria import (
+    draft_case_accept,
+    draft_case_difficulty_set,
+    draft_case_remove,
+    draft_criterion_add,
+)
 from benchmark.services.standards import standard_write
 from benchmark.services.synthesis import (
     TEMPLATE_VARIABLES,
@@ -235,3 +241,33 @@ def test_synthesize_needs_a_base_url_and_ctrl_c_says_how_to_resume(drafts, fake,
     with pytest.raises(CommandError, match=r"stopped with 1 of 3 drafts stored") as failure:
         synthesize(fake)
     assert failure.value.returncode == 130
+
+
+def test_synthesised_rubrics_are_judged_pruned_and_published(drafts, fake, tmp_path):
+    """Issue 14's path with the rubrics drafted by the fake synthesiser, not by hand."""
+    synthesize(fake)
+    drafted = {c.text for c in DraftCriterion.objects.all()}
+    construct("snapshot", "--project", "pilot")
+    for model in ("ref-a", "ref-b"):
+        call_command("judge", "--model", model, "--dataset", "heartbench-pilot-draft",
+                     "--judge-model", "fake-judge", "--base-url", fake.base_url, *QUICK,
+                     stdout=io.StringIO())  # fmt: skip
+    pruned = construct("prune", "--project", "pilot", "--dataset", "heartbench-pilot-draft")
+    # The fake judge's verdict depends on the text only, so both models hit the same criteria:
+    # two positive ones are hit (saturated), no draft's mean score passes 80.
+    assert "removed 2 saturated criteria, 0 drafts" in pruned
+    active = list(DraftCase.objects.filter(status="active"))
+    assert len(active) == 3
+    for draft in active:
+        draft_case_difficulty_set(draft=draft, difficulty="normal", reason="")
+        draft_case_accept(draft=draft)
+    out = tmp_path / "heartbench-pilot.jsonl"
+    construct("publish", "--project", "pilot", "--out", str(out))
+    published = Dataset.objects.get(name="heartbench-pilot")
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert published.case_count == len(rows) == 3 and published.criterion_count == 12 - 2
+    texts = [item["content"] for row in rows for item in row["rubric"]]
+    assert texts and set(texts) <= drafted
+    assert all([i["dimension"] for i in row["rubric"]].count("其他") == 1 for row in rows)
+    call_command("import_dataset", str(out), "--name", "again", stdout=io.StringIO())
+    assert Dataset.objects.get(name="again").content_hash == published.content_hash
