@@ -3,7 +3,10 @@ registered for ``run_queue`` and routed to the ``generate`` queue; executed here
 broker) against the fake endpoint with the model's limits; idempotent, and a run that cannot
 start fails once with the reason."""
 
+import io
+
 import pytest
+from django.core.management import call_command
 
 from benchmark.llm.fake_server import REWRITTEN, FakeLLM
 from benchmark.models import DraftCase, DraftCriterion, DraftResponse, ReferenceRun, SynthesisRun
@@ -106,3 +109,18 @@ def test_a_lost_endpoint_is_retried_a_bounded_number_of_times(project, fake, mon
     assert calls == [run.pk] * (1 + construction_reference_run_task.max_retries)
     assert ReferenceRun.objects.get().status == "pending" and not DraftResponse.objects.exists()
     assert not SynthesisRun.objects.exists()
+
+
+def test_synthesize_queue_hands_the_run_to_a_worker(
+    project, fake, django_capture_on_commit_callbacks
+):
+    # No broker here: the worker is this process, once the command's transaction commits.
+    out = io.StringIO()
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        call_command("construct", "synthesize", "--project", "pilot", "--model", "queued",
+                     "--base-url", fake.base_url, "--queue", stdout=out)  # fmt: skip
+    run = SynthesisRun.objects.get()
+    assert f"synthesis run {run.pk} queued for a worker" in out.getvalue()
+    assert len(callbacks) == 1 and run.status == "finished"
+    assert run.model.base_url == fake.base_url and fake.count() == 3
+    assert DraftCriterion.objects.values("draft").distinct().count() == 3

@@ -44,6 +44,7 @@ from benchmark.selectors.datasets import DatasetNotFound, dataset_resolve
 from benchmark.selectors.leaderboard import LeaderboardError, dataset_hits
 from benchmark.services.construction import ProjectError, project_create, seeds_import
 from benchmark.services.criteria import CriterionError, draft_criterion_add
+from benchmark.services.draft_jobs import draft_run_queue
 from benchmark.services.generation import model_resolve
 from benchmark.services.llm_jobs import LLMJobConfigError
 from benchmark.services.prune import PruneError, prune_plan, snapshot_prune
@@ -127,6 +128,12 @@ class Command(BaseCommand):
             "--limit", type=positive_int, help="only the first N drafts in the funnel"
         )
         _model_arguments(synthesize, required=True, role="synthesising")
+        synthesize.add_argument(
+            "--queue",
+            action="store_true",
+            help="hand the run to a worker (the generate queue) instead of running it here; the "
+            "worker uses its own key and the model's stored limits",
+        )
         criterion = sub.add_parser(
             "add-criterion", help="add a hand-written criterion to a draft's rubric"
         )
@@ -289,6 +296,11 @@ class Command(BaseCommand):
             endpoint_model=options["endpoint_model"],
             base_url=options["base_url"],
         )
+        if options["queue"]:
+            run = synthesis_run_start(project=project, model=model, limit=options["limit"])
+            draft_run_queue(run=run)
+            self.stdout.write(f"synthesis run {run.pk} queued for a worker (the generate queue)")
+            return
         try:
             run = synthesis_run_start(project=project, model=model, limit=options["limit"])
             outcome = synthesis_run_execute(
