@@ -162,10 +162,14 @@ class ModelScores:
     ci95: tuple[float, float] | None = None
 
 
-def _ability_means(weights: np.ndarray, values: np.ndarray, present: np.ndarray) -> np.ndarray:
-    """Weighted mean over cases of each ability; NaN where no weighted case holds it."""
-    sums = weights @ values
-    counts = weights @ present
+def _ability_means(weights: np.ndarray, columns: np.ndarray) -> np.ndarray:
+    """Weighted mean over cases of each ability (models x resamples x abilities); NaN where no
+    weighted case holds it. ``columns`` is cases x models x (values, then presence) per ability:
+    one matrix product for every model, as BLAS does best (a product per model was 4-10x
+    slower, more so with threads on a busy machine)."""
+    cases, models, width = columns.shape
+    product = (weights @ columns.reshape(cases, -1)).reshape(len(weights), models, width)
+    sums, counts = np.split(product.transpose(1, 0, 2), 2, axis=-1)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(counts > 0, sums / np.where(counts > 0, counts, 1), np.nan)
 
@@ -194,7 +198,7 @@ def overall_ci95(
         return intervals
     chosen = matrices[scored]
     present = (~np.isnan(chosen)).astype(float)
-    values = np.nan_to_num(chosen)
+    columns = np.concatenate([np.nan_to_num(chosen), present], axis=-1).transpose(1, 0, 2).copy()
 
     # Cases are drawn in batches of a bounded size and in the order scipy.stats.bootstrap drew
     # them (its percentile method), so the intervals are the ones it gave.
@@ -205,7 +209,7 @@ def overall_ci95(
         drawn = rng.integers(0, n, (min(batch, resamples - start), n))
         weights = cluster_counts(indices=drawn, n_clusters=n)
         # A resample holding no scored case of a model keeps that model's interval finite.
-        means = _nanmean_last(_ability_means(weights, values, present))  # models x batch
+        means = _nanmean_last(_ability_means(weights, columns))  # models x batch
         overall.append(np.where(np.isnan(means), 0.0, means))
     tail = (1 - LEVEL) / 2
     bounds = quantiles(

@@ -78,3 +78,36 @@ def test_help_on_one_command_still_goes_through_django(tmp_path, args, expected)
                    "from config.cli import main; main()"], tmp_path)  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert expected in result.stdout
+
+
+BLAS_THREADS = """
+import ctypes, pathlib, sys
+if sys.argv[1] == "config":
+    import config  # what every Django process, the command line and the workers import first
+import numpy
+found = sorted((pathlib.Path(numpy.__file__).parent.parent / "numpy.libs").glob("*openblas*"))
+print(ctypes.CDLL(str(found[0])).scipy_openblas_get_num_threads64_() if found else "-")
+"""
+
+
+def test_a_process_of_the_project_computes_with_one_blas_thread(tmp_path):
+    # config/__init__.py sets OPENBLAS_NUM_THREADS=1 (unless set): figures do not depend on
+    # the core count, and the statistics do not fight the web workers for the cores.
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
+    threads = {}
+    for first in ("config", "numpy"):
+        done = subprocess.run(
+            [sys.executable, "-c", BLAS_THREADS, first],
+            cwd=ROOT,
+            env=env | {"PYTHONPATH": str(ROOT)},
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
+        threads[first] = done.stdout.strip()
+    if threads["config"] == "-":
+        pytest.skip("numpy is not linked to scipy-openblas here: its thread count is not read")
+    assert threads["config"] == "1"
+    if (os.cpu_count() or 1) > 1:
+        assert int(threads["numpy"]) > 1  # without config first, OpenBLAS takes every core

@@ -3,7 +3,7 @@
 from dataclasses import dataclass, field
 
 import numpy as np
-from django.db.models import Count, F
+from django.db.models import Aggregate, Count, F, TextField
 
 from benchmark.leaderboard_rules import (
     CHOSEN_BY_MOST_MODELS,
@@ -325,18 +325,32 @@ MISSING, NOT_MET, MET, ERROR = -1, 0, 1, 2
 STATE_CODE = {Verdict.State.MET: MET, Verdict.State.NOT_MET: NOT_MET, Verdict.State.ERROR: ERROR}
 
 
+class _Ids(Aggregate):
+    """The grouped rows' values as one comma-separated text (``STRING_AGG``; ``GROUP_CONCAT`` on
+    SQLite): a run's verdicts come as three rows, one per state, that numpy parses, instead of
+    one Python tuple per verdict."""
+
+    function = "STRING_AGG"
+    template = "%(function)s(CAST(%(expressions)s AS TEXT), ',')"
+    output_field = TextField()
+
+    def as_sqlite(self, compiler, connection, **extra):
+        return self.as_sql(compiler, connection, function="GROUP_CONCAT", **extra)
+
+
 def _verdict_states(*, runs: list[JudgeRun], item_ids: np.ndarray) -> dict[int, np.ndarray]:
     """Per run, one state code per criterion in layout order (MISSING where no verdict)."""
     order = np.argsort(item_ids)
-    states = {}
-    for run in runs:
-        rows = list(Verdict.objects.filter(run=run).values_list("rubric_item_id", "state"))
-        codes = np.full(len(item_ids), MISSING, dtype=np.int8)
-        if rows:
-            ids, labels = zip(*rows, strict=True)
-            position = order[np.searchsorted(item_ids, np.array(ids, dtype=np.int64), sorter=order)]
-            codes[position] = np.fromiter((STATE_CODE[s] for s in labels), np.int8, len(labels))
-        states[run.pk] = codes
+    states = {run.pk: np.full(len(item_ids), MISSING, dtype=np.int8) for run in runs}
+    groups = (
+        Verdict.objects.filter(run__in=runs)
+        .values_list("run_id", "state")
+        .annotate(ids=_Ids("rubric_item_id"))
+        .order_by()
+    )
+    for run_id, state, ids in groups:
+        found = np.fromstring(ids, dtype=np.int64, sep=",")
+        states[run_id][order[np.searchsorted(item_ids, found, sorter=order)]] = STATE_CODE[state]
     return states
 
 

@@ -171,3 +171,40 @@ def test_output_file_is_written_whole_or_not_at_all(board_data, tmp_path):
     with pytest.raises(CommandError, match=r"could not write .*no file was written"):
         call_command("leaderboard", "--format", "csv", "--output", str(missing))
     assert not missing.parent.exists()
+
+
+def test_verdict_states_grouped_in_sql_read_what_one_row_per_verdict_read(board_data):
+    """The states come from one grouped query (ids aggregated per run and state, parsed by
+    numpy); pinned against reading every verdict row, on both backends, with errors, a case
+    never judged, a case judged in part, and ids of several digits in random order."""
+    import numpy as np
+
+    from benchmark.selectors.leaderboard import (
+        MISSING,
+        STATE_CODE,
+        _latest_runs,
+        _layout,
+        _verdict_states,
+    )
+
+    rng = np.random.default_rng(16)
+    cases = [case_with_rubric(dataset=board_data, rubric=RUBRIC * 3) for _ in range(12)]
+    runs = list(JudgeRun.objects.filter(dataset=board_data))
+    for run in runs:
+        for case in cases:
+            items = [i for i in case.rubric.all() if rng.random() < 0.8]  # some left missing
+            response = ResponseFactory(model=run.model, case=case)
+            Verdict.objects.bulk_create(
+                Verdict(run=run, response=response, rubric_item=item, state=state)
+                for item, state in zip(items, rng.choice([MET, MISS, ERR], len(items)), strict=True)
+            )
+    every_run = _latest_runs(dataset=board_data)
+    _, item_ids, _, _ = _layout(dataset=board_data)
+    states = _verdict_states(runs=every_run, item_ids=item_ids)
+    position = {int(item_id): i for i, item_id in enumerate(item_ids)}
+    for run in every_run:
+        expected = np.full(len(item_ids), MISSING, dtype=np.int8)
+        for item_id, state in Verdict.objects.filter(run=run).values_list("rubric_item", "state"):
+            expected[position[item_id]] = STATE_CODE[state]
+        assert {MISSING, *STATE_CODE.values()} <= set(expected.tolist())
+        assert states[run.pk].tolist() == expected.tolist()

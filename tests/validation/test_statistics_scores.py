@@ -11,8 +11,13 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from validation.statistics.holm import agreement_below_holm, holm_adjust
-from validation.statistics.scores import bland_altman, icc_2_1, kendall_tau_b
+from validation.statistics.holm import _p_below, agreement_below_holm, holm_adjust
+from validation.statistics.scores import (
+    bland_altman,
+    icc_2_1,
+    kendall_tau_b,
+    kendall_tau_test,
+)
 
 GOLD_12 = [62.5, 71.0, 48.2, 90.1, 55.0, 66.6, 80.3, 39.9, 73.4, 58.8, 84.0, 45.5]
 JUDGE_12 = [60.1, 75.2, 50.0, 86.7, 61.3, 64.0, 83.9, 35.2, 70.8, 63.5, 81.1, 52.4]
@@ -76,6 +81,72 @@ def test_kendall_tau_b_equals_scipy_with_ties_and_vectorised():
         expected = stats.kendalltau(first[row], second[row]).statistic
         assert (np.isnan(tau) and np.isnan(expected)) or tau == pytest.approx(expected)
     assert np.isnan(kendall_tau_b(np.ones(3), np.arange(3.0)))
+
+
+def _kendall_cases():
+    """Pairs of score lists covering scipy's branches: exact (no ties, up to 33 values, or at
+    most one discordant pair beyond), asymptotic with and without ties, and the degenerate."""
+    rng = np.random.default_rng(16)
+    for size in (2, 3, 4, 5, 8, 13, 30, 33, 34, 40, 60):
+        for _ in range(6):
+            yield rng.permutation(size) + 0.5, rng.normal(size=size) * 10
+            yield rng.integers(0, 4, size).astype(float), rng.integers(0, 5, size) * 1.5
+        ranks = np.arange(size, dtype=float)
+        yield ranks, ranks * 2  # every pair concordant (c = 0 on the other side)
+        yield ranks, -ranks
+        swapped = ranks.copy()
+        swapped[[0, 1]] = swapped[[1, 0]]
+        yield ranks, swapped  # one discordant pair: exact even beyond 33 values
+        yield np.ones(size), ranks  # one side all tied: NaN
+
+
+@pytest.mark.parametrize(("first", "second"), list(_kendall_cases()))
+def test_kendall_tau_test_is_scipys_to_the_last_digit(first, second):
+    ours = kendall_tau_test(first, second)
+    theirs = stats.kendalltau(first, second)
+    for mine, expected in ((ours.statistic, theirs.statistic), (ours.p_value, theirs.pvalue)):
+        assert (np.isnan(mine) and np.isnan(expected)) or mine == float(expected)
+
+
+def test_icc_interval_is_scipys_f_distribution_to_the_last_digit():
+    # The interval as it was computed with scipy.stats.f.ppf, on random raters.
+    rng = np.random.default_rng(7)
+    for n in (3, 5, 12, 40, 300):
+        truth = rng.normal(50, 15, n)
+        scores = np.column_stack([truth + rng.normal(0, 5, n), truth + rng.normal(3, 8, n)])
+        icc = icc_2_1(scores=scores)
+        assert (icc.low, icc.high) == _icc_interval_with_scipy_stats(scores)
+
+
+def _icc_interval_with_scipy_stats(x: np.ndarray) -> tuple[float, float]:
+    n, k = x.shape
+    grand = x.mean()
+    ss_rows = k * ((x.mean(axis=1) - grand) ** 2).sum()
+    ss_cols = n * ((x.mean(axis=0) - grand) ** 2).sum()
+    ss_error = ((x - grand) ** 2).sum() - ss_rows - ss_cols
+    msr, msc = ss_rows / (n - 1), ss_cols / (k - 1)
+    mse = ss_error / ((n - 1) * (k - 1))
+    icc = (msr - mse) / (msr + (k - 1) * mse + k * (msc - mse) / n)
+    a = k * icc / (n * (1 - icc))
+    b = 1 + k * icc * (n - 1) / (n * (1 - icc))
+    v = (a * msc + b * mse) ** 2 / ((a * msc) ** 2 / (k - 1) + (b * mse) ** 2 / ((n - 1) * (k - 1)))
+    f_low, f_high = stats.f.ppf(0.975, n - 1, v), stats.f.ppf(0.975, v, n - 1)
+    spread = k * msc + (k * n - k - n) * mse
+    return (
+        float(n * (msr - f_low * mse) / (f_low * spread + n * msr)),
+        float(n * (f_high * msr - mse) / (spread + n * f_high * msr)),
+    )
+
+
+def test_the_one_sided_p_value_is_scipy_stats_normal_to_the_last_digit():
+    # _p_below uses scipy.special.ndtr, not scipy.stats: the same function underneath.
+    agree = np.random.default_rng(5).random(400) < 0.8
+    clusters = np.repeat(np.arange(40), 10)
+    value, p = _p_below(agree, clusters, 0.75)
+    sums = np.bincount(clusters, weights=agree.astype(float))
+    residual = sums - value * 10
+    se = np.sqrt(40 / 39 * (residual**2).sum()) / 400
+    assert p == float(stats.norm.cdf((value - 0.75) / se))
 
 
 def test_holm_matches_statsmodels():

@@ -13,7 +13,7 @@ from benchmark.scoring import RubricLayout, model_aggregate
 from validation.report.data import HIT, StudyData
 from validation.statistics import MISSING, BootstrapSettings, cluster_bootstrap
 from validation.statistics.results import Interval
-from validation.statistics.scores import bland_altman, icc_2_1, kendall_tau_b
+from validation.statistics.scores import bland_altman, icc_2_1, kendall_tau_b, kendall_tau_test
 
 # Below this many models a rank correlation says next to nothing (with three models τ takes
 # only four values): the report says so instead of offering a p-value.
@@ -170,15 +170,13 @@ def _rank_agreement(rows: list[dict[str, Any]]) -> dict[str, Any]:
         return result | {"reason": f"{len(scored)} model(s) scored: a ranking needs two"}
     gold = [r["gold"] for r in scored]
     judge = [r["judge"] for r in scored]
-    from scipy import stats  # deferred: a second to import, and only τ needs it
-
-    tau = stats.kendalltau(gold, judge)
+    tau = kendall_tau_test(gold, judge)
     if np.isnan(tau.statistic):
         return result | {"reason": "every model has the same score on one side"}
     gold_rank, judge_rank = _ranks(gold), _ranks(judge)
     return result | {
         "kendall_tau": float(tau.statistic),
-        "p_value": float(tau.pvalue),
+        "p_value": tau.p_value,
         "ranks": [
             {"model": r["model"], "gold": g, "judge": j}
             for r, g, j in zip(scored, gold_rank, judge_rank, strict=True)

@@ -64,20 +64,16 @@ def pooled_pair_tables(
     n_clusters: int,
     n_categories: int,
 ) -> np.ndarray:
-    """Per-cluster confusion tables of one labeller against each reference column, pooled."""
+    """Per-cluster confusion tables of one labeller against each reference column, pooled:
+    the columns one after another as the pairs of a single table (one count, not one a column)."""
     references = np.asarray(references)
-    return sum(
-        (
-            pairwise_tables(
-                reference=references[:, column],
-                predicted=predicted,
-                clusters=clusters,
-                n_clusters=n_clusters,
-                n_categories=n_categories,
-            )
-            for column in range(references.shape[1])
-        ),
-        start=np.zeros((n_clusters, n_categories, n_categories)),
+    columns = references.shape[1]
+    return pairwise_tables(
+        reference=references.T.ravel(),
+        predicted=np.tile(np.asarray(predicted), columns),
+        clusters=np.tile(np.asarray(clusters), columns),
+        n_clusters=n_clusters,
+        n_categories=n_categories,
     )
 
 
