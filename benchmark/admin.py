@@ -291,6 +291,7 @@ from benchmark.admin_construction import (  # noqa: E402
     AbsoluteStandardVersionAdmin,
     ConstructionProjectAdmin,
     DraftCaseAdmin,
+    DraftCriterionAdmin,
     DraftJobRunAdmin,
     DraftResponseAdmin,
 )
@@ -299,6 +300,8 @@ admin.site.register(models.ConstructionProject, ConstructionProjectAdmin)
 admin.site.register(models.DraftCase, DraftCaseAdmin)
 admin.site.register(models.RewriteRun, DraftJobRunAdmin)
 admin.site.register(models.ReferenceRun, DraftJobRunAdmin)
+admin.site.register(models.SynthesisRun, DraftJobRunAdmin)
+admin.site.register(models.DraftCriterion, DraftCriterionAdmin)
 admin.site.register(models.DraftResponse, DraftResponseAdmin)
 admin.site.register(models.AbsoluteStandard, AbsoluteStandardAdmin)
 admin.site.register(models.AbsoluteStandardVersion, AbsoluteStandardVersionAdmin)

@@ -1,6 +1,9 @@
 """Admin for building a benchmark: projects and their drafts (read only; the commands write
-them), and the absolute standards, written only through ``standard_write`` (a new version
-with its author and reason, an audit row), never a plain model save."""
+them), the absolute standards, written only through ``standard_write`` (a new version
+with its author and reason, an audit row), never a plain model save, and a draft's criteria,
+revised only through ``draft_criterion_revise`` (provenance and versions read only)."""
+
+import json
 
 from django import forms
 from django.contrib import admin, messages
@@ -10,6 +13,11 @@ from django.utils.translation import gettext_lazy as _
 
 from benchmark import models
 from benchmark.admin import ReadOnlyAdmin
+from benchmark.services.criteria import (
+    CriterionError,
+    draft_criterion_check,
+    draft_criterion_revise,
+)
 from benchmark.services.standards import StandardError, standard_write
 
 
@@ -37,7 +45,22 @@ class ConstructionProjectAdmin(ReadOnlyAdmin):
     inlines = [DraftCaseInline]
 
 
+class DraftCriterionInline(admin.TabularInline):
+    """A draft's criteria in rubric order; each links to its page, where it is revised."""
+
+    model = models.DraftCriterion
+    extra = 0
+    fields = ["position", "ability", "points", "text", "status", "origin"]
+    readonly_fields = fields
+    can_delete = False
+    show_change_link = True
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
 class DraftCaseAdmin(ReadOnlyAdmin):
+    inlines = [DraftCriterionInline]
     list_display = ["question_id", "project", "position", "primary_scene", "rewrite_model"]
     list_filter = ["project"]
     search_fields = ["question_id", "primary_scene", "notes"]
@@ -153,3 +176,102 @@ class AbsoluteStandardVersionAdmin(ReadOnlyAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+
+class DraftCriterionForm(forms.ModelForm):
+    reason = forms.CharField(
+        label=_("Reason for the change"),
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text=_("Kept in the criterion's version history."),
+    )
+
+    class Meta:
+        model = models.DraftCriterion
+        fields = ["ability", "points", "text"]
+
+    def clean(self):
+        data = super().clean()
+        if self.errors:
+            return data
+        if not {"ability", "points", "text"} & set(self.changed_data):
+            raise forms.ValidationError(
+                gettext("Nothing changed: the text and points are the same.")
+            )
+        try:
+            draft_criterion_check(
+                ability=data["ability"], points=data.get("points"), text=data["text"]
+            )
+        except CriterionError as exc:
+            raise forms.ValidationError(str(exc)) from exc
+        return data
+
+
+class DraftCriterionVersionInline(admin.StackedInline):
+    """Stacked: a version's text stays readable on a phone's width."""
+
+    model = models.DraftCriterionVersion
+    extra = 0
+    fields = ["number", "ability", "points", "text", "author", "reason", "created_at"]
+    readonly_fields = fields
+    can_delete = False
+    ordering = ["-number"]
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+class DraftCriterionAdmin(admin.ModelAdmin):
+    """A criterion's text, points and ability, revised as a new version with a reason; where
+    it came from (a synthesis run's reply, an expert) is shown, never edited."""
+
+    form = DraftCriterionForm
+    list_display = ["draft", "position", "ability", "points", "version", "status", "origin"]
+    list_filter = ["origin", "status", "draft__project"]
+    list_select_related = ["draft__project"]
+    search_fields = ["text", "draft__question_id"]
+    inlines = [DraftCriterionVersionInline]
+
+    class Media:
+        css = {"all": ["benchmark/draft-criteria.css"]}
+
+    readonly_fields = ["draft", "position", "version", "status", "removed_stage",
+                       "removed_reason", "origin", "author", "synthesis_run", "template_version",
+                       "model_name", "reply", "created_at"]  # fmt: skip
+    fieldsets = [
+        (None, {"fields": ["draft", "position", "ability", "points", "text", "reason"]}),
+        (_("State"), {"fields": ["version", "status", "removed_stage", "removed_reason"]}),
+        (_("Provenance"), {"fields": ["origin", "author", "synthesis_run", "template_version",
+                                      "model_name", "reply", "created_at"]}),
+    ]  # fmt: skip
+
+    @admin.display(description=_("raw reply"))
+    def reply(self, obj: models.DraftCriterion) -> str:
+        """The reply the criterion was read from, indented when it is JSON (it usually is)."""
+        if not obj.raw_reply:
+            return "—"
+        try:
+            shown = json.dumps(json.loads(obj.raw_reply), ensure_ascii=False, indent=2)
+        except ValueError:
+            shown = obj.raw_reply
+        return format_html('<pre class="raw-reply">{}</pre>', shown)
+
+    def has_add_permission(self, request, obj=None):
+        return False  # `heartbench construct add-criterion` or a synthesis run adds them
+
+    def has_delete_permission(self, request, obj=None):
+        return False  # a removal names its stage and reason (the funnel's services)
+
+    def has_change_permission(self, request, obj=None):
+        removed = obj is not None and obj.status == models.DraftCriterion.Status.REMOVED
+        return not removed and super().has_change_permission(request, obj)
+
+    def save_model(self, request, obj, form, change):
+        """A new version through the service, with the editor as its author."""
+        data = form.cleaned_data
+        try:
+            draft_criterion_revise(
+                criterion=obj, text=data["text"], points=data.get("points"),
+                ability=data["ability"], author=request.user, reason=data["reason"],
+            )  # fmt: skip
+        except CriterionError as exc:  # nothing changed, or a concurrent removal
+            messages.error(request, str(exc))

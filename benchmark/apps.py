@@ -11,9 +11,15 @@ class BenchmarkConfig(AppConfig):
         # The services queue runs through benchmark.services.dispatch without importing the
         # tasks (tasks call services, never the reverse): each run model's task is named here.
         # Named, not imported: the tasks (and Celery) load on the first run queued.
-        from benchmark.models import GenerationRun, JudgeRun
+        from benchmark.models import GenerationRun, JudgeRun, ReferenceRun, RewriteRun, SynthesisRun
         from benchmark.services.dispatch import run_task_register
         from config.lazy_import import Lazy
 
-        run_task_register(model_cls=JudgeRun, task=Lazy("benchmark.tasks.judge_run_task"))
-        run_task_register(model_cls=GenerationRun, task=Lazy("benchmark.tasks.generation_run_task"))
+        for model_cls, task in (
+            (JudgeRun, "judge_run_task"),
+            (GenerationRun, "generation_run_task"),
+            (RewriteRun, "construction_rewrite_run_task"),
+            (ReferenceRun, "construction_reference_run_task"),
+            (SynthesisRun, "construction_synthesis_run_task"),
+        ):
+            run_task_register(model_cls=model_cls, task=Lazy(f"benchmark.tasks.{task}"))

@@ -3,6 +3,9 @@
 A generation run is one task on the ``generate`` queue: it asks only for the cases the model
 has not answered, so a repeat (a redelivery, a retry, a second queuing) resumes it.
 
+A rewrite, reference or synthesis run (the jobs on a construction project's drafts) is one
+task on the ``generate`` queue too, resumed the same way.
+
 A judge run is one dispatch task that splits it into chunk tasks on the ``judge`` queue, so
 every worker serving that queue takes a share. ``acks_late`` with ``reject_on_worker_lost``
 (settings) hands a chunk whose worker died back to the broker, and the chunk is idempotent.
@@ -16,13 +19,16 @@ from django.conf import settings
 
 # The project's Celery app, the default in every thread, before any task here is used.
 import config.celery  # noqa: F401
-from benchmark.models import GenerationRun, JudgeRun
+from benchmark.models import GenerationRun, JudgeRun, LLMRun, ReferenceRun, RewriteRun, SynthesisRun
+from benchmark.selectors.construction import draft_run_get
 from benchmark.selectors.runs import generation_run_get, judge_run_get
+from benchmark.services.draft_jobs import draft_runs_dispatch_waiting
 from benchmark.services.generation import (
     generation_options_for_worker,
     generation_run_execute,
     generation_run_fail,
     generation_runs_dispatch_waiting,
+    model_options_for_worker,
 )
 from benchmark.services.judge_chunks import (
     judge_chunk_execute,
@@ -30,7 +36,10 @@ from benchmark.services.judge_chunks import (
     judge_runs_dispatch_waiting,
 )
 from benchmark.services.judging import engine_options_for_worker
-from benchmark.services.llm_jobs import LLMJobConfigError
+from benchmark.services.llm_jobs import LLMJobConfigError, llm_run_fail
+from benchmark.services.references import reference_run_execute
+from benchmark.services.rewrite import rewrite_run_execute
+from benchmark.services.synthesis import synthesis_run_execute
 
 
 @shared_task(bind=True, max_retries=3, default_retry_delay=30, acks_late=True)
@@ -95,6 +104,56 @@ def generation_dispatch_waiting_task() -> list[int]:
     return generation_runs_dispatch_waiting()
 
 
+def _draft_run(task, *, model_cls: type[LLMRun], run_id: int) -> dict:
+    """Execute a run on a project's drafts with the worker's key and the model's limits; a
+    finished run is left alone, one that cannot start fails once with the reason."""
+    run = draft_run_get(model_cls=model_cls, run_id=run_id)
+    if run.status == LLMRun.Status.FINISHED:
+        return {"status": run.status}
+    execute = _executors()[model_cls]
+    try:
+        outcome = execute(run=run, options=model_options_for_worker(model=run.model))
+    except LLMJobConfigError as exc:  # no base URL, no price for a budget: retrying cannot help
+        llm_run_fail(model_cls=model_cls, run_id=run_id, reason=str(exc))
+        return {"status": LLMRun.Status.FAILED, "error": str(exc)}
+    except Exception as exc:  # a lost database or endpoint: retry, resuming where it stopped
+        raise task.retry(exc=exc) from exc
+    return {"status": outcome.status, "stop_reason": outcome.stop_reason}
+
+
+@shared_task(bind=True, max_retries=3, default_retry_delay=30, acks_late=True)
+def construction_rewrite_run_task(self, *, run_id: int) -> dict:
+    """Rewrite the seed dialogues the run's project has no rewrite of yet."""
+    return _draft_run(self, model_cls=RewriteRun, run_id=run_id)
+
+
+@shared_task(bind=True, max_retries=3, default_retry_delay=30, acks_late=True)
+def construction_reference_run_task(self, *, run_id: int) -> dict:
+    """Have the run's reference model answer the drafts it has not answered yet."""
+    return _draft_run(self, model_cls=ReferenceRun, run_id=run_id)
+
+
+@shared_task(bind=True, max_retries=3, default_retry_delay=30, acks_late=True)
+def construction_synthesis_run_task(self, *, run_id: int) -> dict:
+    """Draft the criteria of the run's drafts that have none yet."""
+    return _draft_run(self, model_cls=SynthesisRun, run_id=run_id)
+
+
+def _executors() -> dict:
+    # Looked up when a task runs, so a test may replace an execute function of this module.
+    return {
+        RewriteRun: rewrite_run_execute,
+        ReferenceRun: reference_run_execute,
+        SynthesisRun: synthesis_run_execute,
+    }
+
+
+@shared_task(acks_late=True)
+def construction_dispatch_waiting_task() -> list[str]:
+    """Queue the runs on drafts asked for while the broker was down (a periodic sweep)."""
+    return draft_runs_dispatch_waiting()
+
+
 @worker_ready.connect
 def judge_dispatch_waiting_at_start(**kwargs) -> None:
     # A worker that has just reached the broker is the first to know it is up again.
@@ -105,3 +164,6 @@ def judge_dispatch_waiting_at_start(**kwargs) -> None:
     queued = generation_runs_dispatch_waiting()
     if queued:
         log.warning("queued generation runs left waiting: %s", queued)
+    queued = draft_runs_dispatch_waiting()
+    if queued:
+        log.warning("queued runs on drafts left waiting: %s", queued)

@@ -162,6 +162,7 @@ CELERY_IMPORTS = ["benchmark.tasks", "validation.tasks", "webhooks.tasks"]
 CELERY_TASK_ROUTES = {
     "benchmark.tasks.judge_*": {"queue": "judge"},
     "benchmark.tasks.generation_*": {"queue": "generate"},
+    "benchmark.tasks.construction_*": {"queue": "generate"},
     "validation.tasks.*": {"queue": "reports"},
     "webhooks.tasks.*": {"queue": "reports"},
 }
@@ -192,6 +193,10 @@ CELERY_BEAT_SCHEDULE = {
     },
     "generation-dispatch-waiting": {
         "task": "benchmark.tasks.generation_dispatch_waiting_task",
+        "schedule": 60.0,
+    },
+    "construction-dispatch-waiting": {
+        "task": "benchmark.tasks.construction_dispatch_waiting_task",
         "schedule": 60.0,
     },
 }

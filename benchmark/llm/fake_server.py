@@ -4,14 +4,17 @@ It answers judge prompts (any prompt with ``[维度][分值] 内容`` rubric lin
 upstream one) with a verdict per criterion that depends only on the criterion's text
 (:func:`fake_verdict`), so a test can tell a correct verdict from a wrong one; a rewrite prompt
 (a seed dialogue as JSON after ``REWRITE_MARKER``) with the same turns, each marked as
-rewritten (:func:`fake_rewrite`); any other prompt gets a short deterministic answer
-(generation).
+rewritten (:func:`fake_rewrite`); a rubric synthesis prompt (``RUBRIC_MARKER``) with a draft
+rubric built from the prompt's abilities, last user turn and reference answers
+(:func:`fake_rubric`); any other prompt gets a short deterministic answer (generation).
 
 Faults, applied per request: ``rate_limit`` (429 + Retry-After, and retry-after-ms when
 ``retry_after_ms`` is set), ``server_error`` (500), ``hang`` (no answer until well past the
 client timeout), ``disconnect`` (connection closed), ``bad_json`` (a 200 whose body is not
 JSON), ``malformed`` (a reply with no verdicts), ``wrong_count`` (one verdict too few),
-``refusal`` (the model declines), ``slow`` (the right reply, ``slow_seconds`` late). They come
+``refusal`` (the model declines), ``slow`` (the right reply, ``slow_seconds`` late),
+``invalid_rubric`` (a rubric prompt answered with well-formed JSON whose criteria break the
+rules: a question, zero points, two catastrophic criteria; other prompts as usual). They come
 from, in order: a per-prompt script (``fail_prompt``), a global queue (``queue``), then at
 random with ``fault_rate``.
 ``structured=False`` makes the server reject ``response_format`` with a 400.
@@ -38,6 +41,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from benchmark.llm.accounting import tokens_estimate
+from benchmark.taxonomy import BY_CODE, CATASTROPHIC
 
 FAULTS = (
     "rate_limit",
@@ -49,6 +53,7 @@ FAULTS = (
     "wrong_count",
     "refusal",
     "slow",
+    "invalid_rubric",
 )
 # Faults that cost no client timeout: the mix used for random injection by default.
 QUICK_FAULTS = ("rate_limit", "server_error", "malformed", "wrong_count", "bad_json")
@@ -87,6 +92,50 @@ def fake_rewrite(prompt: str) -> str | None:
         return None
     rewritten = [{"role": t["role"], "content": REWRITTEN + t["content"]} for t in turns]
     return json.dumps({"dialogue": rewritten}, ensure_ascii=False)
+
+
+RUBRIC_MARKER = "各能力的绝对标准"
+# A standard line of the rubric prompt with a written standard: "- warmth（温暖，第 2 版）：…".
+_STANDARD = re.compile(r"^- ([a-z_]+)（[^，）\n]+，第 \d+ 版）：", re.MULTILINE)
+_USER_TURN = re.compile(r"^A：(.+)$", re.MULTILINE)
+_FALLBACK_ABILITIES = ("warmth", "curiosity", "emotional_understanding")
+CATASTROPHIC_TEXT = "AI没有回应来访者，而是扮演来访者本身发言"
+
+
+def fake_rubric(prompt: str, *, valid: bool = True) -> str | None:
+    """The fake synthesiser's draft rubric for a rubric prompt, a fixed function of it: one
+    criterion (1–5 points) for each of the first five abilities with a written standard (three
+    defaults when none is written) about the last user turn, a negative one counting the
+    reference answers, and the catastrophic one. ``valid=False`` breaks three rules. None when
+    the prompt is not a rubric prompt."""
+    if RUBRIC_MARKER not in prompt:
+        return None
+    dialogue = prompt.split(RUBRIC_MARKER, 1)[0]
+    turns = _USER_TURN.findall(dialogue)
+    said = (turns[-1] if turns else "").strip()[:12].replace("「", "").replace("」", "")
+    answers = len(re.findall(r"^回答 \d+：$", prompt, re.MULTILINE))
+    codes = [c for c in _STANDARD.findall(prompt) if c in BY_CODE][:5] or _FALLBACK_ABILITIES
+    criteria = [
+        {
+            "ability": code,
+            "points": 1 + hashlib.sha256(f"{code}|{said}".encode()).digest()[0] % 5,
+            "text": f"AI针对来访者说的「{said}」作出了体现{BY_CODE[code].zh}的回应",
+        }
+        for code in codes
+    ]
+    criteria.append(
+        {
+            "ability": "verbal_expression",
+            "points": -3,
+            "text": f"AI在来访者没有请求时一次性给出{answers + 3}条或以上建议",
+        }
+    )
+    criteria.append({"ability": CATASTROPHIC, "points": None, "text": CATASTROPHIC_TEXT})
+    if not valid:
+        criteria[0]["text"] = f"AI是否回应了「{said}」？"
+        criteria[1]["points"] = 0
+        criteria.append({"ability": CATASTROPHIC, "points": None, "text": "AI辱骂来访者"})
+    return json.dumps({"criteria": criteria}, ensure_ascii=False)
 
 
 def prompt_key(messages: list[dict]) -> str:
@@ -281,6 +330,10 @@ class FakeLLM:
         if rewrite is not None:
             broken = fault in ("malformed", "wrong_count")
             return 200, _chat("好的，我来改写。" if broken else rewrite, prompt), {}
+        rubric = fake_rubric(first, valid=fault != "invalid_rubric")
+        if rubric is not None:
+            broken = fault in ("malformed", "wrong_count")
+            return 200, _chat("好的，我来起草评分标准。" if broken else rubric, prompt), {}
         criteria = _CRITERION.findall(first)
         if not criteria:
             digest = hashlib.sha256(prompt.encode()).hexdigest()[:8]

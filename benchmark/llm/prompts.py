@@ -18,6 +18,7 @@ PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"
 DEFAULT_JUDGE_TEMPLATE = PROMPTS_DIR / "judge_zh_v1.txt"
 DEFAULT_GENERATE_TEMPLATE = PROMPTS_DIR / "generate_zh_v1.txt"
 DEFAULT_REWRITE_TEMPLATE = PROMPTS_DIR / "rewrite_zh_v1.txt"
+DEFAULT_RUBRIC_TEMPLATE = PROMPTS_DIR / "rubric_zh_v1.txt"
 JUDGE_VARIABLES = frozenset({"dialogue", "response", "rubric", "rubric_count"})
 SPEAKERS = {"A": "A", "B": "B"}
 

@@ -323,7 +323,7 @@ class DraftCriterion(models.Model):
         verbose_name_plural = _("draft criteria")
 
     def __str__(self) -> str:
-        return f"{self.draft}#{self.position} {self.ability} {self.points}"
+        return f"{self.draft} #{self.position}"
 
 
 class DraftCriterionVersion(models.Model):

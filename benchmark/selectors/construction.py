@@ -1,5 +1,9 @@
-"""Reads of a benchmark under construction: projects, drafts, absolute standards."""
+"""Reads of a benchmark under construction: projects, drafts, absolute standards, the
+authors of hand-written criteria."""
 
+from typing import TypeVar
+
+from django.contrib.auth import get_user_model
 from django.db.models import BooleanField, ExpressionWrapper, Q, QuerySet
 
 from benchmark.models import (
@@ -8,9 +12,15 @@ from benchmark.models import (
     ConstructionProject,
     ConstructionSnapshot,
     Dataset,
+    DraftCase,
     DraftCriterion,
     DraftStatus,
+    ReferenceRun,
+    RewriteRun,
+    SynthesisRun,
 )
+
+R = TypeVar("R", RewriteRun, ReferenceRun, SynthesisRun)
 
 
 class ProjectNotFound(LookupError):
@@ -39,6 +49,35 @@ def standard_history(*, ability: str) -> QuerySet[AbsoluteStandardVersion]:
         .select_related("author")
         .order_by("-number")
     )
+
+
+class DraftNotFound(LookupError):
+    """No draft of the project has that question id."""
+
+
+def draft_get(*, project: ConstructionProject, question_id: str) -> DraftCase:
+    draft = project.drafts.filter(question_id=question_id).first()
+    if draft is None:
+        raise DraftNotFound(f"project {project} has no draft {question_id!r}")
+    return draft
+
+
+def draft_question_ids(*, draft_ids: list[int]) -> dict[int, str]:
+    """The question id of each of these drafts, by draft id."""
+    return dict(DraftCase.objects.filter(pk__in=draft_ids).values_list("pk", "question_id"))
+
+
+def user_get(*, username: str):
+    """The account called ``username`` (an author of hand-written criteria)."""
+    user = get_user_model().objects.filter(username=username).first()
+    if user is None:
+        raise LookupError(f"no user named {username!r}")
+    return user
+
+
+def draft_run_get(*, model_cls: type[R], run_id: int) -> R:
+    """A rewrite, reference or synthesis run with its project and model."""
+    return model_cls.objects.select_related("project", "model").get(pk=run_id)
 
 
 class SnapshotNotFound(LookupError):

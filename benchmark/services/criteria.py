@@ -13,6 +13,7 @@ from django.utils.translation import gettext as _
 
 from benchmark.audit_actions import AuditAction
 from benchmark.models import DraftCase, DraftCriterion, DraftCriterionVersion, DraftStatus
+from benchmark.rubric_rules import criterion_wording_problems
 from benchmark.services.audit import audit_record
 from benchmark.services.rubric import RubricEditError, rubric_points_check
 from benchmark.taxonomy import BY_CODE
@@ -34,7 +35,16 @@ def _checked(*, ability: str, points, text: str) -> tuple[str, int | None, str]:
     text = (text or "").strip()
     if not text:
         raise CriterionError(_("The text of a criterion must not be empty."))
+    problems = criterion_wording_problems(text)
+    if problems:
+        raise CriterionError(" ".join(problems))
     return ability, points, text
+
+
+def draft_criterion_check(*, ability: str, points, text: str) -> tuple[str, int | None, str]:
+    """The criterion as it would be stored, or ``CriterionError`` with the reason: for a form
+    that reports before it saves."""
+    return _checked(ability=ability, points=points, text=text)
 
 
 def draft_criterion_add(

@@ -22,7 +22,6 @@ from benchmark.llm.progress import Progress
 from benchmark.llm.prompts import DEFAULT_GENERATE_TEMPLATE, dialogue_render, template_load
 from benchmark.models import Dataset, GenerationRun, LLMRun, ModelUnderTest, Response
 from benchmark.selectors import runs as run_selectors
-from benchmark.services.announce import run_ended_announce
 from benchmark.services.dispatch import run_queue, runs_dispatch_waiting
 from benchmark.services.llm_jobs import (
     DEFAULT_RUN_OPTIONS,
@@ -33,6 +32,7 @@ from benchmark.services.llm_jobs import (
     RunStore,
     engine_price,
     job_execute,
+    llm_run_fail,
     request_parameters,
 )
 from benchmark.services.locks import row_lock
@@ -240,10 +240,14 @@ def generation_runs_dispatch_waiting() -> list[int]:
 def generation_options_for_worker(*, run: GenerationRun) -> EngineOptions:
     """A background run's options: the worker's environment key, then the run's own options
     over the model's ``limits``."""
-    limits = {
-        **(run.model.parameters.get("limits") or {}),
-        **generation_run_queued_options(run=run),
-    }
+    return model_options_for_worker(model=run.model, queued=generation_run_queued_options(run=run))
+
+
+def model_options_for_worker(*, model: ModelUnderTest, queued: dict | None = None) -> EngineOptions:
+    """The options of a background run asking ``model`` (its answers, the jobs on drafts): the
+    worker's environment key, then ``queued`` (the run's own options) over the model's
+    ``limits``."""
+    limits = {**(model.parameters.get("limits") or {}), **(queued or {})}
     return EngineOptions(
         api_key=api_key_resolve(),
         concurrency=int(limits.get("concurrency") or 16),
@@ -260,11 +264,7 @@ def generation_run_queued_options(*, run: GenerationRun) -> dict:
 
 def generation_run_fail(*, run_id: int, reason: str) -> None:
     """Mark a run that cannot start as it is configured (retrying would not help)."""
-    with transaction.atomic():
-        run = row_lock(GenerationRun, run_id)
-        run.status, run.error = GenerationRun.Status.FAILED, reason[:500]
-        run.save(update_fields=["status", "error"])
-        run_ended_announce(run=run)
+    llm_run_fail(model_cls=GenerationRun, run_id=run_id, reason=reason)
 
 
 def response_store(*, model_id: int, case_id: int, text: str) -> None:

@@ -15,7 +15,6 @@ from pathlib import Path
 from django.db import transaction
 
 from benchmark.audit_actions import AuditAction
-from benchmark.llm.accounting import Tally
 from benchmark.llm.engine import Unit
 from benchmark.llm.progress import Progress
 from benchmark.llm.prompts import DEFAULT_GENERATE_TEMPLATE, dialogue_render, template_load
@@ -27,14 +26,9 @@ from benchmark.models import (
     ReferenceRun,
 )
 from benchmark.services.audit import audit_record
-from benchmark.services.draft_jobs import project_run_continue
-from benchmark.services.generation import (
-    MAX_LISTED_FAILURES,
-    answer_interpret,
-    answer_reask,
-    model_job_execute,
-)
-from benchmark.services.llm_jobs import EngineOptions, RunOutcome, RunStore
+from benchmark.services.draft_jobs import FailureListingStore, project_run_continue
+from benchmark.services.generation import answer_interpret, answer_reask, model_job_execute
+from benchmark.services.llm_jobs import EngineOptions, RunOutcome
 
 
 def reference_run_start(*, project: ConstructionProject, model: ModelUnderTest) -> ReferenceRun:
@@ -59,10 +53,9 @@ def draft_response_store(*, draft_id: int, model_id: int, text: str, from_rewrit
             )
 
 
-class _ReferenceStore(RunStore):
+class _ReferenceStore(FailureListingStore):
     def __init__(self, *, from_rewrite: dict[int, bool], **kwargs) -> None:
         super().__init__(**kwargs)
-        self.failures: list[dict] = []
         self.from_rewrite = from_rewrite  # draft id -> the model was shown the rewrite
 
     async def accept(self, unit: Unit, result: str, raw: str) -> None:
@@ -71,17 +64,6 @@ class _ReferenceStore(RunStore):
             lambda: draft_response_store(
                 draft_id=unit.ident, model_id=model_id, text=result, from_rewrite=rewritten
             )
-        )
-
-    async def fail(self, unit: Unit, reason: str, raw: str) -> None:
-        if len(self.failures) < MAX_LISTED_FAILURES:
-            self.failures.append({"draft_id": unit.ident, "reason": reason[:300]})
-
-    async def checkpoint(self, progress: Progress, tally: Tally) -> None:
-        await super().checkpoint(progress, tally)
-        listed = list(self.failures)
-        await self.call_sync(
-            lambda: ReferenceRun.objects.filter(pk=self.run.pk).update(failures=listed)
         )
 
 

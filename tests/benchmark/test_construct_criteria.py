@@ -2,8 +2,11 @@
 with a stage and a reason; a draft removed, marked normal or hard, accepted. Every write is
 audited and every refusal leaves the rows as they were."""
 
+import io
+
 import pytest
 from django.contrib.auth import get_user_model
+from django.core.management import CommandError, call_command
 
 from benchmark.models import AuditEvent, DraftCriterion, DraftCriterionVersion, DraftStatus
 from benchmark.services.construction import project_create, seeds_import
@@ -133,3 +136,75 @@ def test_a_draft_gets_an_author_and_the_change_is_audited(draft, author):
     assert draft.author == other
     event = AuditEvent.objects.filter(action="draft.author").latest("pk")
     assert event.data == {"before": "author", "after": "other"}
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("AI是否回应了用户的内疚感？", "asks a question"),
+        ("AI回应情绪的程度如何", "degree or a rating"),
+        ("AI肯定了努力和/或给出了建议", "and/or"),
+    ],
+)
+def test_wording_that_is_not_binary_is_refused_by_hand_and_in_a_revision(
+    draft, author, text, message
+):
+    with pytest.raises(CriterionError, match=message):
+        draft_criterion_add(draft=draft, ability="warmth", points=2, text=text, author=author)
+    criterion = draft_criterion_add(draft=draft, ability="warmth", points=2,
+                                    text="AI对用户的内疚感表示理解", author=author)  # fmt: skip
+    with pytest.raises(CriterionError, match=message):
+        draft_criterion_revise(criterion=criterion, text=text, points=2, ability="warmth",
+                               author=author, reason="r")  # fmt: skip
+    assert list(DraftCriterion.objects.values_list("text", "version")) == [
+        ("AI对用户的内疚感表示理解", 1)
+    ]
+
+
+def add_criterion(*args: str) -> str:
+    out = io.StringIO()
+    call_command("construct", "add-criterion", "--project", "pilot", *args, stdout=out)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--case", "s-99", "--ability", "warmth", "--points", "2"], "no draft 's-99'"),
+        (["--case", "s-01", "--ability", "charm", "--points", "2"], "Unknown ability"),
+        (["--case", "s-01", "--ability", "warmth"], "Null points"),
+        (["--case", "s-01", "--ability", "warmth", "--points", "0"], "zero"),
+        (
+            ["--case", "s-01", "--ability", "warmth", "--points", "2", "--author", "nobody"],
+            "no user named 'nobody'",
+        ),
+        (
+            ["--case", "s-01", "--ability", "warmth", "--points", "2", "--text", "AI是否安慰了？"],
+            "asks a question",
+        ),
+    ],
+)
+def test_add_criterion_refuses_bad_input_with_the_reason_and_writes_nothing(
+    draft, author, args, message
+):
+    defaults = {"--text": "AI安慰了用户", "--author": "author"}
+    extra = [item for key, value in defaults.items() if key not in args for item in (key, value)]
+    with pytest.raises(CommandError, match=message) as failure:
+        add_criterion(*args, *extra)
+    assert failure.value.returncode == 2
+    assert not DraftCriterion.objects.exists()
+
+
+def test_add_criterion_appends_a_hand_written_criterion_at_version_one(draft, author):
+    out = add_criterion("--case", "s-01", "--ability", "温暖", "--points", "3",
+                        "--text", "AI肯定了用户的努力", "--author", "author")  # fmt: skip
+    assert "criterion 0 added to pilot/s-01 (warmth, 3 points), version 1" in out
+    out = add_criterion("--case", "s-01", "--ability", "catastrophic",
+                        "--text", "AI扮演用户发言", "--author", "author")  # fmt: skip
+    assert "(catastrophic, null points)" in out
+    criteria = list(DraftCriterion.objects.order_by("position"))
+    assert [(c.position, c.ability, c.points, c.origin, c.author) for c in criteria] == [
+        (0, "warmth", 3, "hand", author),
+        (1, "catastrophic", None, "hand", author),
+    ]
+    assert DraftCriterionVersion.objects.filter(number=1, author=author).count() == 2

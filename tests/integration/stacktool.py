@@ -5,9 +5,12 @@ DATABASE_URL=... CELERY_BROKER_URL=... python -m tests.integration.stacktool que
     --model NAME --base-url URL
 DATABASE_URL=... CELERY_BROKER_URL=... python -m tests.integration.stacktool generate \
     --model NAME --base-url URL --cases N
-DATABASE_URL=... python -m tests.integration.stacktool status RUN_ID [--generation]
+DATABASE_URL=... CELERY_BROKER_URL=... python -m tests.integration.stacktool synthesize \
+    --model NAME --base-url URL --drafts N
+DATABASE_URL=... python -m tests.integration.stacktool status RUN_ID [--generation|--synthesis]
 DATABASE_URL=... python -m tests.integration.stacktool study NAME --cases N
 
+`synthesize` creates a construction project of N drafts and queues their rubric synthesis.
 `study` opens a study of N cases with one expert of its own and prints the expert's API token.
 
 `queue` creates a judge, starts a run and queues it on the broker, as the admin's action does.
@@ -44,9 +47,15 @@ def main(argv: list[str]) -> int:
     generate.add_argument("--model", required=True)
     generate.add_argument("--base-url", required=True)
     generate.add_argument("--cases", type=int, default=4)
+    synthesize = sub.add_parser("synthesize")
+    synthesize.add_argument("--model", required=True)
+    synthesize.add_argument("--base-url", required=True)
+    synthesize.add_argument("--drafts", type=int, default=3)
     status = sub.add_parser("status")
     status.add_argument("run_id", type=int)
-    status.add_argument("--generation", action="store_true")
+    kind = status.add_mutually_exclusive_group()
+    kind.add_argument("--generation", action="store_true")
+    kind.add_argument("--synthesis", action="store_true")
     study = sub.add_parser("study")
     study.add_argument("name")
     study.add_argument("--cases", type=int, default=2)
@@ -79,6 +88,23 @@ def main(argv: list[str]) -> int:
         model = ModelUnderTestFactory(name=args.model, base_url=args.base_url)
         run = generation_queue(model=model, dataset=dataset, options={"concurrency": 1})
         print(run.pk)
+    elif args.action == "synthesize":
+        from benchmark.models import DraftCase
+        from benchmark.services.construction import project_create
+        from benchmark.services.draft_jobs import draft_run_queue
+        from benchmark.services.synthesis import synthesis_run_start
+        from tests.benchmark.factories import ModelUnderTestFactory
+
+        project = project_create(name=f"synthesize-{args.model}", dataset_name="built")
+        for index in range(args.drafts):
+            turn = {"role": "A", "content": f"第{index}个来访者"}
+            DraftCase.objects.create(
+                project=project, question_id=f"d-{index}", position=index, dialogue=[turn]
+            )
+        model = ModelUnderTestFactory(name=args.model, base_url=args.base_url)
+        run = synthesis_run_start(project=project, model=model)
+        draft_run_queue(run=run)
+        print(run.pk)
     elif args.action == "study":
         from rest_framework.authtoken.models import Token
 
@@ -88,6 +114,12 @@ def main(argv: list[str]) -> int:
         expert = ExpertFactory(user__username=f"{args.name}-expert")
         open_study(cases=args.cases, experts=[expert], name=args.name)
         print(Token.objects.create(user=expert.user).key)
+    elif args.synthesis:
+        from benchmark.models import SynthesisRun
+
+        run = SynthesisRun.objects.get(pk=args.run_id)
+        print(json.dumps({"status": run.status, "done": run.done, "total": run.total,
+                          "errors": run.errors, "criteria": run.criteria.count()}))  # fmt: skip
     else:
         from benchmark.models import GenerationRun, Response
         from benchmark.services.generation import generation_run_queued_options

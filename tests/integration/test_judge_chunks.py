@@ -82,6 +82,7 @@ def test_waiting_runs_are_shown_as_such_and_swept_by_a_scheduled_task(settings):
     assert scheduled == {
         "benchmark.tasks.judge_dispatch_waiting_task",
         "benchmark.tasks.generation_dispatch_waiting_task",
+        "benchmark.tasks.construction_dispatch_waiting_task",
     }
     app.loader.import_default_modules()
     assert scheduled <= set(app.tasks)

@@ -260,3 +260,26 @@ def test_a_generation_run_queued_as_the_admin_does_is_answered_by_a_worker(stack
     assert len(ran) == 1, "one worker took the run's one task from the generate queue"
     for name in ("w1", "w2", "web"):
         assert API_KEY not in stack.log(name)
+
+
+SYNTHESISED = re.compile(
+    r"Task benchmark\.tasks\.construction_synthesis_run_task\[([0-9a-f-]+)\] succeeded"
+)
+
+
+def test_a_synthesis_run_queued_for_a_worker_drafts_every_rubric(stack):
+    with FakeLLM() as fake:
+        args = ("synthesize", "--model", "drafter", "--base-url", fake.base_url, "--drafts", "3")
+        run_id = tool(stack.env, STACKTOOL, *args).strip()
+
+        def status() -> dict:
+            return json.loads(tool(stack.env, STACKTOOL, "status", "--synthesis", run_id))
+
+        wait_for(lambda: status()["status"] == "finished", timeout=120, what="the synthesis")
+        assert fake.count() == 3
+        assert fake.last_authorization == f"Bearer {API_KEY}"  # the worker's own key
+    # No standard written: the fake drafts three default abilities, a negative criterion and
+    # the catastrophic one for each draft.
+    assert status() == {"status": "finished", "done": 3, "total": 3, "errors": 0, "criteria": 15}
+    ran = [name for name in ("w1", "w2") if SYNTHESISED.search(stack.log(name))]
+    assert len(ran) == 1, "one worker took the run's one task from the generate queue"

@@ -1,7 +1,10 @@
 """`heartbench construct create-project P --dataset-name NAME [--description T]`,
 `heartbench construct import-seeds FILE --project P [--rewrite --model M ...]`,
 `heartbench construct rewrite --project P --model M ...`,
-`heartbench construct references --project P --models A,B ...`: the start of a new benchmark;
+`heartbench construct references --project P --models A,B ...`,
+`heartbench construct synthesize --project P --model M [--limit N] ...` and
+`heartbench construct add-criterion --project P --case Q --ability A [--points N] --text T
+--author USERNAME`: a new benchmark, from seeds to drafted criteria;
 `heartbench construct snapshot --project P`, `heartbench construct prune --project P --dataset D
 [--models A,B] [--judge J] [--easy-threshold 80] [--hard-quantile Q] [--dry-run]` and
 `heartbench construct publish --project P [--out FILE.jsonl]`: quality control and publishing."""
@@ -10,7 +13,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from benchmark.cli_types import comma_list, non_negative_float, positive_fraction
+from benchmark.cli_types import comma_list, non_negative_float, positive_fraction, positive_int
 from benchmark.importing import ImportFailure
 from benchmark.management.commands._llm_args import (
     EXIT_CONFIG,
@@ -31,25 +34,34 @@ from benchmark.saturation import (
 from benchmark.selectors.construction import (
     ProjectNotFound,
     SnapshotNotFound,
+    draft_get,
+    draft_question_ids,
     project_get,
     snapshot_of,
+    user_get,
 )
 from benchmark.selectors.datasets import DatasetNotFound, dataset_resolve
 from benchmark.selectors.leaderboard import LeaderboardError, dataset_hits
 from benchmark.services.construction import ProjectError, project_create, seeds_import
+from benchmark.services.criteria import CriterionError, draft_criterion_add
+from benchmark.services.draft_jobs import draft_run_queue
 from benchmark.services.generation import model_resolve
 from benchmark.services.llm_jobs import LLMJobConfigError
 from benchmark.services.prune import PruneError, prune_plan, snapshot_prune
 from benchmark.services.references import reference_run_execute, reference_run_start
 from benchmark.services.rewrite import rewrite_run_execute, rewrite_run_start
 from benchmark.services.snapshots import SnapshotError, project_publish, snapshot_create
+from benchmark.services.synthesis import synthesis_run_execute, synthesis_run_start
+from benchmark.taxonomy import ability_code
+
+MAX_FAILURES_SHOWN = 10
 
 
-def _rewrite_arguments(parser, *, required: bool) -> None:
+def _model_arguments(parser, *, required: bool, role: str) -> None:
     parser.add_argument(
         "--model",
         required=required,
-        help="the rewriting model's name (a model under test; created if new)",
+        help=f"the {role} model's name (a model under test; created if new)",
     )
     parser.add_argument("--endpoint-model", help="the endpoint's model id (default: --model)")
     add_endpoint_arguments(parser)
@@ -90,12 +102,12 @@ class Command(BaseCommand):
         seeds.add_argument(
             "--rewrite", action="store_true", help="then rewrite the drafts' dialogues (--model)"
         )
-        _rewrite_arguments(seeds, required=False)
+        _model_arguments(seeds, required=False, role="rewriting")
         rewrite = sub.add_parser(
             "rewrite", help="rewrite the dialogues of the drafts that have no rewrite yet"
         )
         rewrite.add_argument("--project", required=True, help="the project's name")
-        _rewrite_arguments(rewrite, required=True)
+        _model_arguments(rewrite, required=True, role="rewriting")
         references = sub.add_parser(
             "references",
             help="reference models answer every draft they have not answered yet (the "
@@ -106,6 +118,37 @@ class Command(BaseCommand):
             "--models", type=comma_list, required=True, help="A,B,... (models under test)"
         )
         add_endpoint_arguments(references)
+        synthesize = sub.add_parser(
+            "synthesize",
+            help="an LLM drafts the criteria of every draft that has none, from its dialogue, "
+            "the absolute standards and the reference answers",
+        )
+        synthesize.add_argument("--project", required=True, help="the project's name")
+        synthesize.add_argument(
+            "--limit", type=positive_int, help="only the first N drafts in the funnel"
+        )
+        _model_arguments(synthesize, required=True, role="synthesising")
+        synthesize.add_argument(
+            "--queue",
+            action="store_true",
+            help="hand the run to a worker (the generate queue) instead of running it here; the "
+            "worker uses its own key and the model's stored limits",
+        )
+        criterion = sub.add_parser(
+            "add-criterion", help="add a hand-written criterion to a draft's rubric"
+        )
+        criterion.add_argument("--project", required=True, help="the project's name")
+        criterion.add_argument("--case", required=True, help="the draft's question id")
+        criterion.add_argument(
+            "--ability", required=True, help="an ability code or its Chinese name"
+        )
+        criterion.add_argument(
+            "--points",
+            type=int,
+            help="a non-zero whole number; leave out for the catastrophic criterion",
+        )
+        criterion.add_argument("--text", required=True, help="the observation, met or not")
+        criterion.add_argument("--author", required=True, help="the author's user name")
         snapshot = sub.add_parser(
             "snapshot",
             help="freeze the drafts in the funnel, their criteria and reference answers as a "
@@ -163,6 +206,12 @@ class Command(BaseCommand):
             return
         if options["action"] == "references":
             self._references(project, options)
+            return
+        if options["action"] == "synthesize":
+            self._synthesize(project, options)
+            return
+        if options["action"] == "add-criterion":
+            self._add_criterion(project, options)
             return
         if options["action"] == "import-seeds":
             if options["rewrite"] and not options["model"]:
@@ -240,6 +289,60 @@ class Command(BaseCommand):
                 f"{project} --model {model}`",
                 returncode=EXIT_ERRORS,
             )
+
+    def _synthesize(self, project, options):
+        model = model_resolve(
+            name=options["model"],
+            endpoint_model=options["endpoint_model"],
+            base_url=options["base_url"],
+        )
+        if options["queue"]:
+            run = synthesis_run_start(project=project, model=model, limit=options["limit"])
+            draft_run_queue(run=run)
+            self.stdout.write(f"synthesis run {run.pk} queued for a worker (the generate queue)")
+            return
+        try:
+            run = synthesis_run_start(project=project, model=model, limit=options["limit"])
+            outcome = synthesis_run_execute(
+                run=run, options=engine_options(options), on_progress=progress_writer(options)
+            )
+        except LLMJobConfigError as exc:
+            raise CommandError(str(exc), returncode=EXIT_CONFIG) from None
+        except KeyboardInterrupt:
+            raise _interrupted(run) from None
+        self.stdout.write("\n".join(summary_lines("synthesis run", outcome)))
+        drafted = outcome.run.criteria.count()
+        self.stdout.write(f"  criteria drafted by this run: {drafted}")
+        if outcome.stop_reason:
+            finish(outcome, "drafts")
+        if outcome.run.errors:
+            failures = outcome.run.failures
+            names = draft_question_ids(draft_ids=[f["draft_id"] for f in failures])
+            for failure in failures[:MAX_FAILURES_SHOWN]:
+                self.stdout.write(f"  failed {names.get(failure['draft_id'])}: {failure['reason']}")
+            raise CommandError(
+                f"{outcome.run.errors} drafts got no usable rubric (listed with the reason on "
+                f"run {outcome.run.pk}); to ask again for them, run the same command again",
+                returncode=EXIT_ERRORS,
+            )
+
+    def _add_criterion(self, project, options):
+        try:
+            draft = draft_get(project=project, question_id=options["case"])
+            author = user_get(username=options["author"])
+            criterion = draft_criterion_add(
+                draft=draft,
+                ability=ability_code(options["ability"]) or options["ability"],
+                points=options["points"],
+                text=options["text"],
+                author=author,
+            )
+        except (LookupError, CriterionError) as exc:
+            raise CommandError(str(exc), returncode=EXIT_CONFIG) from None
+        self.stdout.write(
+            f"criterion {criterion.position} added to {draft} ({criterion.ability}, "
+            f"{criterion.points if criterion.points is not None else 'null'} points), version 1"
+        )
 
     def _snapshot(self, project, options):
         result = snapshot_create(project=project)

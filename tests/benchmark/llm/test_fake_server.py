@@ -8,8 +8,11 @@ import time
 from pathlib import Path
 
 import httpx
+import pytest
 
 from benchmark.llm.fake_server import FakeLLM, fake_verdict
+from benchmark.llm.parser import ReplyError
+from benchmark.llm.rubric_reply import rubric_reply_read
 from tests.services import free_port
 
 CLI = shutil.which("heartbench", path=str(Path(sys.executable).parent)) or "heartbench"
@@ -82,3 +85,46 @@ def _post_ignoring_timeout(url: str, body: dict) -> None:
         httpx.post(url, json=body, timeout=1)
     except httpx.TimeoutException:
         pass
+
+
+RUBRIC_PROMPT = (
+    "对话：\nA：我快喘不过气了。\nB：发生了什么？\nA：我妈每天打三个电话。\n\n"
+    "各能力的绝对标准（…）：\n- curiosity（好奇心，第 1 版）：开放式提问。\n"
+    "- humor（幽默）：尚未撰写\n"
+    "- warmth（温暖，第 3 版）：承认努力。\n\n参考回答：\n回答 1：\n我在。\n\n回答 2：\n慢慢说。\n"
+)
+
+
+def ask(fake: FakeLLM, content: str) -> str:
+    reply = httpx.post(
+        f"{fake.base_url}/chat/completions",
+        json={"model": "x", "messages": [{"role": "user", "content": content}]},
+        timeout=10,
+    ).json()
+    return reply["choices"][0]["message"]["content"]
+
+
+def test_a_rubric_prompt_gets_a_usable_rubric_derived_from_it():
+    with FakeLLM() as fake:
+        text = ask(fake, RUBRIC_PROMPT)
+        assert ask(fake, RUBRIC_PROMPT) == text  # deterministic
+    criteria = rubric_reply_read(text, None)
+    # The abilities with a written standard, in the prompt's order; the last user turn; two
+    # reference answers (+3 in the negative criterion); the catastrophic one last.
+    assert [c.ability for c in criteria] == ["curiosity", "warmth", "verbal_expression",
+                                             "catastrophic"]  # fmt: skip
+    assert "「我妈每天打三个电话。」" in criteria[0].text and "好奇心" in criteria[0].text
+    assert "5条" in criteria[2].text and criteria[2].points == -3
+    assert all(1 <= c.points <= 5 for c in criteria[:2]) and criteria[3].points is None
+
+
+def test_invalid_rubric_breaks_the_rules_on_rubric_prompts_only():
+    with FakeLLM() as fake:
+        fake.queue("invalid_rubric", "invalid_rubric")
+        bad = ask(fake, RUBRIC_PROMPT)
+        judged = ask(fake, "[温暖][3] 说你好\n")
+    with pytest.raises(ReplyError) as error:
+        rubric_reply_read(bad, None)
+    assert "criterion 1: The text asks a question" in error.value.problem
+    assert "criterion 2: points must be" in error.value.problem
+    assert '"verdicts"' in judged
