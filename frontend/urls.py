@@ -2,7 +2,15 @@ from django.contrib.auth.views import LogoutView
 from django.urls import path
 
 import config.converters  # noqa: F401  (registers the <study:...> converter)
-from frontend.views import adjudication, expert, knowledge, leaderboard, review, standards
+from frontend.views import (
+    adjudication,
+    construction,
+    expert,
+    knowledge,
+    leaderboard,
+    review,
+    standards,
+)
 
 app_name = "frontend"
 
@@ -21,6 +29,16 @@ urlpatterns = [
     path("leaderboard/", leaderboard.leaderboard, name="leaderboard"),
     path("standards/", standards.standards, name="standards"),
     path("standards/<str:ability>/", standards.standard_edit, name="standard-edit"),
+    path("construct/", construction.construct_home, name="construct"),
+    path("construct/start/<int:work_id>/", construction.construct_start, name="construct-start"),
+    path("construct/task/<int:task_id>/", construction.construct_task, name="construct-task"),
+    path("construct/revisions/", construction.construct_revisions, name="construct-revisions"),
+    path(
+        "construct/criteria/<int:criterion_id>/",
+        construction.construct_criterion_edit,
+        name="construct-criterion",
+    ),
+    path("construct/send/<int:draft_id>/", construction.construct_send, name="construct-send"),
     path("discuss/<str:token>/", knowledge.discussion, name="discussion"),
     path("discuss/<str:token>/post/", knowledge.discussion_post, name="discussion-post"),
     path(

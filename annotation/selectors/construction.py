@@ -261,3 +261,17 @@ def _alpha(by_criterion: dict[int, list[CriterionReview]]) -> float | None:
     if len(np.unique(data[~np.isnan(data)])) < 2:
         return None
     return float(krippendorff.alpha(reliability_data=data, level_of_measurement="nominal"))
+
+
+def work_get_open(*, work_id: int) -> ConstructionWork:
+    work = ConstructionWork.objects.select_related("project").filter(pk=work_id, is_open=True)
+    if not work.exists():
+        raise TaskNotFound(work_id)
+    return work.get()
+
+
+def draft_for_author(*, user, draft_id: int) -> DraftCase:
+    draft = DraftCase.objects.filter(pk=draft_id, author=user).first()
+    if draft is None:
+        raise TaskNotFound(draft_id)
+    return draft
