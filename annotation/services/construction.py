@@ -269,7 +269,12 @@ def difficulty_mark_submit(
         marks = DifficultyMark.objects.filter(task__in=_submitted_tasks(task))
         if marks.count() >= task.work.raters:
             decided, why = difficulty_decide(list(marks.values_list("difficulty", "reason")))
-            draft_case_difficulty_set(draft=task.draft, difficulty=decided, reason=why, actor=user)
+            try:
+                draft_case_difficulty_set(
+                    draft=task.draft, difficulty=decided, reason=why, actor=user
+                )
+            except CriterionError as exc:  # the draft left the funnel meanwhile
+                raise AnnotationError(str(exc)) from exc
     return mark
 
 

@@ -26,7 +26,7 @@ from annotation.services.construction import (
 )
 from annotation.services.errors import AnnotationError, LeaseLost
 from benchmark.models import AuditEvent, DraftCase, DraftStatus
-from benchmark.services.criteria import draft_criterion_revise
+from benchmark.services.criteria import draft_case_remove, draft_criterion_revise
 from tests.annotation.construction_helpers import project_build
 from tests.annotation.factories import ExpertFactory, UserFactory
 
@@ -321,3 +321,15 @@ def test_authors_are_assigned_round_robin_to_drafts_without_one(built):
     assert drafts_authors_assign(project=built.project, users=users) == 0
     with pytest.raises(AnnotationError, match="at least one"):
         drafts_authors_assign(project=built.project, users=[])
+
+
+def test_a_mark_on_a_draft_removed_meanwhile_is_refused_whole(built):
+    construction_work_open(project=built.project, kind="difficulty", raters=1)
+    task = _claim(built.experts[0], built, "difficulty")
+    draft_case_remove(draft=task.draft, stage="too_easy", reason="mean score 91")
+    with pytest.raises(AnnotationError, match="removed"):
+        difficulty_mark_submit(user=built.experts[0].user, task_id=task.pk, difficulty="hard",
+                               reason="mixed_emotions")  # fmt: skip
+    assert not DifficultyMark.objects.exists()
+    task.refresh_from_db()
+    assert task.status == "leased"
