@@ -279,10 +279,17 @@ def difficulty_mark_submit(
 
 
 def criterion_review_submit(
-    *, user, task_id: int, verdicts: dict[int, tuple[str, str]], now: datetime | None = None
+    *,
+    user,
+    task_id: int,
+    verdicts: dict[int, tuple[str, str]],
+    versions: dict[int, int] | None = None,
+    now: datetime | None = None,
 ) -> list[CriterionReview]:
     """Record an expert's review of every active criterion of the draft: ``verdicts`` maps
-    criterion id to (verdict, comment); a comment is required unless the verdict is clear."""
+    criterion id to (verdict, comment); a comment is required unless the verdict is clear.
+    ``versions`` (criterion id to the version the page showed) refuses a review of a text the
+    author has changed since."""
     now = now or timezone.now()
     with transaction.atomic():
         task = _task_submitting(user=user, task_id=task_id, kind=TaskKind.REVIEW, now=now)
@@ -291,6 +298,11 @@ def criterion_review_submit(
             raise AnnotationError(_("Review every criterion of the draft."))
         reviews = []
         for criterion in criteria:
+            if versions is not None and versions.get(criterion.pk) != criterion.version:
+                raise AnnotationError(
+                    _("Criterion %(n)d was revised while you read it; read it again.")
+                    % {"n": criterion.position + 1}
+                )
             verdict, comment = verdicts[criterion.pk]
             comment = (comment or "").strip()
             if verdict not in CriterionReview.Verdict.values:

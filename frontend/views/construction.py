@@ -117,6 +117,10 @@ def _criterion_row(criterion, posted) -> dict:
     }
 
 
+def _int(text: str | None) -> int | None:
+    return int(text) if text and text.isdigit() else None
+
+
 def _submit(request: HttpRequest, task) -> None:
     data = request.POST
     if task.kind == Kind.DIFFICULTY:
@@ -132,7 +136,10 @@ def _submit(request: HttpRequest, task) -> None:
         verdicts = {
             pk: (data.get(f"verdict-{pk}", ""), data.get(f"comment-{pk}", "")) for pk in ids
         }
-        work.criterion_review_submit(user=request.user, task_id=task.pk, verdicts=verdicts)
+        versions = {pk: _int(data.get(f"version-{pk}")) for pk in ids}
+        work.criterion_review_submit(
+            user=request.user, task_id=task.pk, verdicts=verdicts, versions=versions
+        )
     else:
         work.panel_vote_submit(
             user=request.user,

@@ -14,6 +14,7 @@ from annotation.services.construction import (
     difficulty_mark_submit,
 )
 from benchmark.models import DraftCase, DraftCriterion
+from benchmark.services.criteria import draft_criterion_revise
 from tests.annotation.construction_helpers import project_build
 
 pytestmark = pytest.mark.django_db
@@ -150,3 +151,25 @@ def test_the_panel_page_shows_the_reviews_and_records_a_vote(built):
     # A non-senior is told, not handed the panel.
     refused = client_for(built.experts[0].user).post(f"/construct/start/{work.pk}/", follow=True)
     assert "Only senior experts sit on the panel" in refused.content.decode()
+
+
+def test_a_review_of_a_criterion_revised_meanwhile_is_refused(built):
+    client = client_for(built.experts[0].user)
+    task = construction_task_claim_next(
+        user=built.experts[0].user, project=built.project, kind="criterion_review"
+    )
+    criteria = list(task.draft.criteria.order_by("position"))
+    answer = {f"verdict-{c.pk}": "clear" for c in criteria}
+    answer |= {f"version-{c.pk}": "1" for c in criteria}
+    draft_criterion_revise(
+        criterion=criteria[1], text="语气温和", points=2, ability="warmth",
+        author=built.author.user, reason="shorter",
+    )  # fmt: skip
+    refused = client.post(f"/construct/task/{task.pk}/", answer)
+    assert refused.status_code == 400
+    assert "Criterion 2 was revised while you read it" in refused.content.decode()
+    assert "语气温和" in refused.content.decode()
+    assert not CriterionReview.objects.exists()
+    answer[f"version-{criteria[1].pk}"] = "2"
+    assert client.post(f"/construct/task/{task.pk}/", answer).status_code == 302
+    assert CriterionReview.objects.get(criterion=criteria[1]).criterion_version == 2
