@@ -47,7 +47,10 @@ def review_complete(*, project: ConstructionProject) -> QuerySet[DraftCase]:
         .annotate(
             reviews=Count(
                 "expert_tasks",
-                filter=Q(expert_tasks__kind=TaskKind.REVIEW, expert_tasks__status="submitted"),
+                filter=Q(
+                    expert_tasks__kind=TaskKind.REVIEW,
+                    expert_tasks__status=ConstructionTask.Status.SUBMITTED,
+                ),
             )
         )
         .filter(reviews__gte=work.raters)
@@ -67,7 +70,10 @@ def drafts_to_hand_out(
     else:
         drafts = drafts.filter(author__isnull=False).exclude(author=expert.user)
     if work.kind == TaskKind.REVIEW:
-        drafts = drafts.filter(criteria__status=DraftCriterion.Status.ACTIVE).distinct()
+        active = DraftCriterion.objects.filter(
+            draft=OuterRef("pk"), status=DraftCriterion.Status.ACTIVE
+        )
+        drafts = drafts.filter(Exists(active))
     if work.kind == TaskKind.PANEL:
         pending = PanelRound.objects.filter(draft=OuterRef("pk"), outcome="pending")
         drafts = drafts.filter(Exists(pending))

@@ -129,8 +129,18 @@ def test_the_author_sends_and_seniors_vote_with_keys_and_mouse(
     login(page, live_server, built.author.user.username, PASSWORD, next_path="/construct/")
     page.click("a[href='/construct/revisions/']")
     page.wait_for_selector("section.author-draft")
-    problems += readable_at_every_width(page, artifacts, "revisions")
     draft = built.drafts[0]
+    # Mouse: open a criterion's form, revise its text with a reason.
+    criterion = draft.criteria.get(position=1)
+    form = page.locator(f"form[action='/construct/criteria/{criterion.pk}/']")
+    page.locator(f"#draft-{draft.pk} details summary").nth(1).click()
+    problems += readable_at_every_width(page, artifacts, "revisions")
+    form.locator("textarea[name=text]").fill("语气温和，不评判用户的选择")
+    form.locator("input[name=reason]").fill("审核：与第一条重复")
+    form.locator("button[value=revise]").click()
+    page.wait_for_selector(".messages")
+    criterion.refresh_from_db()
+    assert (criterion.version, criterion.text) == (2, "语气温和，不评判用户的选择")
     page.locator(f"#draft-{draft.pk} form[action='/construct/send/{draft.pk}/'] button").click()
     page.wait_for_selector(".messages")
     assert PanelRound.objects.get(draft=draft).outcome == "pending"

@@ -95,7 +95,7 @@ def test_a_review_page_needs_a_comment_for_a_problem(built):
         user=built.experts[0].user, project=built.project, kind="criterion_review"
     )
     ids = list(task.draft.criteria.values_list("pk", flat=True))
-    answer = {f"verdict-{pk}": "clear" for pk in ids}
+    answer = {f"verdict-{pk}": "clear" for pk in ids} | {f"version-{pk}": "1" for pk in ids}
     answer[f"verdict-{ids[0]}"] = "not_binary"
     bad = client.post(f"/construct/task/{task.pk}/", answer)
     assert bad.status_code == 400 and "Criterion 1" in bad.content.decode()
