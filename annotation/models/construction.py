@@ -104,6 +104,7 @@ class ConstructionTask(models.Model):
     work = models.ForeignKey(
         ConstructionWork, on_delete=models.CASCADE, related_name="tasks", verbose_name=_("work")
     )
+    # The work's kind, copied so the constraints below can name it.
     kind = models.CharField(_("kind"), max_length=20, choices=TaskKind.choices)
     draft = models.ForeignKey(
         DraftCase,
