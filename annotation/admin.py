@@ -274,3 +274,7 @@ class LibraryEntryAdmin(admin.ModelAdmin):
         if obj.curated_by_id is None:
             obj.curated_by = request.user
         super().save_model(request, obj, form, change)
+
+
+# The construction tiers' work, tasks and answers (read-only): annotation/admin_construction.py.
+import annotation.admin_construction  # noqa: E402, F401

@@ -4,6 +4,7 @@ from django.urls import path
 import config.converters  # noqa: F401  (registers the <study:...> converter)
 from frontend.views import (
     adjudication,
+    construction,
     expert,
     knowledge,
     leaderboard,
@@ -41,6 +42,16 @@ urlpatterns = [
         selfcheck.selfcheck_revise,
         name="selfcheck-revise",
     ),
+    path("construct/", construction.construct_home, name="construct"),
+    path("construct/start/<int:work_id>/", construction.construct_start, name="construct-start"),
+    path("construct/task/<int:task_id>/", construction.construct_task, name="construct-task"),
+    path("construct/revisions/", construction.construct_revisions, name="construct-revisions"),
+    path(
+        "construct/criteria/<int:criterion_id>/",
+        construction.construct_criterion_edit,
+        name="construct-criterion",
+    ),
+    path("construct/send/<int:draft_id>/", construction.construct_send, name="construct-send"),
     path("discuss/<str:token>/", knowledge.discussion, name="discussion"),
     path("discuss/<str:token>/post/", knowledge.discussion_post, name="discussion-post"),
     path(

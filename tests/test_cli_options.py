@@ -65,6 +65,14 @@ BAD_OPTIONS = [
     (["fake_llm", "--latency", "-1"], "--latency: -1 is negative"),
     (["fake_llm", "--fault-rate", "2"], "--fault-rate: 2 is not between 0 and 1"),
     (["fake_llm", "--seed", "-1"], "--seed: -1 is negative"),
+    (
+        ["construct_tasks", "--project", "p", "--kind", "panel", "--panel-size", "0"],
+        "--panel-size: 0 is not a positive whole number",
+    ),
+    (
+        ["construct_tasks", "--project", "p", "--kind", "review", "--raters", "two"],
+        "--raters: 'two' is not a whole number",
+    ),
     (["worker", "--concurrency", "0"], "--concurrency: 0 is not a positive whole number"),
     (["demo_study", "--fraction", "0"], "--fraction: 0 is not above 0"),
     (["demo_study", "--seed", "-1"], "--seed: -1 is negative"),

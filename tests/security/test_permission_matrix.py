@@ -65,6 +65,9 @@ def routes(assignment_id: str) -> dict[str, Route]:
                   "other": (403,)}  # fmt: skip
     api_staff = {"anonymous": (401,), "expert": (403,), "senior": (403,), "admin": (200,),
                  "other": (403,)}  # fmt: skip
+    expert_pages = {"anonymous": LOGIN, "expert": (200,), "senior": (200,), "admin": (403,),
+                    "other": (200,)}  # fmt: skip
+    not_theirs = {**expert_pages, "expert": (404,), "senior": (404,), "other": (404,)}
     # The API's schema and docs describe shapes only, no data: public, as the API tests expect.
     public = dict.fromkeys(ROLES, (200,))
     return {
@@ -158,6 +161,16 @@ def routes(assignment_id: str) -> dict[str, Route]:
         "frontend:selfcheck-revise": Route("POST", draft.revise, {"anonymous": LOGIN,
                                            "expert": (302,), "senior": (404,), "admin": (403,),
                                            "other": (404,)}, {"reason": ""}),
+        # Construction work: any active expert; a task, criterion or draft not theirs is 404
+        # (the panel's seniors-only rule is the claim's, tested in its own files).
+        "frontend:construct": Route("GET", "/construct/", expert_pages),
+        "frontend:construct-revisions": Route("GET", "/construct/revisions/", expert_pages),
+        "frontend:construct-start": Route("POST", "/construct/start/999999/", not_theirs),
+        "frontend:construct-task": Route("GET", "/construct/task/999999/", not_theirs),
+        "frontend:construct-criterion": Route("POST", "/construct/criteria/999999/",
+                                              not_theirs, {"action": "remove"}),
+        "frontend:construct-send": Route("POST", "/construct/send/999999/", not_theirs),
+
         "frontend:flag-answer": Route("GET", "/adjudicate/flags/999999/",
                                       {**senior_only, "senior": (404,)}),
         "annotation:adj-next": Route("POST", "/api/v1/adjudications/next/?study=study-a",
