@@ -33,18 +33,10 @@ ENDPOINTS = ("next", "progress", "draft", "submit")
 JSON = "application/json"
 
 
-def setup(*, folder: Path) -> None:
+def setup(*, database_url: str) -> None:
     os.environ.update(
-        HEARTBENCH_DATA_DIR=str(folder),
-        DJANGO_DEBUG="false",
-        DJANGO_SETTINGS_MODULE="config.settings",
+        DATABASE_URL=database_url, DJANGO_DEBUG="false", DJANGO_SETTINGS_MODULE="config.settings"
     )
-    base = os.environ.get("DATABASE_URL", "")
-    if base:
-        from load_experts import database  # a scratch database, dropped after
-
-        scratch = database(base, folder)
-        os.environ["DATABASE_URL"] = scratch.__enter__()
     import django
 
     django.setup()
@@ -138,9 +130,14 @@ def main() -> int:
     parser.add_argument("--cprofile", choices=ENDPOINTS, help="print this endpoint's profile")
     args = parser.parse_args()
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    with tempfile.TemporaryDirectory() as scratch:
+    from load_experts import database  # a scratch database (or SQLite file), dropped after
+
+    with (
+        tempfile.TemporaryDirectory() as scratch,
+        database(os.environ.get("DATABASE_URL", ""), Path(scratch)) as url,
+    ):
         folder = Path(scratch)
-        setup(folder=folder)
+        setup(database_url=url)
         tokens = seed(
             data=args.data,
             cases=args.cases,
