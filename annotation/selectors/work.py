@@ -17,14 +17,23 @@ from enum import StrEnum
 
 from django.db.models import (
     Count,
+    Exists,
+    ExpressionWrapper,
+    IntegerField,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    Value,
 )
+from django.db.models.functions import Cast, Coalesce
 from django.utils import timezone
 
 from annotation import selectors
 from annotation.assignment import Candidate, HardCases
-from annotation.models import Assignment, CalibrationSet, Expert, Pool
+from annotation.models import Assignment, CalibrationSet, Expert, Pool, Unit
 from annotation.selectors import quality as selectors_quality
-from annotation.selectors.free_units import free_units_count, free_units_window
+from benchmark.models import RubricItem
 
 
 class WorkState(StrEnum):
@@ -114,14 +123,75 @@ def rating_candidates(
     tiers of ``annotation.assignment`` that are not about the count (specialty match, hard
     cases first) are walked in SQL, best first, and the first tier holding any free unit gives
     up to ``CANDIDATE_WINDOW`` of them, in unit order from the point ``start`` (0 ≤ start < 1)
-    of the pool's id range on, wrapping around (``free_units.free_units_window``).
-    ``rank_candidates`` then orders the window (fewest raters first, the expert's own
-    spread); a fresh ``start`` per claim spreads experts asking at once over the pool.
+    of the pool's id range on, wrapping around. ``rank_candidates`` then orders the window
+    (fewest raters first, the expert's own spread); a fresh ``start`` per claim spreads
+    experts asking at once over the pool.
     """
-    rows = free_units_window(
-        pool=pool, expert=expert, now=now, hard=hard, start=start, size=CANDIDATE_WINDOW
+    units = _free_units(pool=pool, expert=expert, now=now)
+    if hard == HardCases.NONE:
+        units = units.exclude(response__case__difficulty="hard")
+    for tier in _preference_tiers(expert=expert, hard=hard):
+        rows = _window(units.filter(tier), pool=pool, start=start)
+        if rows:
+            return [Candidate(unit_id=pk, taken=taken) for pk, taken in rows]
+    return []
+
+
+def _preference_tiers(*, expert: Expert, hard: str) -> list[Q]:
+    """Filters of the units in ``rank_candidates``'s order of preference, before the count."""
+    dimensions = []
+    if expert.specialties:
+        abilities = RubricItem.objects.filter(
+            case=OuterRef("response__case"), ability__in=expert.specialties
+        )
+        dimensions.append(
+            Q(response__case__primary_scene__in=expert.specialties) | Q(Exists(abilities))
+        )
+    if hard == HardCases.FIRST:
+        dimensions.append(Q(response__case__difficulty="hard"))
+    tiers = [Q()]
+    for dimension in dimensions:
+        tiers = [tier & wanted for tier in tiers for wanted in (dimension, ~dimension)]
+    return tiers
+
+
+def _window(units: QuerySet[Unit], *, pool: Pool, start: float) -> list[tuple[int, int]]:
+    """(unit id, taken) of up to ``CANDIDATE_WINDOW`` units, from ``start`` on, wrapping."""
+    ids = Unit.objects.filter(pool=pool).values("pk")
+    # Two index probes (first and last id), never an aggregate over the pool's units.
+    first, last = Subquery(ids.order_by("pk")[:1]), Subquery(ids.order_by("-pk")[:1])
+    pivot = ExpressionWrapper(
+        first + Cast((last - first + 1) * Value(start), IntegerField()),
+        output_field=IntegerField(),
     )
-    return [Candidate(unit_id=pk, taken=taken) for pk, taken in rows]
+    ordered = units.order_by("pk").values_list("pk", "taken")
+    rows = list(ordered.filter(pk__gte=pivot)[:CANDIDATE_WINDOW])
+    if len(rows) < CANDIDATE_WINDOW:
+        rows += ordered.filter(pk__lt=pivot)[: CANDIDATE_WINDOW - len(rows)]
+    return rows
+
+
+def _free_units(*, pool: Pool, expert: Expert, now: datetime) -> QuerySet[Unit]:
+    """The pool's units with a rater slot free at ``now`` that the expert does not hold or
+    rated, each with its ``taken`` slots.
+
+    Reads without writing: a lease that ran out by ``now`` counts as free although no sweep
+    may have marked it expired yet (the claim marks it on the unit it takes, and
+    ``leases_expire`` over the pool now and then). Every condition is a subquery on the
+    unit's own assignments, so the database walks the pool in unit order and stops at the
+    window's end instead of counting every unit.
+    """
+    live = Q(status=Assignment.Status.SUBMITTED) | Q(
+        status=Assignment.Status.LEASED, lease_expires_at__gt=now
+    )
+    ratings = Assignment.objects.filter(unit=OuterRef("pk"), kind=Assignment.Kind.RATING)
+    taken = ratings.filter(live).values("unit").annotate(n=Count("pk")).values("n")
+    return (
+        Unit.objects.filter(pool=pool, ratings_complete=False)
+        .exclude(Exists(ratings.filter(live, expert=expert)))
+        .annotate(taken=Coalesce(Subquery(taken), 0))
+        .filter(taken__lt=pool.raters_per_unit)
+    )
 
 
 def hard_cases_for(*, pool: Pool, expert: Expert) -> str:
@@ -152,11 +222,12 @@ def work_state_in_pool(*, expert: Expert, pool: Pool, now: datetime | None = Non
 
 def _units_left(*, pool: Pool, expert: Expert, now: datetime) -> int:
     """How many units the claim could still hand this expert, counted in the database without
-    writing: the free units less the hard cases the study's policy keeps from them (the claim
+    writing: ``_free_units`` less the hard cases the study's policy keeps from them (the claim
     drops exactly those; specialties only order)."""
-    return free_units_count(
-        pool=pool, expert=expert, now=now, hard=hard_cases_for(pool=pool, expert=expert)
-    )
+    units = _free_units(pool=pool, expert=expert, now=now)
+    if hard_cases_for(pool=pool, expert=expert) == HardCases.NONE:
+        units = units.exclude(response__case__difficulty="hard")
+    return units.count()
 
 
 @dataclass(frozen=True)
