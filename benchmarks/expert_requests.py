@@ -1,0 +1,173 @@
+"""CPU and queries of each expert request, one request at a time, in this process.
+
+    .venv/bin/python benchmarks/expert_requests.py                        # embedded SQLite
+    python -m tests.services --postgres -- .venv/bin/python benchmarks/expert_requests.py
+    .venv/bin/python benchmarks/expert_requests.py --cprofile submit      # where the time goes
+
+The load test (``load_experts.py``) measures the server under a crowd, where on a shared
+machine the other processes' share moves the figures from minute to minute. This measures
+what one request costs: the process CPU time (``time.process_time``, which other processes'
+load does not add to) and the SQL statements of each of the workbench's four calls (next-unit
+claim, progress line, autosave, submit) through Django's whole request path (middleware, DRF,
+the token authentication), with ``DEBUG`` off as in production. ``--cases`` released cases
+(read in place) with ``--models`` synthetic answers each make one open study, which
+``--experts`` experts rate to the end, round after round; the medians are printed per
+endpoint. The database is a scratch SQLite file, or a scratch database on the server of
+``DATABASE_URL``. Run it with another tree on ``PYTHONPATH`` to measure that tree.
+"""
+
+import argparse
+import cProfile
+import os
+import platform
+import pstats
+import statistics
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+ENDPOINTS = ("next", "progress", "draft", "submit")
+JSON = "application/json"
+
+
+def setup(*, database_url: str) -> None:
+    os.environ.update(
+        DATABASE_URL=database_url, DJANGO_DEBUG="false", DJANGO_SETTINGS_MODULE="config.settings"
+    )
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+
+
+def seed(*, data: Path, cases: int, models: int, experts: int, folder: Path) -> list[str]:
+    """An open study over ``cases`` × ``models`` answers; the experts' API tokens."""
+    from load_experts import seed_answers, seed_study
+
+    subset = folder / "cases.jsonl"
+    with data.open(encoding="utf-8") as source:
+        subset.write_text(
+            "".join(line for _, line in zip(range(cases), source, strict=False)), "utf-8"
+        )
+    dataset, made = seed_answers(data=subset, models=models)
+    return list(seed_study(name="bench", dataset=dataset, models=made, experts=experts).values())
+
+
+class Meter:
+    """Process CPU seconds and SQL statements per endpoint."""
+
+    def __init__(self, profile: str | None):
+        self.cpu: dict[str, list[float]] = defaultdict(list)
+        self.queries: dict[str, list[int]] = defaultdict(list)
+        self.profile = profile
+        self.profiler = cProfile.Profile()
+        self._count = 0
+
+    def __call__(self, execute, sql, params, many, context):
+        self._count += 1
+        return execute(sql, params, many, context)
+
+    def call(self, name: str, send, *args, **kwargs):
+        self._count = 0
+        profiling = name == self.profile
+        start = time.process_time()
+        if profiling:
+            self.profiler.enable()
+        reply = send(*args, **kwargs)
+        if profiling:
+            self.profiler.disable()
+        self.cpu[name].append(time.process_time() - start)
+        self.queries[name].append(self._count)
+        return reply
+
+
+def rate_everything(*, tokens: list[str], meter: Meter) -> int:
+    """Every expert claims, reads progress, autosaves and submits until nothing is left."""
+    from django.db import connection
+    from django.test import Client
+
+    clients = [Client(HTTP_AUTHORIZATION=f"Token {token}") for token in tokens]
+    active = set(range(len(clients)))
+    done = 0
+    with connection.execute_wrapper(meter):
+        while active:
+            for index in sorted(active):
+                client = clients[index]
+                claimed = meter.call("next", client.post, "/api/v1/assignments/next/?study=bench")
+                if claimed.status_code == 204:
+                    active.discard(index)
+                    continue
+                assert claimed.status_code == 201, claimed.content
+                body = claimed.json()
+                reply = meter.call("progress", client.get, "/api/v1/studies/bench/progress/")
+                assert reply.status_code == 200, reply.content
+                labels = [{"criterion": c["id"], "hit": True} for c in body["unit"]["criteria"]]
+                url = f"/api/v1/assignments/{body['id']}"
+                reply = meter.call(
+                    "draft", client.put, f"{url}/draft/", {"labels": labels[:1]}, content_type=JSON
+                )
+                assert reply.status_code == 200, reply.content
+                reply = meter.call(
+                    "submit", client.post, f"{url}/submit/", {"labels": labels}, content_type=JSON
+                )
+                assert reply.status_code == 201, reply.content
+                done += 1
+    return done
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    released = ROOT.parent / "shared" / "heartbench-data" / "question_all.jsonl"
+    parser.add_argument("--data", type=Path, default=released)
+    parser.add_argument("--cases", type=int, default=40)
+    parser.add_argument("--models", type=int, default=3, help="answers per case (units)")
+    parser.add_argument("--experts", type=int, default=3)
+    parser.add_argument("--cprofile", choices=ENDPOINTS, help="print this endpoint's profile")
+    args = parser.parse_args()
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from load_experts import database  # a scratch database (or SQLite file), dropped after
+
+    with (
+        tempfile.TemporaryDirectory() as scratch,
+        database(os.environ.get("DATABASE_URL", ""), Path(scratch)) as url,
+    ):
+        folder = Path(scratch)
+        setup(database_url=url)
+        tokens = seed(
+            data=args.data,
+            cases=args.cases,
+            models=args.models,
+            experts=args.experts,
+            folder=folder,
+        )
+        meter = Meter(args.cprofile)
+        submitted = rate_everything(tokens=tokens, meter=meter)
+    from django.db import connection
+
+    print(
+        f"# {platform.machine()}, {os.cpu_count()} cores, load average "
+        f"{os.getloadavg()[0]:.1f}, {connection.vendor}; {submitted} submissions"
+    )
+    print("| request | CPU ms median | CPU ms p90 | queries median / max |")
+    print("|---|---|---|---|")
+    for name in ENDPOINTS:
+        cpu = sorted(meter.cpu[name])
+        queries = meter.queries[name]
+        print(
+            f"| {name} | {statistics.median(cpu) * 1000:.2f} | "
+            f"{cpu[int(0.9 * (len(cpu) - 1))] * 1000:.2f} | "
+            f"{statistics.median(queries):g} / {max(queries)} |"
+        )
+    if args.cprofile:
+        stats = pstats.Stats(meter.profiler).sort_stats("cumulative")
+        stats.print_stats(45)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
