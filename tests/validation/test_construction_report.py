@@ -104,7 +104,13 @@ def test_hard_shares_and_the_extension_points():
     assert report["hard"]["published"] == {"hard": 1, "of": 1, "share": 1.0}
     assert report["hard"]["marked"] == {"hard": 1, "of": 2, "share": 0.5}
     assert report["hard"]["proposed"] == {"dataset": "hb-draft v1", "cases": 3, "proposed": 1}
-    assert report["rubric_agreement"] == {"status": "pending"}
+    assert report["rubric_agreement"] == {"status": "no_reviews", "reviewed": 0}
+    summary = {"criteria": [{"question_id": "a", "position": 0, "verdicts": {"clear": 2},
+                             "all_clear": True}],
+               "reviewed": 1, "all_clear_share": 1.0, "krippendorff_alpha": None}  # fmt: skip
+    reviewed = construction_report_compute(inputs(rubric_agreement=summary))
+    assert reviewed["rubric_agreement"] == {"status": "computed", **summary}
+    schema_validator("construction-report").validate(reviewed)
     assert report["judge_vs_authors"] == {"status": "no_pairs", "n": 0}
 
 

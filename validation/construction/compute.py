@@ -6,10 +6,10 @@ the hard share, and the judge's agreement with the rubric authors' mock-scores (
 self-validation tier: every submitted label beside the judge's verdict on the same criterion at
 the same version, ``annotation.selectors.selfcheck.mock_score_pairs``): n, agreement and
 Cohen's κ with 95 % intervals from a bootstrap over drafts (a draft's criteria and responses
-are correlated; with one draft the interval is withheld, with the reason). ``rubric_agreement``
-(agreement among the reviewers of the rubrics) is an extension point: passed in already
-computed, as a dict the report prints as it is, ``{"status": "pending"}`` until a gatherer
-fills it (``validation.construction.gather``).
+are correlated; with one draft the interval is withheld, with the reason), and the agreement
+among the reviewers of the rubrics (the cross-validation tier, computed by its owner,
+``annotation.selectors.construction.construction_review_summary``: the share of reviewed
+criteria every reviewer called clear and Krippendorff's α over the five verdicts).
 
 Funnel stages, each counting the drafts that reached it:
 
@@ -46,7 +46,6 @@ STAGES = (
     "published",
 )
 TOO_EASY = "too_easy"
-PENDING = {"status": "pending"}
 
 
 @dataclass(frozen=True)
@@ -99,8 +98,14 @@ class ConstructionInputs:
     rounds: Sequence[Round]  # oldest first
     mock_scores: Sequence[MockPair] = ()
     bootstrap: BootstrapSettings = field(default_factory=BootstrapSettings)
-    # Extension point: the cross-validation tier's figures, computed by their owner.
+    # The cross-validation tier's figures, as its owner computed them (``None``: no review).
     rubric_agreement: Mapping | None = None
+
+
+def _rubric_agreement(summary: Mapping | None) -> dict:
+    if not summary or not summary.get("reviewed"):
+        return {"status": "no_reviews", "reviewed": 0}
+    return {"status": "computed", **summary}
 
 
 def _judge_vs_authors(pairs: Sequence[MockPair], bootstrap: BootstrapSettings) -> dict:
@@ -253,6 +258,6 @@ def construction_report_compute(inputs: ConstructionInputs) -> dict:
         ],
         "discrimination": _discrimination(inputs),
         "hard": _hard(inputs),
-        "rubric_agreement": dict(inputs.rubric_agreement or PENDING),
+        "rubric_agreement": _rubric_agreement(inputs.rubric_agreement),
         "judge_vs_authors": _judge_vs_authors(inputs.mock_scores, inputs.bootstrap),
     }

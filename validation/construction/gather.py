@@ -1,14 +1,10 @@
-"""The construction report's inputs, read through benchmark's selectors.
-
-The authors' mock-scores beside the judge's verdicts come from annotation's selector.
-EXTENSION POINT, for the cross-validation tier: ``rubric_agreement_gather`` returns None,
-which the report prints as "pending". When annotation's selector exists, it returns the section
-as a dict (the figure, its n and how it was computed, documented in docs/formats.md) and the
-report prints it; nothing else changes.
-"""
+"""The construction report's inputs: benchmark's drafts, criteria and snapshots through its
+selectors; the expert tiers' data through annotation's (the authors' mock-scores beside the
+judge's verdicts, and the reviewers' verdicts on the criteria)."""
 
 from collections import Counter
 
+from annotation.selectors.construction import construction_review_summary
 from annotation.selectors.selfcheck import mock_score_pairs
 from benchmark.models import ConstructionProject
 from benchmark.selectors.construction import (
@@ -23,12 +19,6 @@ from validation.construction.compute import (
     MockPair,
     Round,
 )
-
-
-def rubric_agreement_gather(*, project: ConstructionProject) -> dict | None:
-    """EXTENSION POINT: agreement among the reviewers of the project's rubrics
-    (cross-validation tier: clear / ambiguous / not binary / wrong ability / redundant)."""
-    return None
 
 
 def construction_inputs(*, project: ConstructionProject) -> ConstructionInputs:
@@ -61,7 +51,7 @@ def construction_inputs(*, project: ConstructionProject) -> ConstructionInputs:
         drafts=drafts,
         criteria=criteria,
         rounds=[Round(**row) for row in project_snapshot_rows(project=project)],
-        rubric_agreement=rubric_agreement_gather(project=project),
+        rubric_agreement=construction_review_summary(project=project),
         mock_scores=[
             MockPair(pair.draft, pair.author_met, pair.judge_met)
             for pair in mock_score_pairs(project=project)
