@@ -55,7 +55,9 @@ def axe_problems(page, name: str) -> list[str]:
 
 
 def focus_problems(page, name: str, presses: int = 40) -> list[str]:
-    """Tab through the page: every control that takes the focus must show it."""
+    """Tab through the page: every control that takes the focus must show it. The focus is
+    given back at the end, so the test's next key goes to the page, not to where Tab left it
+    (an Enter on a link would follow it)."""
     problems = []
     page.evaluate("document.activeElement && document.activeElement.blur()")
     for _ in range(presses):
@@ -63,6 +65,7 @@ def focus_problems(page, name: str, presses: int = 40) -> list[str]:
         focused = page.evaluate(FOCUS_STYLE)
         if focused and not focused["shown"]:
             problems.append(f"{name} [{page.language}] no visible focus: {focused['what']}")
+    page.evaluate("document.activeElement && document.activeElement.blur()")
     return sorted(set(problems))
 
 
