@@ -39,6 +39,7 @@ def test_home_lists_the_open_work_and_start_leads_to_the_first_draft(built):
     page = client.get("/construct/").content.decode()
     assert "difficulty" in page and "criterion review" in page
     assert "senior panel" not in page  # not a senior
+    assert 'href="/construct/selfcheck/"' in page  # the authors' self-check is found from here
     work = built.project.expert_work.get(kind="difficulty")
     started = client.post(f"/construct/start/{work.pk}/")
     task = ConstructionTask.objects.get(expert=built.experts[0])
