@@ -5,8 +5,6 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from datetime import datetime
 
-import krippendorff
-import numpy as np
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery
 
 from annotation import selectors
@@ -255,6 +253,10 @@ def construction_review_summary(*, project: ConstructionProject) -> dict:
 
 
 def _alpha(by_criterion: dict[int, list[CriterionReview]]) -> float | None:
+    # numpy and krippendorff load with the report, not with the pages (tests/test_startup.py).
+    import krippendorff
+    import numpy as np
+
     codes = {value: index for index, value in enumerate(CriterionReview.Verdict.values)}
     experts = sorted({r.task.expert_id for items in by_criterion.values() for r in items})
     if not experts or max(len(items) for items in by_criterion.values()) < 2:
