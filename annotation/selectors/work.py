@@ -11,6 +11,7 @@ Calibration is not a state of its own: when a study sends the expert to calibrat
 claim hands out the calibration set's units, which look exactly like study work.
 """
 
+import random
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
@@ -94,10 +95,13 @@ def _calibration_due(*, pool: Pool, expert: Expert) -> CalibrationDue | WorkStat
     return CalibrationDue(calibration_set=pool.calibration, reason=reason)
 
 
-def work_gate(*, pool: Pool, expert: Expert, now: datetime) -> WorkState | CalibrationDue | None:
+def work_gate(
+    *, pool: Pool, expert: Expert, submitted_today: int
+) -> WorkState | CalibrationDue | None:
     """What decides the expert's next work before any unit is looked at, in the claim's order
     (after a held lease, which always comes back first): the study's state, calibration, the
-    daily capacity. None means rating work, if a unit is left for them."""
+    daily capacity (``submitted_today``: ``selectors.submissions_today``, or the claim's
+    study read). None means rating work, if a unit is left for them."""
     if pool.status == Pool.Status.DRAFT:
         return WorkState.NOT_OPEN_YET
     if pool.status != Pool.Status.OPEN:
@@ -105,13 +109,45 @@ def work_gate(*, pool: Pool, expert: Expert, now: datetime) -> WorkState | Calib
     calibration = _calibration_due(pool=pool, expert=expert)
     if calibration is not None:
         return calibration
-    if selectors.submissions_today(expert=expert, now=now) >= expert.daily_capacity:
+    if submitted_today >= expert.daily_capacity:
         return WorkState.CAPACITY_REACHED
     return None
 
 
 # How many of the pool's free units one claim reads and ranks (``rating_candidates``).
 CANDIDATE_WINDOW = 64
+
+
+def pools_for_claim(*, expert: Expert, now: datetime) -> QuerySet[Pool]:
+    """Pools as a claim reads its study, in one statement: with the calibration set (the gate
+    asks whether the pool is one), the expert's open lease in it (``held_lease``: an id or
+    None), their submissions today over all studies (``submitted_today``, for ``work_gate``)
+    and the span of the pool's unit ids (``unit_span``: two index probes, None without units;
+    for ``window_start``)."""
+    held = Assignment.objects.filter(
+        pool=OuterRef("pk"), expert=expert, status=Assignment.Status.LEASED
+    ).order_by()
+    today = (
+        selectors.submissions_of_today(expert=expert, now=now)
+        .order_by()
+        .values("expert")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    ids = Unit.objects.filter(pool=OuterRef("pk")).values("pk")
+    last, first = Subquery(ids.order_by("-pk")[:1]), Subquery(ids.order_by("pk")[:1])
+    return Pool.objects.select_related("calibration_set").annotate(
+        held_lease=Subquery(held.values("pk")[:1]),
+        submitted_today=Coalesce(Subquery(today), 0),
+        unit_span=ExpressionWrapper(last - first + Value(1), output_field=IntegerField()),
+    )
+
+
+def window_start(*, unit_span: int | None) -> float:
+    """Where a claim's window starts (``rating_candidates``' ``start``): at a random point of
+    a pool whose unit ids span more than one window, so experts asking at once spread over
+    it; at 0 on a smaller one, whose first statement then reads it whole (no wrapped half)."""
+    return random.random() if (unit_span or 0) > CANDIDATE_WINDOW else 0.0
 
 
 def rating_candidates(
@@ -166,7 +202,7 @@ def _window(units: QuerySet[Unit], *, pool: Pool, start: float) -> list[tuple[in
     )
     ordered = units.order_by("pk").values_list("pk", "taken")
     rows = list(ordered.filter(pk__gte=pivot)[:CANDIDATE_WINDOW])
-    if len(rows) < CANDIDATE_WINDOW:
+    if start and len(rows) < CANDIDATE_WINDOW:  # from 0 the first half saw the whole pool
         rows += ordered.filter(pk__lt=pivot)[: CANDIDATE_WINDOW - len(rows)]
     return rows
 
@@ -211,7 +247,8 @@ def work_state_in_pool(*, expert: Expert, pool: Pool, now: datetime | None = Non
     )
     if held.exists():
         return WorkState.READY
-    gate = work_gate(pool=pool, expert=expert, now=now)
+    today = selectors.submissions_today(expert=expert, now=now)
+    gate = work_gate(pool=pool, expert=expert, submitted_today=today)
     if isinstance(gate, CalibrationDue):
         return WorkState.READY
     if gate is not None:
