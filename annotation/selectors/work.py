@@ -127,20 +127,19 @@ def pools_for_claim(*, expert: Expert, now: datetime) -> QuerySet[Pool]:
     held = Assignment.objects.filter(
         pool=OuterRef("pk"), expert=expert, status=Assignment.Status.LEASED
     ).order_by()
-    today = (
-        selectors.submissions_of_today(expert=expert, now=now)
-        .order_by()
-        .values("expert")
-        .annotate(n=Count("pk"))
-        .values("n")
-    )
     ids = Unit.objects.filter(pool=OuterRef("pk")).values("pk")
     last, first = Subquery(ids.order_by("-pk")[:1]), Subquery(ids.order_by("pk")[:1])
     return Pool.objects.select_related("calibration_set").annotate(
         held_lease=Subquery(held.values("pk")[:1]),
-        submitted_today=Coalesce(Subquery(today), 0),
+        submitted_today=_count_of(selectors.submissions_of_today(expert=expert, now=now)),
         unit_span=ExpressionWrapper(last - first + Value(1), output_field=IntegerField()),
     )
+
+
+def _count_of(rows: QuerySet) -> Subquery:
+    """``rows.count()`` as a scalar subquery, to read several counts in one statement."""
+    counted = rows.order_by().annotate(one=Value(1)).values("one").annotate(n=Count("pk"))
+    return Subquery(counted.values("n"), output_field=IntegerField())
 
 
 def window_start(*, unit_span: int | None) -> float:
@@ -279,7 +278,8 @@ class Progress:
 
 
 def study_progress(*, expert: Expert, pool: Pool, now: datetime | None = None) -> Progress:
-    """Counts only: never a unit's labels, votes or who rated it."""
+    """Counts only: never a unit's labels, votes or who rated it. The expert's own count,
+    today's submissions and the study's units are one statement's scalar subqueries."""
     now = now or timezone.now()
     ratings = Assignment.objects.filter(
         pool=pool, kind=Assignment.Kind.RATING, status=Assignment.Status.SUBMITTED
@@ -290,22 +290,30 @@ def study_progress(*, expert: Expert, pool: Pool, now: datetime | None = None) -
         .filter(n__gte=pool.raters_per_unit)
         .count()
     )
+
+    counts = (
+        Pool.objects.filter(pk=pool.pk)
+        .values(
+            mine=_count_of(ratings.filter(expert=expert)),
+            today=_count_of(selectors.submissions_of_today(expert=expert, now=now)),
+            total=_count_of(Unit.objects.filter(pool=pool)),
+        )
+        .get()
+    )
     open_now = pool.status == Pool.Status.OPEN
     return Progress(
-        mine=ratings.filter(expert=expert).count(),
+        mine=counts["mine"],
         left_for_me=_units_left(pool=pool, expert=expert, now=now) if open_now else 0,
-        capacity_left=max(
-            0, expert.daily_capacity - selectors.submissions_today(expert=expert, now=now)
-        ),
+        capacity_left=max(0, expert.daily_capacity - counts["today"]),
         team_complete=complete,
-        team_total=pool.units.count(),
+        team_total=counts["total"],
     )
 
 
 def pool_find_for_expert(*, user, name: str) -> Pool | None:
     """The expert's study of that name, drafts included (its state says "not open yet");
     None when the expert is not part of one, whether or not a study of that name exists."""
-    # The calibration set read alongside: the claim's gate asks whether the pool is one.
+    # The calibration set read alongside: the gate asks whether the pool is one.
     pools = selectors.expert_for_user(user=user).pools.select_related("calibration_set")
     return pools.filter(name=name).first()
 

@@ -7,12 +7,13 @@ unit, one open lease per expert and pool) are the last word on both databases, a
 they refuse gets nothing back and tries the next unit of its window. So claimers asking at
 once never wait for one another's unit locks, and nothing is left to roll back.
 
-The senior queue's claim (``claim_first_free``) still locks each unit it tries: on
-PostgreSQL under ``select_for_update(skip_locked=True)`` first, so seniors asking at once
-spread over the queue, then waiting for the units found held. Each unit is locked inside a
-savepoint that is rolled back unless it is claimed, so a waiting claim holds no unit lock
-another could wait for. SQLite has no row locks and serialises writers (IMMEDIATE
-transactions); there the constraint raises IntegrityError inside the savepoint.
+Work without a rater slot (the senior queue's adjudication: ``claim_first_free``) still locks
+each unit it tries: on PostgreSQL under ``select_for_update(skip_locked=True)`` first, so
+seniors asking at once spread over the queue, then waiting for the units found held. Each
+unit is locked inside a savepoint that is rolled back unless it is claimed, so a waiting
+claim holds no unit lock another could wait for. SQLite has no row locks and serialises
+writers (IMMEDIATE transactions); there the constraint raises IntegrityError inside the
+savepoint.
 """
 
 import secrets
@@ -54,11 +55,11 @@ class _Locked(Exception):
     """Another transaction holds the unit's row lock (PostgreSQL, when not waiting)."""
 
 
-def _try_adjudication(
-    *, pool: Pool, expert: Expert, unit_id: int, now: datetime, wait: bool
+def _try_claim(
+    *, pool: Pool, expert: Expert, unit_id: int, kind: str, now: datetime, wait: bool
 ) -> Assignment | None:
-    """Lease this unit to the senior, or None when the constraint says it is taken; raise
-    ``_Locked`` when another transaction holds it and ``wait`` is False."""
+    """Lease this unit for work of ``kind``, or None when the constraint says it is taken;
+    raise ``_Locked`` when another transaction holds it and ``wait`` is False."""
     try:
         with transaction.atomic():
             # The unit's row alone (``units_locked``), and no ordering: the default one joins
@@ -70,7 +71,7 @@ def _try_adjudication(
                 pool=pool,
                 unit=unit,
                 expert=expert,
-                kind=Assignment.Kind.ADJUDICATION,
+                kind=kind,
                 shuffle_seed=secrets.randbits(62),
                 lease_expires_at=now + timedelta(seconds=pool.lease_seconds),
             )
@@ -83,18 +84,19 @@ def _try_adjudication(
 
 
 def claim_first_free(
-    *, pool: Pool, expert: Expert, unit_ids: Sequence[int], now: datetime
+    *, pool: Pool, expert: Expert, unit_ids: Sequence[int], kind: str, now: datetime
 ) -> Assignment | None:
-    """The first of these units (best first) the senior can take to adjudicate, or None.
-    Units other claimers hold are passed over at first and waited for at the end."""
+    """The first of these units (best first) the expert can take for work of ``kind``, which
+    has no rater slot (adjudication), or None. Units other claimers hold are passed over at
+    first and waited for at the end; the kind's constraint has the last word."""
     locked = []
     # The second pass walks the units the first found held; waiting never raises _Locked, so
     # nothing is added to that list while it is walked.
     for wait, ids in ((False, unit_ids), (True, locked)):
         for unit_id in ids:
             try:
-                assignment = _try_adjudication(
-                    pool=pool, expert=expert, unit_id=unit_id, now=now, wait=wait
+                assignment = _try_claim(
+                    pool=pool, expert=expert, unit_id=unit_id, kind=kind, now=now, wait=wait
                 )
             except _Locked:
                 locked.append(unit_id)
