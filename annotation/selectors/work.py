@@ -211,8 +211,8 @@ def _free_units(*, pool: Pool, expert: Expert, now: datetime) -> QuerySet[Unit]:
     rated, each with its ``taken`` slots.
 
     Reads without writing: a lease that ran out by ``now`` counts as free although no sweep
-    may have marked it expired yet (the claim marks it on the unit it takes, and
-    ``leases_expire`` over the pool now and then). Every condition is a subquery on the
+    may have marked it expired yet (``leases_expire`` over the pool, by the first claim in a
+    minute and by a claim whose inserts were all refused). Every condition is a subquery on the
     unit's own assignments, so the database walks the pool in unit order and stops at the
     window's end instead of counting every unit.
     """

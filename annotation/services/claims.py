@@ -262,9 +262,10 @@ def _held(*, pool: Pool, expert: Expert, now: datetime) -> Claim | None:
 
 def _sweep_now_and_then(*, pool: Pool, now: datetime) -> None:
     """Mark the pool's run-out leases expired at most once per ``LEASE_SWEEP_SECONDS``, by
-    whichever claim comes first (the claim itself reads a run-out lease as free and marks the
-    ones on the unit it takes, so this is for the pages and the audit trail). No beat is
-    needed, so the embedded server without a broker sweeps as a deployed one does."""
+    whichever claim comes first. The window reads a run-out lease as free, but its row holds
+    the slot in the constraint until marked, so this keeps such slots short-lived (a claim
+    whose whole round was refused sweeps too) and the pages and audit trail current. No beat
+    is needed, so the embedded server without a broker sweeps as a deployed one does."""
     if cache.add(f"annotation:leases-swept:{pool.pk}", True, timeout=LEASE_SWEEP_SECONDS):
         leases_expire(now=now, pool=pool)
 
