@@ -290,7 +290,6 @@ def study_progress(*, expert: Expert, pool: Pool, now: datetime | None = None) -
         .filter(n__gte=pool.raters_per_unit)
         .count()
     )
-
     counts = (
         Pool.objects.filter(pk=pool.pk)
         .values(

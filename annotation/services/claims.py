@@ -64,7 +64,14 @@ def _try_claim(
         with transaction.atomic():
             # The unit's row alone (``units_locked``), and no ordering: the default one joins
             # the pool, whose row would make every claim in the pool wait for (or skip) others.
-            unit = units_locked(skip_locked=not wait).filter(pk=unit_id).order_by().first()
+            # The response and case come along for the expert's page (the lock stays the unit's).
+            unit = (
+                units_locked(skip_locked=not wait)
+                .select_related("response__case")
+                .filter(pk=unit_id)
+                .order_by()
+                .first()
+            )
             if unit is None:
                 raise _Locked
             assignment = Assignment.objects.create(
