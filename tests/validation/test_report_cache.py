@@ -25,7 +25,7 @@ from validation.report.selectors import study_report_data
 from validation.selectors.report import study_report_fingerprint, study_report_get
 from validation.statistics import BootstrapSettings
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("few_resamples")]
 
 
 @pytest.fixture
