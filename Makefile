@@ -1,6 +1,6 @@
 # The two commands of the README:
 #   make run    set up, load the demo data and start the platform on http://127.0.0.1:8000
-#   make test   set up and run the whole test suite (SQLite, then a real PostgreSQL)
+#   make test   set up and run the whole test suite on SQLite, then its database tests on PostgreSQL
 
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
