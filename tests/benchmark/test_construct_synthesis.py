@@ -260,7 +260,7 @@ def test_synthesised_rubrics_are_judged_pruned_and_published(drafts, fake, tmp_p
     assert len(active) == 3
     author = get_user_model().objects.create_user("author")
     for draft in active:
-        rubric_top_up(draft, author=author)  # pruning left two drafts a criterion short
+        rubric_top_up(draft, author=author)  # what pruning left short of four criteria
         draft_case_difficulty_set(draft=draft, difficulty="normal", reason="")
         draft_case_accept(draft=draft)
     out = tmp_path / "heartbench-pilot.jsonl"
