@@ -1,6 +1,6 @@
 # The two commands of the README:
 #   make run    set up, load the demo data and start the platform on http://127.0.0.1:8000
-#   make test   set up and run the whole test suite (SQLite, then a real PostgreSQL)
+#   make test   set up and run the whole test suite on SQLite, then its database tests on PostgreSQL
 
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
@@ -65,6 +65,8 @@ lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
+# The product suite once per database: every test on SQLite, then again on PostgreSQL those
+# marked `database` (tests/conftest.py marks every test that can reach a database).
 test: setup system-deps js-deps lint
-	$(PY) -m tests.services --redis -- $(PY) -m pytest -m "not postgres" $(PYTEST_ARGS)
-	$(PY) -m tests.services --postgres --redis -- $(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m tests.services --redis -- $(PY) -m pytest -m "not postgres" --durations=30 $(PYTEST_ARGS)
+	$(PY) -m tests.services --postgres --redis -- $(PY) -m pytest -m database --durations=30 $(PYTEST_ARGS)

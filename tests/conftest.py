@@ -19,11 +19,37 @@ def require(condition: bool, reason: str) -> None:
     pytest.skip(reason)
 
 
+# What reaches the database of the pass in process: pytest-django refuses a test without one.
+DATABASE_FIXTURES = {
+    "db",
+    "transactional_db",
+    "django_db_reset_sequences",
+    "django_db_serialized_rollback",
+    "live_server",
+    "product",
+}
+# A test without the `database` mark runs in the SQLite pass only; a process it starts that
+# inherits this DATABASE_URL and opens a connection fails, naming the missing mark.
+NO_DATABASE_URL = "postgres:///none?host=/a-test-that-uses-the-database-needs-the-database-mark"
+
+
 def pytest_collection_modifyitems(config, items):
-    # The SQLite pass deselects these with -m "not postgres" instead of skipping them.
     for item in items:
-        if "on_postgres" in getattr(item, "fixturenames", ()):
+        fixtures = set(getattr(item, "fixturenames", ()))
+        # The SQLite pass deselects these with -m "not postgres" instead of skipping them.
+        if "on_postgres" in fixtures:
             item.add_marker(pytest.mark.postgres)
+        # The PostgreSQL pass runs only these (-m database): the rest never meet a database.
+        if fixtures & DATABASE_FIXTURES or any(
+            item.get_closest_marker(name) for name in ("django_db", "postgres")
+        ):
+            item.add_marker(pytest.mark.database)
+
+
+@pytest.fixture(autouse=True)
+def _no_database_unless_marked(request, monkeypatch):
+    if request.node.get_closest_marker("database") is None:
+        monkeypatch.setenv("DATABASE_URL", NO_DATABASE_URL)
 
 
 @pytest.fixture(autouse=True)
@@ -57,6 +83,20 @@ def shared_data() -> Path:
 def artifacts() -> Path:
     ARTIFACTS.mkdir(exist_ok=True)
     return ARTIFACTS
+
+
+@pytest.fixture
+def few_resamples(monkeypatch) -> int:
+    """Reports at 200 bootstrap resamples instead of the product's 2,000, wherever the default
+    is taken (pages, commands, `BootstrapSettings()`): for tests that pin no interval's figures.
+    tests/validation/test_statistics_bootstrap.py pins an interval at the production count."""
+    from validation.statistics import BootstrapSettings
+
+    resamples = 200
+    init = BootstrapSettings.__init__
+    monkeypatch.setattr(init, "__defaults__", (resamples, *init.__defaults__[1:]))
+    monkeypatch.setattr(BootstrapSettings, "resamples", resamples)
+    return resamples
 
 
 @pytest.fixture

@@ -31,11 +31,12 @@ from benchmark.models import (
     SnapshotCriterion,
 )
 from benchmark.models.construction import SNAPSHOT_PUBLISHED, SNAPSHOT_QUALITY
+from benchmark.rubric_rules import rubric_problems
 from benchmark.services.audit import audit_record
 from benchmark.services.criteria import DIFFICULTIES, draft_case_publish
 from benchmark.services.imports import dataset_import
 from benchmark.services.imports.common import INSERT_BATCH
-from benchmark.taxonomy import BY_CODE, CATASTROPHIC
+from benchmark.taxonomy import BY_CODE
 
 # A quality snapshot is a version of "<the project's dataset name>-draft": never the name the
 # project publishes under, and kept off the leaderboards (benchmark.selectors.leaderboard_options).
@@ -219,11 +220,8 @@ def _references_copy(*, snapshot: ConstructionSnapshot, drafts: list[DraftCase])
 def _publish_problems(drafts: list[DraftCase], criteria: dict[int, list]) -> list[str]:
     problems = []
     for draft in drafts:
-        catastrophic = sum(c.ability == CATASTROPHIC for c in criteria[draft.pk])
-        if catastrophic != 1:
-            problems.append(
-                f"{draft.question_id}: {catastrophic} catastrophic criteria; exactly one needed"
-            )
+        rubric = [(c.ability, c.points, c.text) for c in criteria[draft.pk]]
+        problems += [f"{draft.question_id}: {problem}" for problem in rubric_problems(rubric)]
         if draft.difficulty not in DIFFICULTIES:
             problems.append(f"{draft.question_id}: no difficulty decision (normal or hard)")
     return problems
@@ -239,9 +237,11 @@ def project_publish(
     the experts decided, as a new immutable version of the project's dataset name (purpose
     "published"); mark them published; write the upstream JSONL to ``out`` when given.
 
-    Refuses, writing nothing, when no draft is accepted, when an accepted draft lacks exactly
-    one catastrophic criterion or a difficulty decision (every such draft is named), or when
-    the same content is published already."""
+    Refuses, writing nothing, when no draft is accepted, when an accepted draft's active
+    criteria do not make a rubric (`benchmark.rubric_rules.rubric_problems`: 4–24 criteria,
+    exactly one catastrophic, one with positive points, no text twice) or it has no difficulty
+    decision (every such draft is named with its reasons), or when the same content is
+    published already."""
     if out is not None and not out.parent.is_dir():
         raise SnapshotError(f"{out.parent} is not a directory")
     drafts = list(project.drafts.filter(status=DraftStatus.ACCEPTED).order_by("position"))

@@ -40,6 +40,8 @@ def test_seeds_to_a_published_version(tmp_path):
             for ability, points, verdict in [
                 ("warmth", 3, True),  # every model hits it: saturated
                 ("curiosity", 2, False),
+                ("emotional_understanding", 2, False),
+                ("verbal_expression", -3, False),
                 ("catastrophic", None, False),
             ]:
                 text = text_judged(verdict, f"{draft.question_id} {ability}")
@@ -64,9 +66,10 @@ def test_seeds_to_a_published_version(tmp_path):
     out = tmp_path / "heartbench-pilot.jsonl"
     construct("publish", "--project", "pilot", "--out", str(out))
     published = Dataset.objects.get(name="heartbench-pilot")
-    assert (published.case_count, published.criterion_count) == (3, 6)
+    assert (published.case_count, published.criterion_count) == (3, 12)
     assert all(
-        [c["dimension"] for c in json.loads(line)["rubric"]] == ["好奇心", "其他"]
+        [c["dimension"] for c in json.loads(line)["rubric"]]
+        == ["好奇心", "情绪理解", "言语表达", "其他"]
         for line in out.read_text(encoding="utf-8").splitlines()
     )
     call_command("import_dataset", str(out), "--name", "again", stdout=io.StringIO())
@@ -76,4 +79,4 @@ def test_seeds_to_a_published_version(tmp_path):
     call_command("construct_report", "--project", "pilot", stdout=report)
     data = json.loads(report.getvalue())
     assert [row["drafts"] for row in data["funnel"]] == [3, 0, 3, 3, 3, 3, 3]
-    assert data["criteria"] == {"written": 9, "active": 6, "removed": 3, "published": 6}
+    assert data["criteria"] == {"written": 15, "active": 12, "removed": 3, "published": 12}

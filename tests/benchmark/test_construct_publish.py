@@ -25,6 +25,7 @@ from benchmark.models import (
     RubricItem,
     Verdict,
 )
+from benchmark.rubric_rules import MIN_CRITERIA
 from benchmark.selectors.construction import project_proposed_hard
 from benchmark.selectors.leaderboard_options import (
     leaderboard_datasets,
@@ -87,6 +88,16 @@ def pilot_drafts(project, author) -> dict:
             draft_criterion_add(draft=draft, ability=ability, points=points, text=text,
                                 author=author)  # fmt: skip
     return {draft.question_id: draft for draft in found}
+
+
+def rubric_top_up(draft, *, author) -> None:
+    """Hand-written criteria until the draft's active ones reach a rubric's minimum count, which
+    pruning (or a small fixture) leaves it short of: publishing refuses a rubric that is not
+    whole (`benchmark.rubric_rules.rubric_problems`)."""
+    for n in range(draft.criteria.filter(status="active").count(), MIN_CRITERIA):
+        draft_criterion_add(draft=draft, ability="emotional_perception", points=2,
+                            text=f"AI说出了来访者没有明说的第{n + 1}种感受",
+                            author=author)  # fmt: skip
 
 
 @pytest.fixture
@@ -288,12 +299,17 @@ def test_publish_names_every_draft_it_cannot_publish_and_writes_nothing(drafts, 
         construct("publish", "--project", "pilot", "--out", str(tmp_path / "out.jsonl"))
     message = str(failure.value)
     assert "s-01: no difficulty decision (normal or hard)" in message
-    assert "s-02: 0 catastrophic criteria; exactly one needed" in message
-    assert "s-03: 2 catastrophic criteria; exactly one needed" in message
+    # The rubric rules are benchmark.rubric_rules's, every one of them, each draft named.
+    assert "s-02: The rubric has 0 catastrophic criteria (exactly one)." in message
+    assert "s-02: The rubric has 2 criteria (from 4 to 24" in message
+    assert "s-03: The rubric has 2 catastrophic criteria (exactly one)." in message
+    assert message.count("s-03:") == 1
     assert written() == before and list(tmp_path.iterdir()) == []
 
 
-def test_publish_makes_a_version_that_reimports_unchanged(drafts, tmp_path):
+def test_publish_makes_a_version_that_reimports_unchanged(drafts, author, tmp_path):
+    for name in ("s-01", "s-03"):
+        rubric_top_up(drafts[name], author=author)
     accept(drafts["s-01"], difficulty="hard")
     accept(drafts["s-03"])
     out = tmp_path / "pilot.jsonl"
@@ -301,9 +317,9 @@ def test_publish_makes_a_version_that_reimports_unchanged(drafts, tmp_path):
     output = construct("publish", "--project", "pilot", "--out", str(out))
 
     dataset = Dataset.objects.get(name="heartbench-pilot")
-    assert f"published {dataset}: 2 cases, 6 criteria" in output
+    assert f"published {dataset}: 2 cases, 8 criteria" in output
     snapshot = dataset.construction_snapshot
-    assert snapshot.purpose == "published" and snapshot.criteria.count() == 6
+    assert snapshot.purpose == "published" and snapshot.criteria.count() == 8
     assert dict(dataset.cases.values_list("question_id", "difficulty")) == {
         "s-01": "hard", "s-03": "normal",
     }  # fmt: skip

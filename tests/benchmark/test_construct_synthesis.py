@@ -37,6 +37,7 @@ from benchmark.services.synthesis import (
     standards_render,
     synthesis_prompt,
 )
+from tests.benchmark.test_construct_publish import rubric_top_up
 from tests.benchmark.test_construct_seeds import BASE_SEEDS
 
 pytestmark = pytest.mark.django_db
@@ -246,7 +247,6 @@ def test_synthesize_needs_a_base_url_and_ctrl_c_says_how_to_resume(drafts, fake,
 def test_synthesised_rubrics_are_judged_pruned_and_published(drafts, fake, tmp_path):
     """Issue 14's path with the rubrics drafted by the fake synthesiser, not by hand."""
     synthesize(fake)
-    drafted = {c.text for c in DraftCriterion.objects.all()}
     construct("snapshot", "--project", "pilot")
     for model in ("ref-a", "ref-b"):
         call_command("judge", "--model", model, "--dataset", "heartbench-pilot-draft",
@@ -258,16 +258,19 @@ def test_synthesised_rubrics_are_judged_pruned_and_published(drafts, fake, tmp_p
     assert "removed 2 saturated criteria, 0 drafts" in pruned
     active = list(DraftCase.objects.filter(status="active"))
     assert len(active) == 3
+    author = get_user_model().objects.create_user("author")
     for draft in active:
+        rubric_top_up(draft, author=author)  # what pruning left short of four criteria
         draft_case_difficulty_set(draft=draft, difficulty="normal", reason="")
         draft_case_accept(draft=draft)
     out = tmp_path / "heartbench-pilot.jsonl"
     construct("publish", "--project", "pilot", "--out", str(out))
     published = Dataset.objects.get(name="heartbench-pilot")
     rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
-    assert published.case_count == len(rows) == 3 and published.criterion_count == 12 - 2
+    assert published.case_count == len(rows) == 3 and published.criterion_count == 3 * 4
+    drafted = set(DraftCriterion.objects.filter(status="active").values_list("text", flat=True))
     texts = [item["content"] for row in rows for item in row["rubric"]]
-    assert texts and set(texts) <= drafted
+    assert set(texts) == drafted
     assert all([i["dimension"] for i in row["rubric"]].count("其他") == 1 for row in rows)
     call_command("import_dataset", str(out), "--name", "again", stdout=io.StringIO())
     assert Dataset.objects.get(name="again").content_hash == published.content_hash

@@ -23,8 +23,9 @@ ARGS = [
 LOCALES = {"zh-hans": "zh-CN", "en": "en-US"}
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def chromium():
+    """One Chromium per module (a launch takes seconds); each test opens its own context."""
     require(CHROMIUM.exists(), "needs Chromium at /usr/bin/chromium")
     from playwright.sync_api import sync_playwright
 
@@ -38,6 +39,7 @@ def chromium():
 def browser_page(chromium):
     page = chromium.new_page(viewport={"width": 1280, "height": 900}, locale="zh-CN")
     yield page
+    page.context.close()
 
 
 @pytest.fixture(params=list(LOCALES), ids=list(LOCALES))

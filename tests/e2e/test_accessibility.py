@@ -11,7 +11,7 @@ import pytest
 
 from tests.annotation.factories import PASSWORD, ExpertFactory
 from tests.conftest import require
-from tests.e2e.conftest import ARGS, CHROMIUM, LOCALES, login
+from tests.e2e.conftest import LOCALES, login
 from tests.validation.adjudication_helpers import split_study
 from validation import services as study_services
 
@@ -30,16 +30,9 @@ FOCUS_STYLE = """() => {
 
 
 @pytest.fixture(scope="module")
-def browser():
-    """One Chromium for the module: each test opens its own context."""
-    require(CHROMIUM.exists(), "needs Chromium at /usr/bin/chromium")
+def browser(chromium):
     require(AXE.exists(), f"needs axe-core at {AXE}: run `npm ci` (make test does)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, headless=True)
-        yield chromium
-        chromium.close()
+    return chromium
 
 
 def axe_problems(page, name: str) -> list[str]:

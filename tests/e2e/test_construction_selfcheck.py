@@ -12,21 +12,12 @@ from benchmark.models import DraftCriterion
 from tests.annotation.factories import PASSWORD, ExpertFactory
 from tests.annotation.selfcheck_helpers import selfcheck_world, snapshot_judged
 from tests.conftest import require
-from tests.e2e.conftest import login, shoot
-from tests.e2e.test_accessibility import AXE, axe_problems, focus_problems
+from tests.e2e.conftest import login
+from tests.e2e.test_accessibility import AXE
+from tests.e2e.widths import readable_at_every_width
 
-WIDTHS = (1920, 1366, 390)
 DISAGREEMENT = {"en": "1 disagreement with the judge", "zh-hans": "与评判模型有 1 处分歧"}
 STALE = {"en": "Your label is of version 1", "zh-hans": "你的标注针对第 1 版"}
-
-
-def readable_at_every_width(page, artifacts, name: str) -> list[str]:
-    for width in WIDTHS:
-        page.set_viewport_size({"width": width, "height": 900})
-        assert page.evaluate("document.documentElement.scrollWidth") <= width, (name, width)
-        shoot(page, artifacts, f"selfcheck-{name}-{width}")
-    page.set_viewport_size({"width": 1366, "height": 768})
-    return axe_problems(page, name) + focus_problems(page, name, presses=12)
 
 
 @pytest.mark.browser
@@ -44,11 +35,11 @@ def test_the_author_labels_by_keyboard_and_mouse_then_meets_the_judge(
     problems = []
     login(page, live_server, author.user.username, PASSWORD, next_path="/construct/selfcheck/")
     page.wait_for_selector("table.selfcheck-drafts")
-    problems += readable_at_every_width(page, artifacts, "home")
+    problems += readable_at_every_width(page, artifacts, "selfcheck-home")
     page.click("table.selfcheck-drafts a.button")
     page.wait_for_selector(f"#response-{world.responses['ref-a'].pk}")
     assert f"judge-{lang}" not in page.content()  # nothing submitted: the judge is hidden
-    problems += readable_at_every_width(page, artifacts, "draft-before")
+    problems += readable_at_every_width(page, artifacts, "selfcheck-draft-before")
 
     # Response A by keyboard: 1 met, 0 not met; Enter with one left goes to it; Enter submits.
     page.click(f"#response-{world.responses['ref-a'].pk} a.button")
@@ -67,7 +58,7 @@ def test_the_author_labels_by_keyboard_and_mouse_then_meets_the_judge(
         " && !document.getElementById('selfcheck-saved').textContent.includes('…')"
     )
     assert MockScore.objects.filter(submitted_at__isnull=True).count() == 3  # autosaved
-    problems += readable_at_every_width(page, artifacts, "label")
+    problems += readable_at_every_width(page, artifacts, "selfcheck-label")
     page.keyboard.press("Enter")
     page.wait_for_selector("table.selfcheck-compare")
     assert DISAGREEMENT[lang] in page.inner_text(f"#response-{world.responses['ref-a'].pk}")
@@ -98,5 +89,5 @@ def test_the_author_labels_by_keyboard_and_mouse_then_meets_the_judge(
     page.wait_for_selector(".messages")
     assert DraftCriterion.objects.get(pk=second.pk).version == 2
     assert STALE[lang] in page.inner_text(f"#response-{world.responses['ref-a'].pk}")
-    problems += readable_at_every_width(page, artifacts, "draft-after")
+    problems += readable_at_every_width(page, artifacts, "selfcheck-draft-after")
     assert not problems, "\n".join(problems)

@@ -16,19 +16,9 @@ from benchmark.models import DraftCase
 from tests.annotation.construction_helpers import project_build
 from tests.annotation.factories import PASSWORD
 from tests.conftest import require
-from tests.e2e.conftest import LOCALES, login, shoot
-from tests.e2e.test_accessibility import AXE, axe_problems, focus_problems
-
-WIDTHS = (1920, 1366, 390)
-
-
-def readable_at_every_width(page, artifacts, name: str) -> list[str]:
-    for width in WIDTHS:
-        page.set_viewport_size({"width": width, "height": 900})
-        assert page.evaluate("document.documentElement.scrollWidth") <= width, (name, width)
-        shoot(page, artifacts, f"construct-{name}-{width}")
-    page.set_viewport_size({"width": 1366, "height": 768})
-    return axe_problems(page, name) + focus_problems(page, name, presses=12)
+from tests.e2e.conftest import LOCALES, login
+from tests.e2e.test_accessibility import AXE
+from tests.e2e.widths import readable_at_every_width
 
 
 def _start(page, kind_index: int) -> None:
@@ -53,9 +43,9 @@ def test_difficulty_with_keys_then_with_the_mouse(live_server, page_in, artifact
     expert = built.experts[0]
     login(page, live_server, expert.user.username, PASSWORD, next_path="/construct/")
     page.wait_for_selector("table.construct-work")
-    problems += readable_at_every_width(page, artifacts, "home")
+    problems += readable_at_every_width(page, artifacts, "construct-home")
     _start(page, 1)  # rows by kind: criterion review, difficulty
-    problems += readable_at_every_width(page, artifacts, "difficulty")
+    problems += readable_at_every_width(page, artifacts, "construct-difficulty")
     # Keys: H (hard), 2 (mixed emotions), Ctrl+Enter.
     page.keyboard.press("h")
     page.keyboard.press("2")
@@ -69,7 +59,7 @@ def test_difficulty_with_keys_then_with_the_mouse(live_server, page_in, artifact
     page.click("#construct-form button[type=submit]")
     page.wait_for_selector(".banner.error")
     assert page.is_checked("input[name=reason][value=other]")
-    problems += readable_at_every_width(page, artifacts, "difficulty-refused")
+    problems += readable_at_every_width(page, artifacts, "construct-difficulty-refused")
     page.fill("#comment", "用户的诉求前后矛盾")
     page.click("#construct-form button[type=submit]")
     page.wait_for_selector(".messages")
@@ -85,7 +75,7 @@ def test_criterion_review_with_keys_then_with_the_mouse(live_server, page_in, ar
     expert = built.experts[0]
     login(page, live_server, expert.user.username, PASSWORD, next_path="/construct/")
     _start(page, 0)
-    problems += readable_at_every_width(page, artifacts, "review")
+    problems += readable_at_every_width(page, artifacts, "construct-review")
     # Keys: 1 (clear) moves to the next criterion; 2 (ambiguous) opens its comment.
     page.keyboard.press("1")
     page.keyboard.press("2")
@@ -134,7 +124,7 @@ def test_the_author_sends_and_seniors_vote_with_keys_and_mouse(
     criterion = draft.criteria.get(position=1)
     form = page.locator(f"form[action='/construct/criteria/{criterion.pk}/']")
     page.locator(f"#draft-{draft.pk} details summary").nth(1).click()
-    problems += readable_at_every_width(page, artifacts, "revisions")
+    problems += readable_at_every_width(page, artifacts, "construct-revisions")
     form.locator("textarea[name=text]").fill("语气温和，不评判用户的选择")
     form.locator("input[name=reason]").fill("审核：与第一条重复")
     form.locator("button[value=revise]").click()
@@ -156,7 +146,7 @@ def test_the_author_sends_and_seniors_vote_with_keys_and_mouse(
         _start(senior_page, 2)  # rows: criterion review, difficulty, senior panel
         assert "与第一条重复" in senior_page.inner_text("ol.review-criteria")
         if index == 0:
-            problems += readable_at_every_width(senior_page, artifacts, "panel")
+            problems += readable_at_every_width(senior_page, artifacts, "construct-panel")
             senior_page.keyboard.press("a")
             senior_page.keyboard.press("Control+Enter")
         elif index == 1:
@@ -174,5 +164,5 @@ def test_the_author_sends_and_seniors_vote_with_keys_and_mouse(
     # The author reads the return on the revisions page.
     page.reload()
     assert "标准 2 与标准 1 重复" in page.inner_text(f"#draft-{draft.pk}")
-    problems += readable_at_every_width(page, artifacts, "revisions-returned")
+    problems += readable_at_every_width(page, artifacts, "construct-revisions-returned")
     assert not problems, "\n".join(problems)

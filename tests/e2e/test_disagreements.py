@@ -9,22 +9,14 @@ from django.contrib.auth import get_user_model
 from annotation.models import Expert
 from benchmark.models import RubricItemVersion
 from tests.conftest import require
-from tests.e2e.conftest import shoot
-from tests.e2e.test_accessibility import AXE, axe_problems, focus_problems
+from tests.e2e.test_accessibility import AXE
+from tests.e2e.widths import readable_at_every_width, shoot_widths
 from tests.validation.test_report_db import rated_study
 
-WIDTHS = (1920, 1366, 390)
 WORDS = {
     "disagree": {"en": "disagree", "zh-hans": "不一致"},
     "prompted": {"en": "prompted by a disagreement", "zh-hans": "由分歧引发"},
 }
-
-
-def shoot_widths(page, artifacts, name: str) -> None:
-    for width in WIDTHS:
-        page.set_viewport_size({"width": width, "height": 900})
-        shoot(page, artifacts, f"{name}-{width}")
-    page.set_viewport_size({"width": 1366, "height": 768})
 
 
 @pytest.mark.browser
@@ -68,13 +60,7 @@ def test_from_a_disagreement_to_a_better_rubric(live_server, page_in, artifacts)
     )
     assert any(p in body for p, _ in pseudonyms)
     assert not any(u in body for _, u in pseudonyms)
-    problems = []
-    for width in WIDTHS:
-        page.set_viewport_size({"width": width, "height": 900})
-        assert page.evaluate("document.documentElement.scrollWidth") <= width, width
-        shoot(page, artifacts, f"disagreements-{width}")
-    page.set_viewport_size({"width": 1366, "height": 768})
-    problems += axe_problems(page, "disagreements") + focus_problems(page, "disagreements", 15)
+    problems = readable_at_every_width(page, artifacts, "disagreements", presses=15)
 
     # e follows the item's rubric-edit link; the edit records the item.
     unit = first.get_attribute("data-unit")

@@ -12,11 +12,11 @@ from annotation.models import Assignment, Expert, ReviewFlag
 from tests.annotation.factories import PASSWORD, ExpertFactory
 from tests.annotation.helpers import all_labels
 from tests.conftest import require
-from tests.e2e.conftest import LOCALES, login, shoot
-from tests.e2e.test_accessibility import AXE, axe_problems, focus_problems
+from tests.e2e.conftest import LOCALES, login
+from tests.e2e.test_accessibility import AXE
+from tests.e2e.widths import readable_at_every_width
 from tests.validation.factories import open_study
 
-WIDTHS = (1920, 1366, 390)
 WORDS = {
     "revisable": {"en": "can be revised", "zh-hans": "可修改"},
     "saved": {"en": "Your revision is saved", "zh-hans": "修改已保存"},
@@ -29,16 +29,6 @@ def rate(expert, study, *, hit=True):
     assignment = services.assignment_claim_next(user=expert.user, pool=study.pool)
     services.assignment_submit(assignment=assignment, labels=all_labels(assignment, hit=hit))
     return Assignment.objects.get(pk=assignment.pk)
-
-
-def readable_at_every_width(page, artifacts, name: str) -> list[str]:
-    """Screenshots at every width, no sideways scroll; axe's serious or critical findings."""
-    for width in WIDTHS:
-        page.set_viewport_size({"width": width, "height": 900})
-        assert page.evaluate("document.documentElement.scrollWidth") <= width, (name, width)
-        shoot(page, artifacts, f"review-{name}-{width}")
-    page.set_viewport_size({"width": 1366, "height": 768})
-    return axe_problems(page, name) + focus_problems(page, name, presses=15)
 
 
 @pytest.mark.browser
@@ -61,7 +51,7 @@ def test_revise_with_the_mouse_then_flag_and_a_senior_answers(
 
     login(page, live_server, raters[0].user.username, PASSWORD, next_path="/done/")
     assert WORDS["revisable"][lang] in page.inner_text("main")
-    problems += readable_at_every_width(page, artifacts, "done")
+    problems += readable_at_every_width(page, artifacts, "review-done", presses=15)
     page.fill("#done-q", waiting.unit.token)
     page.click("form.search button")
     page.wait_for_load_state()
@@ -70,7 +60,7 @@ def test_revise_with_the_mouse_then_flag_and_a_senior_answers(
     # Revise the waiting unit with the mouse alone: every criterion to "not met".
     page.click(f"a[href='/done/{waiting.public_id}/']")
     page.wait_for_selector("form.revise")
-    problems += readable_at_every_width(page, artifacts, "revise")
+    problems += readable_at_every_width(page, artifacts, "review-revise", presses=15)
     for radio in page.locator("form.revise input[type=radio][value='0']").all():
         radio.click()
     page.click("form.revise button[type=submit]")
@@ -85,7 +75,7 @@ def test_revise_with_the_mouse_then_flag_and_a_senior_answers(
     page.click("form.flag button[type=submit]")
     page.wait_for_selector(".messages")
     assert WORDS["flagged"][lang] in page.inner_text(".messages")
-    problems += readable_at_every_width(page, artifacts, "flagged")
+    problems += readable_at_every_width(page, artifacts, "review-flagged", presses=15)
 
     # The senior answers in the senior queue.
     desk = chromium.new_context(locale=LOCALES[lang])
@@ -93,12 +83,12 @@ def test_revise_with_the_mouse_then_flag_and_a_senior_answers(
     senior_page.language = lang
     login(senior_page, live_server, senior.user.username, PASSWORD, next_path="/adjudicate/")
     flag = ReviewFlag.objects.get()
-    problems += readable_at_every_width(senior_page, artifacts, "senior-queue")
+    problems += readable_at_every_width(senior_page, artifacts, "review-senior-queue", presses=15)
     senior_page.click(f"a[href='/adjudicate/flags/{flag.pk}/']")
     senior_page.wait_for_selector("#flag-answer")
     # Beside each of the rater's labels, the unit's gold and how it was reached (2 met, 1 not).
     assert senior_page.locator(".review-labels .gold").first.inner_text().count("2/1") == 1
-    problems += readable_at_every_width(senior_page, artifacts, "flag-answer")
+    problems += readable_at_every_width(senior_page, artifacts, "review-flag-answer", presses=15)
     senior_page.fill("#flag-answer", "三位中两位判为达到")
     senior_page.click("button[value=dismissed]")
     senior_page.wait_for_selector(".messages")

@@ -10,20 +10,11 @@ from benchmark.models import AbsoluteStandard
 from benchmark.services.standards import standard_write
 from tests.annotation.factories import PASSWORD, ExpertFactory
 from tests.conftest import require
-from tests.e2e.conftest import login, shoot
-from tests.e2e.test_accessibility import AXE, axe_problems, focus_problems
+from tests.e2e.conftest import login
+from tests.e2e.test_accessibility import AXE
+from tests.e2e.widths import readable_at_every_width
 
-WIDTHS = (1920, 1366, 390)
 SAVED = {"en": "Version 2 saved.", "zh-hans": "已保存第 2 版。"}
-
-
-def readable_at_every_width(page, artifacts, name: str) -> list[str]:
-    for width in WIDTHS:
-        page.set_viewport_size({"width": width, "height": 900})
-        assert page.evaluate("document.documentElement.scrollWidth") <= width, (name, width)
-        shoot(page, artifacts, f"standards-{name}-{width}")
-    page.set_viewport_size({"width": 1366, "height": 768})
-    return axe_problems(page, name) + focus_problems(page, name, presses=12)
 
 
 @pytest.mark.browser
@@ -41,7 +32,7 @@ def test_a_senior_revises_a_standard_and_reads_its_history(live_server, page_in,
     login(page, live_server, senior.user.username, PASSWORD, next_path="/standards/")
     page.wait_for_selector("table.standards")
     assert page.locator("table.standards tbody tr").count() == 15
-    problems += readable_at_every_width(page, artifacts, "list")
+    problems += readable_at_every_width(page, artifacts, "standards-list")
 
     page.click("a[href='/standards/curiosity/']")
     page.wait_for_selector("#standard-text")
@@ -55,6 +46,6 @@ def test_a_senior_revises_a_standard_and_reads_its_history(live_server, page_in,
     page.wait_for_selector(".messages")
     assert SAVED[lang] in page.inner_text(".messages")
     assert page.locator("ul.standard-history li").count() == 2
-    problems += readable_at_every_width(page, artifacts, "edit")
+    problems += readable_at_every_width(page, artifacts, "standards-edit")
     assert AbsoluteStandard.objects.get(ability="curiosity").version == 2
     assert not problems, "\n".join(problems)

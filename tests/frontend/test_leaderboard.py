@@ -212,6 +212,7 @@ def gate_of(study, judge: str) -> dict:
     return next(j for j in report["judges"] if j["judge"] == judge)["gate"]
 
 
+@pytest.mark.usefixtures("few_resamples")
 def test_badge_passes_and_fails_as_the_study_report_says(staff_client):
     study = rated_study()
     url = f"/leaderboard/?dataset={study.dataset.name}"

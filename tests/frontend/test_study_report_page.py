@@ -10,7 +10,7 @@ from validation.report.compute import report_compute
 from validation.report.selectors import study_report_data
 from validation.statistics import BootstrapSettings
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("few_resamples")]
 
 
 def page(client, study, language: str) -> str:

@@ -32,6 +32,7 @@ from benchmark.models import (
 from benchmark.services.criteria import draft_criterion_revise
 from benchmark.services.standards import standard_write
 from tests.annotation.factories import ExpertFactory
+from tests.benchmark.test_construct_publish import rubric_top_up
 from tests.benchmark.test_construct_seeds import BASE_SEEDS
 
 pytestmark = pytest.mark.django_db
@@ -94,6 +95,8 @@ def test_seeds_become_a_published_version_through_every_stage(tmp_path):
     assert saturated.exists() and f"removed {saturated.count()} saturated" in pruned
     assert all("ref-a" in c.removed_reason for c in saturated)
     project = drafts[0].project
+    for draft in drafts:  # the author writes what pruning left a rubric short of
+        rubric_top_up(draft, author=author)
 
     # The tiers, opened by the admin's command; one author owns every draft.
     command("construct_tasks", "--project", "pilot", "--assign-authors", "author-0",
@@ -167,8 +170,11 @@ def test_seeds_become_a_published_version_through_every_stage(tmp_path):
     judged = report["judge_vs_authors"]
     assert judged["status"] == "computed" and judged["drafts"] == 3
     # The author said "met" to every pair; the judge agreed where the fake judge hits, on each
-    # criterion's text at the version the author labelled (the revised one's first version).
-    labelled = DraftCriterionVersion.objects.filter(number=1, criterion__status="active")
+    # criterion's text at the version the author labelled (the revised one's first version);
+    # the criteria written after pruning were never judged.
+    labelled = DraftCriterionVersion.objects.filter(
+        number=1, criterion__status="active", criterion__model_name="drafter"
+    )
     assert judged["n"] == labelled.count() * 2  # two answers per draft
     hits = sum(fake_verdict(text) for text in labelled.values_list("text", flat=True)) * 2
     assert judged["agreement"]["value"] == pytest.approx(hits / judged["n"])

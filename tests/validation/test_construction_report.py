@@ -13,7 +13,12 @@ from benchmark.models import DraftCase
 from benchmark.services.construction import project_create
 from benchmark.services.criteria import draft_case_accept, draft_case_difficulty_set
 from tests.benchmark.schema_check import schema_validator
-from tests.benchmark.test_construct_publish import construct, pilot_drafts, pilot_judged
+from tests.benchmark.test_construct_publish import (
+    construct,
+    pilot_drafts,
+    pilot_judged,
+    rubric_top_up,
+)
 from validation.construction.compute import (
     ConstructionInputs,
     CriterionFact,
@@ -161,6 +166,7 @@ def built(project) -> None:
     construct("prune", "--project", "pilot", "--dataset", judged.name)
     for qid in ("s-02", "s-03"):
         draft = DraftCase.objects.get(question_id=qid)
+        rubric_top_up(draft, author=author)
         draft_case_difficulty_set(draft=draft, difficulty="hard" if qid == "s-03" else "normal")
         draft_case_accept(draft=draft)
     construct("publish", "--project", "pilot")
@@ -175,7 +181,7 @@ def test_the_command_reports_a_pruned_and_published_project(project):
     schema_validator("construction-report").validate(report)
     assert [row["drafts"] for row in report["funnel"]] == [3, 0, 3, 2, 2, 2, 2]
     assert report["removed_drafts"][0]["stage"] == "too_easy"
-    assert report["criteria"] == {"written": 9, "active": 6, "removed": 3, "published": 5}
+    assert report["criteria"] == {"written": 12, "active": 9, "removed": 3, "published": 8}
     assert report["published"] == ["heartbench-pilot v1"]
     assert report["hard"]["published"] == {"hard": 1, "of": 2, "share": 0.5}
     assert report["hard"]["proposed"]["proposed"] == 1

@@ -5,7 +5,6 @@ request compute it again, and changes elsewhere do not."""
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.core.cache import cache
 
 from annotation import services as annotation_services
 from annotation.models import Label, Submission
@@ -14,8 +13,7 @@ from benchmark.services.rubric import rubric_item_edit
 from tests.annotation.calibration_helpers import calibration_set, sit_directly
 from tests.annotation.factories import ExpertFactory
 from tests.benchmark.factories import JudgeFactory, JudgeRunFactory
-from tests.validation.test_report_db import rated_study
-from tests.validation.test_report_stability import study_with_repeats
+from tests.validation.test_report_stability import repeats_add
 from validation import selectors
 from validation.closing import NEVER_RATED
 from validation.models import GoldLabel, StudyUnit
@@ -25,13 +23,12 @@ from validation.report.selectors import study_report_data
 from validation.selectors.report import study_report_fingerprint, study_report_get
 from validation.statistics import BootstrapSettings
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("few_resamples")]
 
 
 @pytest.fixture
-def study():
-    cache.clear()
-    return rated_study()
+def study(db, rated_study_of_module):
+    return selectors.study_get(name=rated_study_of_module)
 
 
 @pytest.fixture
@@ -185,9 +182,8 @@ def test_verdicts_of_a_run_the_study_does_not_check_keep_this_report(study, comp
     assert len(computed) == 1
 
 
-def test_a_new_verdict_of_a_repeat_run_computes_the_report_again(db, computed):
-    cache.clear()
-    study = study_with_repeats("repeated")  # repeat 2 lacks one verdict of the first case
+def test_a_new_verdict_of_a_repeat_run_computes_the_report_again(study, computed):
+    repeats_add(study)  # repeat 2 lacks one verdict of the first case
     get(study.name)
     before = study_report_fingerprint(study=study)
     repeat = JudgeRun.objects.filter(repeat_index=2).order_by("pk").first()

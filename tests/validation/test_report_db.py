@@ -18,10 +18,7 @@ from tests.benchmark.schema_check import schema_validator
 from tests.validation.factories import dataset_with_responses
 from validation import selectors, services
 from validation.gate import overall_decide
-from validation.report import report_compute
-from validation.report.selectors import study_report_data
 from validation.selectors.badge import judge_badge_get
-from validation.statistics import BootstrapSettings
 
 pytestmark = pytest.mark.django_db
 XSS = '<script>alert("x")</script><img src=x onerror=alert(1)>'
@@ -80,8 +77,8 @@ def rated_study(*, name: str = "report-study", cases: int = 6, models: int = 3, 
 
 
 @pytest.fixture
-def study():
-    return rated_study()
+def study(db, rated_study_of_module):
+    return selectors.study_get(name=rated_study_of_module)
 
 
 def report_json(name: str, *extra: str) -> dict:
@@ -192,23 +189,6 @@ def test_nothing_is_written_on_failure(study, tmp_path):
     with pytest.raises(CommandError, match="at least 100"):
         call_command("study", "report", study.name, "--resamples", "5", "--output", str(target))
     assert list(tmp_path.iterdir()) == []
-
-
-def test_undefined_figures_carry_reasons_not_crashes():
-    study = rated_study(name="unrated", cases=3, models=2, rate=False)
-    # Open and nobody has rated yet: no gold, no expert figures, but a judge.
-    data = study_report_data(study=study)
-    assert (data.gold == -1).all()
-    report = report_compute(data=data, bootstrap=BootstrapSettings(resamples=200))
-    judge = report["judges"][0]
-    assert judge["vs_gold"]["n"] == 0 and judge["vs_gold"]["agreement"]["value"] is None
-    assert "no item" in judge["vs_gold"]["agreement"]["reason"]
-    assert judge["gate"]["decision"] == "not_enough_data"
-    assert judge["gate"]["conditions"][0]["reason"].startswith("no item")
-    assert judge["score_effect"]["rank_agreement"]["kendall_tau"] is None
-    assert report["experts"]["n_experts"] == 0
-    assert report["experts"]["krippendorff_alpha"]["value"] is None
-    assert report["counts"]["units_by_state"]["pending"] == 6
 
 
 def test_staff_see_the_page_and_downloads_experts_get_nothing(study, client, admin_client):

@@ -22,7 +22,7 @@ from validation.report.csv_render import report_csv
 from validation.report.selectors import study_report_data
 from validation.statistics import BootstrapSettings
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("few_resamples")]
 
 # Four cases of four criteria (positions 0-3). A hits every criterion; B misses case 1's
 # criterion 3; C misses criteria 2 and 3 except on case 0.

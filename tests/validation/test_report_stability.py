@@ -21,9 +21,12 @@ def flipped(state: str) -> str:
 
 
 def study_with_repeats(name: str):
+    return repeats_add(rated_study(name=name))
+
+
+def repeats_add(study):
     """judge-a with two repeats: repeat 1 copies run 0, repeat 2 flips criterion 1 of every
     case and has no verdict on criterion 2 of the first case."""
-    study = rated_study(name=name)
     for run in JudgeRun.objects.filter(judge__name="judge-a", repeat_of__isnull=True):
         for index in (1, 2):
             repeat = JudgeRunFactory(

@@ -184,7 +184,7 @@ class Command(BaseCommand):
         publish = sub.add_parser(
             "publish",
             help="the accepted drafts become a new version of the project's dataset; refuses "
-            "a draft without exactly one catastrophic criterion or a difficulty decision",
+            "a draft whose criteria are not a whole rubric or without a difficulty decision",
         )
         publish.add_argument("--project", required=True, help="the project's name")
         publish.add_argument("--out", type=Path, help="also write it as upstream JSONL here")
