@@ -68,17 +68,22 @@ def window_limit(per_minute: float) -> int:
 
 
 # The window is kept a little longer than a second on the send times: a request reaches the
-# endpoint a little after it is let go, and not always by the same delay (a new connection, a
-# busy event loop), so two sends a second apart can arrive within one second.
-WINDOW_SECONDS = 1.05
+# endpoint a little after it is written, and not always by the same delay, so two requests
+# written a second apart can arrive within one second.
+WINDOW_SECONDS = 1.02
+WINDOW_POLL = 0.01  # seconds: how often to look again while the window is all in flight
 
 
-def window_wait(sent: Sequence[float], *, limit: int, now: float) -> float:
+def window_wait(sent: Sequence[float], *, limit: int, pending: int = 0, now: float) -> float:
     """Seconds until one more request may go without making more than ``limit`` in any second
-    (``sent``: the send times, oldest first, of at least the last ``WINDOW_SECONDS``); 0 when
-    it may go now."""
+    (``sent``: the send times, oldest first, of at least the last ``WINDOW_SECONDS``;
+    ``pending``: requests let go and not sent yet, which will be in the window); 0 when it may
+    go now."""
+    free = limit - pending
+    if free <= 0:
+        return WINDOW_POLL
     recent = len(sent) - bisect.bisect_right(sent, now - WINDOW_SECONDS)
-    return 0.0 if recent < limit else sent[-limit] + WINDOW_SECONDS - now
+    return 0.0 if recent < free else sent[-free] + WINDOW_SECONDS - now
 
 
 # A rate learnt from the endpoint's 429s when no limit was declared.

@@ -8,6 +8,7 @@ from benchmark.llm.client import ChatClient, Endpoint
 from benchmark.llm.fake_server import FakeLLM
 from benchmark.llm.ratelimit import LocalLimiter, RedisLimiter
 from benchmark.llm.ratelimit_math import (
+    WINDOW_POLL,
     WINDOW_SECONDS,
     bucket_new,
     buckets_take,
@@ -50,6 +51,9 @@ def test_the_window_allows_the_limit_in_any_second_and_says_when_the_next_may_go
     assert window_wait(sent, limit=3, now=10.6) == pytest.approx(span - 0.6)  # 10.0 leaves
     assert window_wait(sent, limit=2, now=10.6) == pytest.approx(span - 0.4)  # 10.2 leaves
     assert window_wait(sent, limit=3, now=10.0 + span) == 0  # 10.0 is out
+    # Requests let go and not yet written will be in the window: they take its room.
+    assert window_wait(sent, limit=4, pending=1, now=10.6) == pytest.approx(span - 0.6)
+    assert window_wait(sent, limit=4, pending=4, now=10.6) == WINDOW_POLL
 
 
 def busiest_second(fake: FakeLLM) -> int:
@@ -100,8 +104,13 @@ def test_a_declared_limit_shared_through_redis_is_never_exceeded_in_any_second(r
 def measure(limiter_factory, n: int) -> float:
     async def go():
         limiter = limiter_factory()
+
+        async def send() -> None:
+            await limiter.acquire(tokens=1)
+            await limiter.sent()
+
         start = time.monotonic()
-        await asyncio.gather(*(limiter.acquire(tokens=1) for _ in range(n)))
+        await asyncio.gather(*(send() for _ in range(n)))
         if hasattr(limiter, "close"):
             await limiter.close()
         return time.monotonic() - start
