@@ -1,6 +1,6 @@
 """The whole `heartbench judge` command against our fake endpoint, next to the engine's wall.
 
-    python benchmarks/judge_command.py [--repeats 3] [--code PATH ...]
+    python benchmarks/judge_command.py [--repeats 3] [--code PATH ...] [--timeline]
 
 Builds the 296 released cases (one synthetic answer each) in a throw-away SQLite database, starts
 the fake endpoint in this process (0.5 s latency) and runs the judge command as a subprocess,
@@ -15,15 +15,17 @@ one), interleaved so that every tree sees the same machine load. Passes:
 Floor = max(N × latency / concurrency, N / rate). Reported per pass and tree: the median (and
 range) of the whole command's wall time, of the engine's own (the run's ``wall_seconds``), and
 their ratios to the floor, with requests per answer and the verdicts that differ from the fake
-judge's.
+judge's. ``--timeline`` prints, per run, where its time went (:func:`timeline`).
 """
 
 import argparse
+import bisect
 import os
 import statistics
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -32,6 +34,23 @@ from judge_throughput import ROOT, load_cases, setup_django
 
 PASSES = ("clean", "faults", "learnt")
 FAULT_MIX = ("server_error", "malformed", "wrong_count")
+
+
+def timeline(requests, *, started: float, ended: float, n: int) -> str:
+    """Where one run's time went, from the fake endpoint's log (seconds from the command's
+    start): first request, the n-th, the last, the last reply, the exit; requests after the
+    n-th, 429s, the most sent in any one second and the sends per second."""
+    sends = sorted(r.started - started for r in requests)
+    last_reply = max(r.answered for r in requests) - started
+    busiest = max(bisect.bisect_left(sends, t + 1.0) - i for i, t in enumerate(sends))
+    per_second = Counter(int(t) for t in sends)
+    refused = sum(r.status == 429 for r in requests)
+    return (
+        f"first {sends[0]:.2f}, {n}th {sends[n - 1]:.2f}, last {sends[-1]:.2f} "
+        f"(+{len(sends) - n} after the {n}th), last reply {last_reply:.2f}, "
+        f"exit {ended - started - last_reply:.2f}; 429s {refused}; busiest second {busiest}; "
+        f"per second {[per_second[s] for s in range(int(sends[-1]) + 1)]}"
+    )
 
 
 def command_run(*, code: Path, fake, judge_model: str, args, declared: bool) -> float:
@@ -55,12 +74,16 @@ def command_run(*, code: Path, fake, judge_model: str, args, declared: bool) -> 
         argv += ["--rpm", f"{args.rps * 60:g}"]
     if args.hedge:
         argv += ["--hedge", f"{args.hedge:g}"]
+    sent = fake.count()
     started = time.monotonic()
     done = subprocess.run(argv, env=env, cwd=code, capture_output=True, text=True)
-    wall = time.monotonic() - started
+    ended = time.monotonic()
     if done.returncode not in (0, 1):  # 1: finished, some criteria in error (counted below)
         sys.exit(f"{code}: judge exited {done.returncode}\n{done.stdout}\n{done.stderr}")
-    return wall
+    if args.timeline:
+        requests = fake.requests[sent:]
+        print(f"{judge_model}: {timeline(requests, started=started, ended=ended, n=args.n)}")
+    return ended - started
 
 
 def main() -> int:
@@ -76,6 +99,7 @@ def main() -> int:
     parser.add_argument("--fault-rate", type=float, default=0.08)
     parser.add_argument("--passes", default=",".join(PASSES))
     parser.add_argument("--hedge", type=float, help="pass --hedge QUANTILE (newer trees only)")
+    parser.add_argument("--timeline", action="store_true", help="print where each run's time went")
     args = parser.parse_args()
     if not args.data.exists():
         parser.error(f"{args.data}: no such file (pass --data)")
@@ -86,7 +110,7 @@ def main() -> int:
     from benchmark.models import JudgeRun, Verdict
 
     _, model = load_cases(args.data)
-    n = model.responses.count()
+    n = args.n = model.responses.count()
     floor = max(n * args.latency / args.concurrency, n / args.rps)
     results: dict[tuple[str, int], list[tuple[float, float, float]]] = {}
     wrong = 0

@@ -161,7 +161,7 @@ class ChatClient:
             wait, reason, outage, connection = None, "", True, False
             sent_at = time.monotonic()
             try:
-                reply = await self._http.post(self.endpoint.url, json=body)
+                reply = await self._post(body)
             except httpx.TimeoutException:
                 reason = f"timed out after {self.endpoint.timeout:g}s"
             except httpx.TransportError as exc:
@@ -207,6 +207,22 @@ class ChatClient:
                 )
             waited += wait
             await asyncio.sleep(wait)
+
+    async def _post(self, body: dict) -> httpx.Response:
+        """POST ``body``, telling the limiter when it was written (or that it never was)."""
+        written = False
+
+        async def trace(event: str, info: dict) -> None:
+            nonlocal written
+            if event.endswith(".send_request_body.complete"):
+                written = True
+                await self.limiter.sent()
+
+        try:
+            return await self._http.post(self.endpoint.url, json=body, extensions={"trace": trace})
+        finally:
+            if not written:
+                await self.limiter.sent()
 
     def _completion(self, reply: httpx.Response, attempt: int, structured: bool) -> Completion:
         try:

@@ -150,6 +150,7 @@ class LoggedRequest:
     fault: str
     started: float
     status: int | None = None  # None while in flight; 0 when the connection was dropped
+    answered: float | None = None  # monotonic seconds the reply was ready
     parameters: dict = field(default_factory=dict)  # the body's settings (temperature, seed, …)
 
 
@@ -289,7 +290,7 @@ class FakeLLM:
         with self._lock:
             self.requests.append(logged)
         status, payload, headers = self._reply(fault, body, messages, prompt)
-        logged.status = status
+        logged.status, logged.answered = status, time.monotonic()
         return status, payload, headers
 
     def _reply(

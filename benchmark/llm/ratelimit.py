@@ -1,9 +1,9 @@
 """Rate limiters the client awaits before each request: in-process, or shared through Redis.
 
-Both enforce the same two token buckets (requests and tokens per minute) from
-``ratelimit_math``; the Redis one runs the arithmetic in a Lua script with the server's clock,
-so every worker process draws from one budget. A declared limit is the caller's word: a 429
-under it is waited out by its own request.
+Both enforce the same two token buckets (requests and tokens per minute) and the same
+one-second window on requests from ``ratelimit_math``; the Redis one runs the arithmetic in a
+Lua script with the server's clock, so every worker process draws from one budget. A declared
+limit is the caller's word: a 429 under it is waited out by its own request.
 
 Without a declared limit the client learns one (:class:`LearntLimiter`): nothing is held back
 until the endpoint answers 429, then requests are paced at a share of the rate they were going
@@ -19,6 +19,8 @@ from typing import Protocol
 
 from benchmark.llm.ratelimit_math import (
     LEARN_WINDOW,
+    WINDOW_POLL,
+    WINDOW_SECONDS,
     Bucket,
     Pace,
     bucket_new,
@@ -26,11 +28,17 @@ from benchmark.llm.ratelimit_math import (
     pace_bucket,
     pace_rate,
     pace_throttled,
+    window_limit,
+    window_wait,
 )
 
 
 class Limiter(Protocol):
     async def acquire(self, *, tokens: int) -> None: ...
+
+    async def sent(self) -> None:
+        """A request let go by ``acquire`` has been written (or failed before it was); called
+        once per ``acquire``."""
 
     def throttled(self, *, sent_at: float) -> None:
         """The endpoint answered 429 to a request sent at ``sent_at`` (monotonic seconds)."""
@@ -63,6 +71,9 @@ class LearntLimiter:
                     return
             await asyncio.sleep(wait)
 
+    async def sent(self) -> None:
+        return None
+
     def throttled(self, *, sent_at: float) -> None:
         """A request sent at ``sent_at`` was refused: those sent within the window before it
         are what the endpoint took."""
@@ -82,7 +93,7 @@ class LearntLimiter:
 
 
 class LocalLimiter:
-    """Buckets held in this process; fair enough for one event loop."""
+    """Buckets and the window held in this process; fair enough for one event loop."""
 
     def __init__(self, *, rpm: float | None, tpm: float | None) -> None:
         now = time.monotonic()
@@ -91,34 +102,74 @@ class LocalLimiter:
             for kind, value in (("requests", rpm), ("tokens", tpm))
             if value
         ]
+        self._per_second = window_limit(rpm) if rpm else None
+        # When the requests were written, not when they were let go: under a busy event loop
+        # the two are apart by more than the window's slack.
+        self._sent: deque[float] = deque()
+        self._pending = 0  # let go, not written yet: in the window until they are
         self._lock = asyncio.Lock()
 
     async def acquire(self, *, tokens: int) -> None:
         costs = tuple(1.0 if kind == "requests" else float(tokens) for kind, _ in self._limits)
         while self._limits:
             async with self._lock:
-                buckets = tuple(bucket for _, bucket in self._limits)
-                buckets, wait = buckets_take(buckets, costs, now=time.monotonic())
-                self._limits = [(k, b) for (k, _), b in zip(self._limits, buckets, strict=True)]
-            if wait == 0:
-                return
+                now = time.monotonic()
+                while self._sent and self._sent[0] <= now - WINDOW_SECONDS:
+                    self._sent.popleft()
+                wait = 0.0
+                if self._per_second is not None:
+                    wait = window_wait(
+                        self._sent, limit=self._per_second, pending=self._pending, now=now
+                    )
+                if wait == 0:
+                    buckets = tuple(bucket for _, bucket in self._limits)
+                    buckets, wait = buckets_take(buckets, costs, now=now)
+                    self._limits = [(k, b) for (k, _), b in zip(self._limits, buckets, strict=True)]
+                if wait == 0:
+                    self._pending += self._per_second is not None
+                    return
             await asyncio.sleep(wait)
+
+    async def sent(self) -> None:
+        if self._per_second is not None:
+            self._pending -= 1
+            self._sent.append(time.monotonic())
 
     def throttled(self, *, sent_at: float) -> None:
         return None
 
 
-# KEYS: one hash per bucket. ARGV: rate_1, capacity_1, cost_1, rate_2, ... .
+# KEYS: the window's list of send times, its count of requests let go and not yet written,
+# then one hash per bucket. ARGV: the requests allowed in the window (0: no window), its
+# seconds, how long to wait while it is all in flight, then rate_1, capacity_1, cost_1,
+# rate_2, ... (ratelimit_math: window_wait, buckets_take).
 # Returns 0 when every cost was taken, else the wait in microseconds (nothing taken).
 _LUA = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
 local levels = {}
 local wait = 0
+local limit = tonumber(ARGV[1])
+local span = tonumber(ARGV[2])
+local window = table.remove(KEYS, 1)
+local pending = table.remove(KEYS, 1)
+if limit > 0 then
+  while true do
+    local oldest = redis.call('LINDEX', window, 0)
+    if not oldest or tonumber(oldest) > now - span then break end
+    redis.call('LPOP', window)
+  end
+  local free = limit - (tonumber(redis.call('GET', pending)) or 0)
+  if free <= 0 then
+    wait = tonumber(ARGV[3])
+  elseif redis.call('LLEN', window) >= free then
+    wait = tonumber(redis.call('LINDEX', window, -free)) + span - now
+  end
+end
 for i, key in ipairs(KEYS) do
-  local rate = tonumber(ARGV[i * 3 - 2])
-  local capacity = tonumber(ARGV[i * 3 - 1])
-  local cost = tonumber(ARGV[i * 3])
+  local rate = tonumber(ARGV[i * 3 + 1])
+  local capacity = tonumber(ARGV[i * 3 + 2])
+  local cost = tonumber(ARGV[i * 3 + 3])
   local state = redis.call('HMGET', key, 'level', 'updated')
   local level = tonumber(state[1]) or capacity
   local updated = tonumber(state[2]) or now
@@ -131,18 +182,31 @@ for i, key in ipairs(KEYS) do
   end
 end
 for i, key in ipairs(KEYS) do
-  local cost = tonumber(ARGV[i * 3])
+  local cost = tonumber(ARGV[i * 3 + 3])
   local level = levels[i]
   if wait == 0 then level = level - cost end
   redis.call('HSET', key, 'level', tostring(level), 'updated', tostring(now))
   redis.call('EXPIRE', key, 3600)
 end
+if limit > 0 and wait == 0 then
+  redis.call('INCR', pending)
+  redis.call('EXPIRE', pending, 60)
+end
 return math.ceil(wait * 1000000)
+"""
+
+# KEYS: the window's list and its count in flight (as above): a request was written.
+_LUA_SENT = """
+local t = redis.call('TIME')
+if (tonumber(redis.call('GET', KEYS[2])) or 0) > 0 then redis.call('DECR', KEYS[2]) end
+redis.call('RPUSH', KEYS[1], string.format('%.6f', tonumber(t[1]) + tonumber(t[2]) / 1000000))
+redis.call('EXPIRE', KEYS[1], 60)
 """
 
 
 class RedisLimiter:
-    """Buckets kept in Redis under a name derived from the endpoint, shared by all workers."""
+    """Buckets and the window kept in Redis under a name derived from the endpoint, shared by
+    all workers."""
 
     def __init__(self, *, url: str, scope: str, rpm: float | None, tpm: float | None) -> None:
         import redis.asyncio as redis_asyncio
@@ -150,18 +214,24 @@ class RedisLimiter:
         self._redis = redis_asyncio.Redis.from_url(url)
         digest = hashlib.sha256(scope.encode()).hexdigest()[:16]
         now = 0.0
+        self._window = [
+            f"heartbench:ratelimit:{digest}:window",
+            f"heartbench:ratelimit:{digest}:out",
+        ]
+        self._per_second = window_limit(rpm) if rpm else 0
         self._limits: list[tuple[str, Bucket]] = [
             (f"heartbench:ratelimit:{digest}:{kind}", bucket_new(per_minute=value, now=now))
             for kind, value in (("requests", rpm), ("tokens", tpm))
             if value
         ]
         self._script = self._redis.register_script(_LUA)
+        self._sent_script = self._redis.register_script(_LUA_SENT)
 
     async def acquire(self, *, tokens: int) -> None:
         if not self._limits:
             return
-        keys = [key for key, _ in self._limits]
-        args: list[float] = []
+        keys = [*self._window, *(key for key, _ in self._limits)]
+        args: list[float] = [self._per_second, WINDOW_SECONDS, WINDOW_POLL]
         for key, bucket in self._limits:
             cost = 1.0 if key.endswith(":requests") else float(tokens)
             args += [bucket.rate, bucket.capacity, cost]
@@ -170,6 +240,10 @@ class RedisLimiter:
             if wait_us == 0:
                 return
             await asyncio.sleep(wait_us / 1_000_000)
+
+    async def sent(self) -> None:
+        if self._per_second:
+            await self._sent_script(keys=self._window)
 
     def throttled(self, *, sent_at: float) -> None:
         return None

@@ -6,8 +6,15 @@ a caller waits, so every other caller sees negative elapsed time and stalls.)
 
 A request costing more than the whole capacity (a very long prompt under a small TPM) is let
 through once the bucket is full, leaving it in debt, rather than waiting forever.
+
+A bucket holding a second's worth lets up to two seconds' worth through in one second (the
+full bucket and its refill), so a declared requests-per-minute limit is also kept as a sliding
+window: at most ``window_limit(rpm)`` requests in any one second, as a provider counts them
+(over ``WINDOW_SECONDS``, for the way to the endpoint).
 """
 
+import bisect
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 
@@ -53,6 +60,31 @@ def buckets_take(
         for b, cost in zip(refilled, costs, strict=True)
     )
     return taken, 0.0
+
+
+def window_limit(per_minute: float) -> int:
+    """Requests allowed in any one second under a per-minute limit (at least one)."""
+    return max(1, int(per_minute // 60))
+
+
+# The window is kept a little longer than a second on the send times: a request is counted
+# where it arrives, a little after it is written and not always by the same delay, so two
+# requests written a second apart can arrive within one second (1.02 let 61 through in one
+# second under a limit of 60 at load 8).
+WINDOW_SECONDS = 1.05
+WINDOW_POLL = 0.01  # seconds: how often to look again while the window is all in flight
+
+
+def window_wait(sent: Sequence[float], *, limit: int, pending: int = 0, now: float) -> float:
+    """Seconds until one more request may go without making more than ``limit`` in any second
+    (``sent``: the send times, oldest first, of at least the last ``WINDOW_SECONDS``;
+    ``pending``: requests let go and not sent yet, which will be in the window); 0 when it may
+    go now."""
+    free = limit - pending
+    if free <= 0:
+        return WINDOW_POLL
+    recent = len(sent) - bisect.bisect_right(sent, now - WINDOW_SECONDS)
+    return 0.0 if recent < free else sent[-free] + WINDOW_SECONDS - now
 
 
 # A rate learnt from the endpoint's 429s when no limit was declared.

@@ -4,8 +4,17 @@ import time
 
 import pytest
 
+from benchmark.llm.client import ChatClient, Endpoint
+from benchmark.llm.fake_server import FakeLLM
 from benchmark.llm.ratelimit import LocalLimiter, RedisLimiter
-from benchmark.llm.ratelimit_math import bucket_new, buckets_take
+from benchmark.llm.ratelimit_math import (
+    WINDOW_POLL,
+    WINDOW_SECONDS,
+    bucket_new,
+    buckets_take,
+    window_limit,
+    window_wait,
+)
 
 
 def test_the_bucket_clock_never_moves_into_the_future():
@@ -34,11 +43,74 @@ def test_a_request_bigger_than_the_bucket_goes_through_once_full():
     assert wait == 0 and bucket.level == -4
 
 
+def test_the_window_allows_the_limit_in_any_second_and_says_when_the_next_may_go():
+    assert window_limit(3600) == 60 and window_limit(90) == 1 and window_limit(30) == 1
+    sent = [10.0, 10.2, 10.5]
+    span = WINDOW_SECONDS
+    assert window_wait(sent, limit=4, now=10.6) == 0
+    assert window_wait(sent, limit=3, now=10.6) == pytest.approx(span - 0.6)  # 10.0 leaves
+    assert window_wait(sent, limit=2, now=10.6) == pytest.approx(span - 0.4)  # 10.2 leaves
+    assert window_wait(sent, limit=3, now=10.0 + span) == 0  # 10.0 is out
+    # Requests let go and not yet written will be in the window: they take its room.
+    assert window_wait(sent, limit=4, pending=1, now=10.6) == pytest.approx(span - 0.6)
+    assert window_wait(sent, limit=4, pending=4, now=10.6) == WINDOW_POLL
+
+
+def busiest_second(fake: FakeLLM) -> int:
+    """The most requests the fake endpoint received in any one second."""
+    arrivals = sorted(r.started for r in fake.requests)
+    return max(sum(1 for t in arrivals[i:] if t < start + 1.0) for i, start in enumerate(arrivals))
+
+
+def ask_declared(fake: FakeLLM, limiter, *, n: int, concurrency: int) -> None:
+    async def go() -> None:
+        client = ChatClient(
+            Endpoint(base_url=fake.base_url, model="m"), concurrency=concurrency, limiter=limiter
+        )
+        gate = asyncio.Semaphore(concurrency)
+
+        async def one(i: int) -> None:
+            async with gate:
+                await client.complete([{"role": "user", "content": f"问题 {i}"}])
+
+        try:
+            await asyncio.gather(*(one(i) for i in range(n)))
+        finally:
+            await client.close()
+            if hasattr(limiter, "close"):
+                await limiter.close()
+
+    asyncio.run(go())
+
+
+@pytest.mark.parametrize("latency", [0.0, 0.3])
+def test_a_declared_limit_is_never_exceeded_in_any_second(latency):
+    # The endpoint counts as providers do: a request past 10 in the last second is refused.
+    # A bucket alone let its burst and a second's refill through in one second.
+    with FakeLLM(limit_per_second=10, latency=latency) as fake:
+        ask_declared(fake, LocalLimiter(rpm=600, tpm=None), n=35, concurrency=8)
+        assert fake.count(fault="over_limit") == 0
+        assert busiest_second(fake) == 10  # and the limit is used, not undershot
+
+
+def test_a_declared_limit_shared_through_redis_is_never_exceeded_in_any_second(redis_url):
+    with FakeLLM(limit_per_second=10, latency=0.3) as fake:
+        limiter = RedisLimiter(url=redis_url, scope="window-test", rpm=600, tpm=None)
+        ask_declared(fake, limiter, n=35, concurrency=8)
+        assert fake.count(fault="over_limit") == 0
+        assert busiest_second(fake) == 10
+
+
 def measure(limiter_factory, n: int) -> float:
     async def go():
         limiter = limiter_factory()
+
+        async def send() -> None:
+            await limiter.acquire(tokens=1)
+            await limiter.sent()
+
         start = time.monotonic()
-        await asyncio.gather(*(limiter.acquire(tokens=1) for _ in range(n)))
+        await asyncio.gather(*(send() for _ in range(n)))
         if hasattr(limiter, "close"):
             await limiter.close()
         return time.monotonic() - start
@@ -47,8 +119,8 @@ def measure(limiter_factory, n: int) -> float:
 
 
 def test_local_limiter_paces_requests():
-    elapsed = measure(lambda: LocalLimiter(rpm=1200, tpm=None), 30)  # 20/s, burst 20
-    assert 0.4 <= elapsed <= 1.5
+    elapsed = measure(lambda: LocalLimiter(rpm=1200, tpm=None), 30)  # 20 at once, 10 a second on
+    assert 0.9 <= elapsed <= 1.6
 
 
 def _worker(url: str, n: int, start, out) -> None:
@@ -59,10 +131,10 @@ def _worker(url: str, n: int, start, out) -> None:
 
 
 def test_two_processes_share_one_redis_limit(redis_url):
-    # 20 req/s with a burst of 20: one process alone needs ~0.5 s for 30 requests; two
-    # processes sharing the limit need ~2 s for 30 each, i.e. the limit is global.
+    # 20 req/s in any second: one process alone needs ~1 s for 30 requests (20 at once, 10 a
+    # second later); two processes sharing the limit need ~2 s for 30 each: the limit is global.
     alone = measure(lambda: RedisLimiter(url=redis_url, scope="solo-test", rpm=1200, tpm=None), 30)
-    assert alone < 1.2
+    assert alone < 1.6
     ctx = multiprocessing.get_context("spawn")
     out = ctx.Queue()
     start = ctx.Barrier(2)
