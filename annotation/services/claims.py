@@ -87,8 +87,6 @@ def _try_claim(
                 shuffle_seed=secrets.randbits(62),
                 lease_expires_at=now + timedelta(seconds=pool.lease_seconds),
             )
-            # A new assignment has no draft: its page need not ask.
-            Assignment.draft.related.set_cached_value(assignment, None)
             return assignment
     except IntegrityError:
         # Lost a race on SQLite (or the unit filled meanwhile): the constraint said no.

@@ -19,9 +19,9 @@ pytestmark = pytest.mark.django_db
 
 NEXT = 17  # with the pool's lease sweep, once a minute; 14 without
 PROGRESS = 7
-DRAFT = 7
-SUBMIT = 13
-LAST_SUBMIT = 21  # the unit's last rating: peer agreement, gold and its announcements
+DRAFT = 4
+SUBMIT = 8
+LAST_SUBMIT = 15  # the unit's last rating: peer agreement, gold and its announcements
 
 
 def client_for(expert) -> APIClient:
