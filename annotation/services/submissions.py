@@ -99,16 +99,25 @@ def submission_labels_equal(submission: Submission, wanted: dict[int, LabelValue
     return stored == wanted
 
 
+def submission_labels_shown(
+    *, wanted: dict[int, LabelValue], versions: Mapping[int, int] | None = None
+) -> dict[int, int]:
+    """The criterion version each label was given on, checked against the criteria's current
+    versions (``versions`` when the caller has read them already); InvalidLabels for a
+    version a criterion never had."""
+    current = rubric_item_versions(item_ids=wanted) if versions is None else versions
+    return label_versions(wanted, current=current)
+
+
 def submission_labels_write(
     *,
     submission: Submission,
     wanted: dict[int, LabelValue],
-    versions: Mapping[int, int] | None = None,
+    shown: Mapping[int, int] | None = None,
 ) -> None:
     """Store a rater's labels, each with the criterion version the expert was shown.
-    ``versions``: the criteria's current versions when the caller has read them already."""
-    current = rubric_item_versions(item_ids=wanted) if versions is None else versions
-    shown = label_versions(wanted, current=current)
+    ``shown``: ``submission_labels_shown`` when the caller checked them before writing."""
+    shown = submission_labels_shown(wanted=wanted) if shown is None else shown
     Label.objects.bulk_create(
         Label(
             submission=submission,
@@ -186,13 +195,13 @@ def _record(
     audit: dict[str, object],
     versions: Mapping[int, int] | None,
 ) -> tuple[Submission, bool]:
+    # Everything that refuses the request is checked before the first write.
+    shown = submission_labels_shown(wanted=wanted, versions=versions)
     assignment = _with_pay_rate(assignment)
-    store = dict(
-        wanted=wanted, active_seconds=active_seconds, now=now, audit=audit, versions=versions
-    )
+    store = dict(wanted=wanted, active_seconds=active_seconds, now=now, audit=audit, shown=shown)
     # The lease still out, as almost always: closing the assignment is what locks it. Inside
-    # a caller's transaction this block needs no savepoint of its own: nothing in it refuses,
-    # and an error in it must roll the caller's transaction back anyway.
+    # a caller's transaction this block opens no savepoint: nothing in it refuses, and an
+    # error in it (a failed settle) leaves the caller's transaction to be rolled back whole.
     with transaction.atomic(savepoint=False):
         if _close(assignment=assignment, now=now):
             return _store(assignment=assignment, **store), True
@@ -215,7 +224,7 @@ def _store(
     active_seconds: int | None,
     now: datetime,
     audit: dict[str, object],
-    versions: Mapping[int, int] | None,
+    shown: Mapping[int, int],
 ) -> Submission:
     """The submission of the just-closed assignment, its labels, pay and audit row, and what
     its kind sets off, in the caller's transaction."""
@@ -227,7 +236,7 @@ def _store(
         slot=assignment.slot,
         active_seconds=active_seconds,
     )
-    submission_labels_write(submission=submission, wanted=wanted, versions=versions)
+    submission_labels_write(submission=submission, wanted=wanted, shown=shown)
     pay_record_earning(
         submission=submission,
         pool=assignment.pool,
