@@ -43,34 +43,33 @@ def assignments_to_drafts(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('annotation', '0004_construction_tasks'),
+        ("annotation", "0004_construction_tasks"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='assignment',
-            name='draft_active_seconds',
-            field=models.PositiveIntegerField(default=0, verbose_name='draft active seconds'),
+            model_name="assignment",
+            name="draft_active_seconds",
+            field=models.PositiveIntegerField(default=0, verbose_name="draft active seconds"),
         ),
         migrations.AddField(
-            model_name='assignment',
-            name='draft_labels',
-            field=models.JSONField(blank=True, default=dict, verbose_name='draft labels'),
+            model_name="assignment",
+            name="draft_labels",
+            field=models.JSONField(blank=True, default=dict, verbose_name="draft labels"),
         ),
         migrations.AddField(
-            model_name='assignment',
-            name='draft_saved_at',
-            field=models.DateTimeField(blank=True, null=True, verbose_name='draft saved at'),
+            model_name="assignment",
+            name="draft_saved_at",
+            field=models.DateTimeField(blank=True, null=True, verbose_name="draft saved at"),
         ),
         migrations.AddField(
-            model_name='unit',
-            name='ratings',
-            field=models.PositiveSmallIntegerField(default=0, verbose_name='ratings'),
+            model_name="unit",
+            name="ratings",
+            field=models.PositiveSmallIntegerField(default=0, verbose_name="ratings"),
         ),
         migrations.RunPython(drafts_to_assignments_and_count_ratings, assignments_to_drafts),
         migrations.DeleteModel(
-            name='Draft',
+            name="Draft",
         ),
     ]
