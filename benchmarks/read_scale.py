@@ -15,12 +15,13 @@ study, one in two in an open one).
 Each page is then timed in processes of its own: cold is the first request of a fresh process
 (Django set up, nothing imported lazily yet), once with the cache emptied and once more in a
 new process with the cache the first left (as after a restart), warm the median of
-``--requests`` more requests in the first process; figures are ms (SQL queries). Pages: the
-dashboard overview and one open study's page, one closed study's report as the admin's web
-page and as the API's JSON, and the leaderboard of the 30 models with the judge's badge (from
-a closed study). With ``--before REV`` the database
-is first migrated and read by that revision's code (checked out in a temporary git worktree),
-then migrated by this tree's code and read again: before and after in one run.
+``--requests`` more requests in the first process; figures are ms of the clock / ms of the
+web process's CPU (SQL queries): on a shared machine the CPU time moves less with the load.
+Pages: the dashboard overview and one open study's page, one closed study's report as the
+admin's web page and as the API's JSON, and the leaderboard of the 30 models with the judge's
+badge (from a closed study). With ``--before REV`` the database is first migrated and read by
+that revision's code (checked out in a temporary git worktree), then migrated by this tree's
+code and read again: before and after in one run.
 """
 
 import argparse
@@ -104,17 +105,18 @@ def child_measure(
         cache.clear()
     client = Client()
     client.force_login(get_user_model().objects.get(username=f"scale-{who}"))
-    timings, queries = [], []
+    timings, cpu, queries = [], [], []
     profiler = cProfile.Profile() if profile else None
     for attempt in range(requests + 1):
         count = []
         if profiler and not attempt:
             profiler.enable()
-        started = time.perf_counter()
+        started, started_cpu = time.perf_counter(), time.process_time()
         with connection.execute_wrapper(lambda execute, *a, seen=count: seen.append(1) or
                                         execute(*a)):  # fmt: skip
             response = client.get(url)
         timings.append((time.perf_counter() - started) * 1000)
+        cpu.append((time.process_time() - started_cpu) * 1000)
         if profiler and not attempt:
             profiler.disable()
             pstats.Stats(profiler, stream=sys.stderr).sort_stats("cumulative").print_stats(30)
@@ -122,7 +124,9 @@ def child_measure(
         assert response.status_code == 200, (url, response.status_code)
     return {
         "cold_ms": timings[0],
+        "cold_cpu_ms": cpu[0],
         "warm_ms": statistics.median(timings[1:]) if requests else None,
+        "warm_cpu_ms": statistics.median(cpu[1:]) if requests else None,
         "cold_queries": queries[0],
         "warm_queries": queries[-1],
         "bytes": len(response.content),
@@ -176,7 +180,12 @@ def _read(code: Path, requests: int, profile: str | None) -> dict[str, dict]:
         asked = "1" if label == profile else "0"
         empty = _child(code, "measure", url, who, str(requests), asked, "1")
         kept = _child(code, "measure", url, who, "0", "0", "0")
-        found[label] = {**empty, "kept_ms": kept["cold_ms"], "kept_queries": kept["cold_queries"]}
+        found[label] = {
+            **empty,
+            "kept_ms": kept["cold_ms"],
+            "kept_cpu_ms": kept["cold_cpu_ms"],
+            "kept_queries": kept["cold_queries"],
+        }
     return found
 
 
@@ -275,9 +284,10 @@ def main() -> int:
         cells = []
         for c in columns:
             r = figures[c][label]
-            cells += [f"{r['cold_ms']:.0f} ({r['cold_queries']})",
-                      f"{r['kept_ms']:.0f} ({r['kept_queries']})",
-                      f"{r['warm_ms']:.0f} ({r['warm_queries']})"]  # fmt: skip
+            cells += [
+                f"{r[f'{when}_ms']:.0f} / {r[f'{when}_cpu_ms']:.0f} ({r[f'{when}_queries']})"
+                for when in ("cold", "kept", "warm")
+            ]
         print(f"| {label} | " + " | ".join(cells) + f" | {r['bytes']:,} |")
     r = parts["after"]
     print(f"\nA cold report of {CLOSED} ({r['items']:,} items, {r['cases']} cases, "

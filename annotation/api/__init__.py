@@ -240,7 +240,7 @@ class NextAssignmentView(ExpertAPIView):
         name = request.query_params.get("study", "")
         if not name:
             raise ValidationError({"study": [gettext("give ?study=NAME")]})
-        pool = selectors_work.pool_find_for_expert(user=request.user, name=name)
+        pool, claim = services.assignment_claim_next_in_study(user=request.user, name=name)
         if pool is None:
             state = WorkState.NOT_ENROLLED
             return Response(
@@ -248,7 +248,6 @@ class NextAssignmentView(ExpertAPIView):
                 status=status.HTTP_404_NOT_FOUND,
                 headers={WORK_STATE_HEADER: state.value},
             )
-        claim = services.assignment_claim_next_with_state(user=request.user, pool=pool)
         if claim.assignment is None:
             return Response(
                 status=status.HTTP_204_NO_CONTENT, headers={WORK_STATE_HEADER: claim.state.value}

@@ -189,11 +189,16 @@ def assignments_completed_page(*, user, number: str | int | None) -> Page:
     )
 
 
-def submissions_today(*, expert: Expert, now: datetime | None = None) -> int:
+def submissions_of_today(*, expert: Expert, now: datetime | None = None) -> QuerySet[Submission]:
+    """The expert's submissions since local midnight, over all studies (the daily capacity)."""
     start = timezone.localtime(now or timezone.now()).replace(
         hour=0, minute=0, second=0, microsecond=0
     )
-    return expert.submissions.filter(submitted_at__gte=start).count()
+    return Submission.objects.filter(expert=expert, submitted_at__gte=start)
+
+
+def submissions_today(*, expert: Expert, now: datetime | None = None) -> int:
+    return submissions_of_today(expert=expert, now=now).count()
 
 
 def _criteria(assignment: Assignment) -> list[RubricItem]:

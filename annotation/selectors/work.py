@@ -11,6 +11,7 @@ Calibration is not a state of its own: when a study sends the expert to calibrat
 claim hands out the calibration set's units, which look exactly like study work.
 """
 
+import random
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
@@ -94,10 +95,13 @@ def _calibration_due(*, pool: Pool, expert: Expert) -> CalibrationDue | WorkStat
     return CalibrationDue(calibration_set=pool.calibration, reason=reason)
 
 
-def work_gate(*, pool: Pool, expert: Expert, now: datetime) -> WorkState | CalibrationDue | None:
+def work_gate(
+    *, pool: Pool, expert: Expert, submitted_today: int
+) -> WorkState | CalibrationDue | None:
     """What decides the expert's next work before any unit is looked at, in the claim's order
     (after a held lease, which always comes back first): the study's state, calibration, the
-    daily capacity. None means rating work, if a unit is left for them."""
+    daily capacity (``submitted_today``: ``selectors.submissions_today``, or the claim's
+    study read). None means rating work, if a unit is left for them."""
     if pool.status == Pool.Status.DRAFT:
         return WorkState.NOT_OPEN_YET
     if pool.status != Pool.Status.OPEN:
@@ -105,13 +109,44 @@ def work_gate(*, pool: Pool, expert: Expert, now: datetime) -> WorkState | Calib
     calibration = _calibration_due(pool=pool, expert=expert)
     if calibration is not None:
         return calibration
-    if selectors.submissions_today(expert=expert, now=now) >= expert.daily_capacity:
+    if submitted_today >= expert.daily_capacity:
         return WorkState.CAPACITY_REACHED
     return None
 
 
 # How many of the pool's free units one claim reads and ranks (``rating_candidates``).
 CANDIDATE_WINDOW = 64
+
+
+def pools_for_claim(*, expert: Expert, now: datetime) -> QuerySet[Pool]:
+    """Pools as a claim reads its study, in one statement: with the calibration set (the gate
+    asks whether the pool is one), the expert's open lease in it (``held_lease``: an id or
+    None), their submissions today over all studies (``submitted_today``, for ``work_gate``)
+    and the span of the pool's unit ids (``unit_span``: two index probes, None without units;
+    for ``window_start``)."""
+    held = Assignment.objects.filter(
+        pool=OuterRef("pk"), expert=expert, status=Assignment.Status.LEASED
+    ).order_by()
+    ids = Unit.objects.filter(pool=OuterRef("pk")).values("pk")
+    last, first = Subquery(ids.order_by("-pk")[:1]), Subquery(ids.order_by("pk")[:1])
+    return Pool.objects.select_related("calibration_set").annotate(
+        held_lease=Subquery(held.values("pk")[:1]),
+        submitted_today=_count_of(selectors.submissions_of_today(expert=expert, now=now)),
+        unit_span=ExpressionWrapper(last - first + Value(1), output_field=IntegerField()),
+    )
+
+
+def _count_of(rows: QuerySet) -> Subquery:
+    """``rows.count()`` as a scalar subquery, to read several counts in one statement."""
+    counted = rows.order_by().annotate(one=Value(1)).values("one").annotate(n=Count("pk"))
+    return Subquery(counted.values("n"), output_field=IntegerField())
+
+
+def window_start(*, unit_span: int | None) -> float:
+    """Where a claim's window starts (``rating_candidates``' ``start``): at a random point of
+    a pool whose unit ids span more than one window, so experts asking at once spread over
+    it; at 0 on a smaller one, whose first statement then reads it whole (no wrapped half)."""
+    return random.random() if (unit_span or 0) > CANDIDATE_WINDOW else 0.0
 
 
 def rating_candidates(
@@ -166,7 +201,7 @@ def _window(units: QuerySet[Unit], *, pool: Pool, start: float) -> list[tuple[in
     )
     ordered = units.order_by("pk").values_list("pk", "taken")
     rows = list(ordered.filter(pk__gte=pivot)[:CANDIDATE_WINDOW])
-    if len(rows) < CANDIDATE_WINDOW:
+    if start and len(rows) < CANDIDATE_WINDOW:  # from 0 the first half saw the whole pool
         rows += ordered.filter(pk__lt=pivot)[: CANDIDATE_WINDOW - len(rows)]
     return rows
 
@@ -176,8 +211,8 @@ def _free_units(*, pool: Pool, expert: Expert, now: datetime) -> QuerySet[Unit]:
     rated, each with its ``taken`` slots.
 
     Reads without writing: a lease that ran out by ``now`` counts as free although no sweep
-    may have marked it expired yet (the claim marks it on the unit it takes, and
-    ``leases_expire`` over the pool now and then). Every condition is a subquery on the
+    may have marked it expired yet (``leases_expire`` over the pool, by the first claim in a
+    minute and by a claim whose inserts were all refused). Every condition is a subquery on the
     unit's own assignments, so the database walks the pool in unit order and stops at the
     window's end instead of counting every unit.
     """
@@ -211,7 +246,8 @@ def work_state_in_pool(*, expert: Expert, pool: Pool, now: datetime | None = Non
     )
     if held.exists():
         return WorkState.READY
-    gate = work_gate(pool=pool, expert=expert, now=now)
+    today = selectors.submissions_today(expert=expert, now=now)
+    gate = work_gate(pool=pool, expert=expert, submitted_today=today)
     if isinstance(gate, CalibrationDue):
         return WorkState.READY
     if gate is not None:
@@ -242,7 +278,8 @@ class Progress:
 
 
 def study_progress(*, expert: Expert, pool: Pool, now: datetime | None = None) -> Progress:
-    """Counts only: never a unit's labels, votes or who rated it."""
+    """Counts only: never a unit's labels, votes or who rated it. The expert's own count,
+    today's submissions and the study's units are one statement's scalar subqueries."""
     now = now or timezone.now()
     ratings = Assignment.objects.filter(
         pool=pool, kind=Assignment.Kind.RATING, status=Assignment.Status.SUBMITTED
@@ -253,22 +290,29 @@ def study_progress(*, expert: Expert, pool: Pool, now: datetime | None = None) -
         .filter(n__gte=pool.raters_per_unit)
         .count()
     )
+    counts = (
+        Pool.objects.filter(pk=pool.pk)
+        .values(
+            mine=_count_of(ratings.filter(expert=expert)),
+            today=_count_of(selectors.submissions_of_today(expert=expert, now=now)),
+            total=_count_of(Unit.objects.filter(pool=pool)),
+        )
+        .get()
+    )
     open_now = pool.status == Pool.Status.OPEN
     return Progress(
-        mine=ratings.filter(expert=expert).count(),
+        mine=counts["mine"],
         left_for_me=_units_left(pool=pool, expert=expert, now=now) if open_now else 0,
-        capacity_left=max(
-            0, expert.daily_capacity - selectors.submissions_today(expert=expert, now=now)
-        ),
+        capacity_left=max(0, expert.daily_capacity - counts["today"]),
         team_complete=complete,
-        team_total=pool.units.count(),
+        team_total=counts["total"],
     )
 
 
 def pool_find_for_expert(*, user, name: str) -> Pool | None:
     """The expert's study of that name, drafts included (its state says "not open yet");
     None when the expert is not part of one, whether or not a study of that name exists."""
-    # The calibration set read alongside: the claim's gate asks whether the pool is one.
+    # The calibration set read alongside: the gate asks whether the pool is one.
     pools = selectors.expert_for_user(user=user).pools.select_related("calibration_set")
     return pools.filter(name=name).first()
 

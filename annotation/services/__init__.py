@@ -22,6 +22,7 @@ from annotation.services.certificates import (
 from annotation.services.claims import (
     Claim,
     assignment_claim_next,
+    assignment_claim_next_in_study,
     assignment_claim_next_with_state,
 )
 from annotation.services.core import (
@@ -64,6 +65,7 @@ __all__ = [
     "adjudication_claim_next",
     "adjudication_submit",
     "assignment_claim_next",
+    "assignment_claim_next_in_study",
     "assignment_claim_next_with_state",
     "assignment_reassign",
     "assignment_renew",

@@ -79,7 +79,11 @@ def adjudication_claim_next(*, user, pool: Pool, now: datetime | None = None) ->
             candidates=candidates, specialties=senior.specialties, expert_key=senior.pseudonym
         )
         assignment = claim_first_free(
-            pool=pool, expert=senior, unit_ids=ranked[:CLAIM_TRIES], adjudication=True, now=now
+            pool=pool,
+            expert=senior,
+            unit_ids=ranked[:CLAIM_TRIES],
+            kind=Assignment.Kind.ADJUDICATION,
+            now=now,
         )
         if assignment is not None:
             audit_record(

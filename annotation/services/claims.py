@@ -1,36 +1,41 @@
-"""The next-unit claim: which unit an expert gets, under which lock, in which rater slot.
+"""The next-unit claim: which unit an expert gets, in which rater slot.
 
-Concurrency: on PostgreSQL a claim first tries its ranked units under
-``select_for_update(skip_locked=True)``, so claimers asking at once spread over the pool. A
-unit locked by another transaction is not full: when every unit tried was either full or
-locked, the claim waits for the locked ones in turn instead of giving up (a team on a small
-pool near its end used to get "all remaining units are busy" by the hundred). Each unit is
-locked inside a savepoint that is rolled back unless it is claimed, so a waiting claim holds
-no unit lock another claim could wait for. SQLite has no row locks and serialises writers
-(IMMEDIATE transactions); there the partial unique constraints on ``Assignment`` (one active
-rating per expert and unit, one active holder per rater slot) are the last word, and a
-losing insert raises IntegrityError inside the savepoint.
+Concurrency: a rating claim takes a slot in one statement (``_claim_slot``: ``INSERT ...
+SELECT ... ON CONFLICT DO NOTHING RETURNING``) and locks no unit: the partial unique
+constraints on ``Assignment`` (one holder per rater slot, one active rating per expert and
+unit, one open lease per expert and pool) are the last word on both databases, and a claim
+they refuse gets nothing back and tries the next unit of its window. So claimers asking at
+once never wait for one another's unit locks, and nothing is left to roll back.
+
+Work without a rater slot (the senior queue's adjudication: ``claim_first_free``) still locks
+each unit it tries: on PostgreSQL under ``select_for_update(skip_locked=True)`` first, so
+seniors asking at once spread over the queue, then waiting for the units found held. Each
+unit is locked inside a savepoint that is rolled back unless it is claimed, so a waiting
+claim holds no unit lock another could wait for. SQLite has no row locks and serialises
+writers (IMMEDIATE transactions); there the constraint raises IntegrityError inside the
+savepoint.
 """
 
-import random
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.core.cache import cache
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext
 
 from annotation import selectors
-from annotation.assignment import free_slot, rank_candidates
+from annotation.assignment import rank_candidates
 from annotation.models import ACTIVE, Assignment, Expert, Pool, Unit
 from annotation.selectors.work import (
     CalibrationDue,
     WorkState,
     hard_cases_for,
+    pools_for_claim,
     rating_candidates,
+    window_start,
     work_gate,
 )
 from annotation.services.calibration import calibration_claim_next
@@ -51,10 +56,10 @@ class _Locked(Exception):
 
 
 def _try_claim(
-    *, pool: Pool, expert: Expert, unit_id: int, adjudication: bool, now: datetime, wait: bool
+    *, pool: Pool, expert: Expert, unit_id: int, kind: str, now: datetime, wait: bool
 ) -> Assignment | None:
-    """Claim this unit, or None when it has no place for the expert; raise ``_Locked`` when
-    another transaction holds it and ``wait`` is False."""
+    """Lease this unit for work of ``kind``, or None when the constraint says it is taken;
+    raise ``_Locked`` when another transaction holds it and ``wait`` is False."""
     try:
         with transaction.atomic():
             # The unit's row alone (``units_locked``), and no ordering: the default one joins
@@ -69,52 +74,26 @@ def _try_claim(
             )
             if unit is None:
                 raise _Locked
-            if adjudication:
-                slot = None
-            else:
-                slot = free_slot(
-                    taken_slots=_slots_held(unit=unit, now=now), raters=pool.raters_per_unit
-                )
-                if slot is None:
-                    transaction.set_rollback(True)  # give the lock back with the savepoint
-                    return None
             assignment = Assignment.objects.create(
                 pool=pool,
                 unit=unit,
                 expert=expert,
-                kind=Assignment.Kind.ADJUDICATION if adjudication else Assignment.Kind.RATING,
-                slot=slot,
+                kind=kind,
                 shuffle_seed=secrets.randbits(62),
                 lease_expires_at=now + timedelta(seconds=pool.lease_seconds),
             )
             return assignment
     except IntegrityError:
-        # Lost a race on SQLite (or the unit filled meanwhile): the constraint said no.
+        # Lost a race on SQLite: the constraint said no.
         return None
 
 
-def _slots_held(*, unit: Unit, now: datetime) -> list[int]:
-    """The unit's rater slots held now, read under its lock. A lease that ran out is marked
-    expired here, on the unit the claim touches (the pool's sweep may not have come yet); one
-    whose row its holder has locked (renewing it right now) stays held."""
-    held = unit.assignments.filter(status__in=ACTIVE, kind=Assignment.Kind.RATING).order_by()
-    rows = list(held.values_list("pk", "slot", "status", "lease_expires_at"))
-    stale = [
-        pk
-        for pk, _, status, expires in rows
-        if status == Assignment.Status.LEASED and expires <= now
-    ]
-    if stale:
-        leases_expire(now=now, ids=stale)
-        return list(held.values_list("slot", flat=True))
-    return [slot for _, slot, *_ in rows]
-
-
 def claim_first_free(
-    *, pool: Pool, expert: Expert, unit_ids: Sequence[int], adjudication: bool, now: datetime
+    *, pool: Pool, expert: Expert, unit_ids: Sequence[int], kind: str, now: datetime
 ) -> Assignment | None:
-    """The first of these units (best first) the expert can claim, or None when none has a
-    place. Units other claimers hold are passed over at first and waited for at the end."""
+    """The first of these units (best first) the expert can take for work of ``kind``, which
+    has no rater slot (adjudication), or None. Units other claimers hold are passed over at
+    first and waited for at the end; the kind's constraint has the last word."""
     locked = []
     # The second pass walks the units the first found held; waiting never raises _Locked, so
     # nothing is added to that list while it is walked.
@@ -122,12 +101,7 @@ def claim_first_free(
         for unit_id in ids:
             try:
                 assignment = _try_claim(
-                    pool=pool,
-                    expert=expert,
-                    unit_id=unit_id,
-                    adjudication=adjudication,
-                    now=now,
-                    wait=wait,
+                    pool=pool, expert=expert, unit_id=unit_id, kind=kind, now=now, wait=wait
                 )
             except _Locked:
                 locked.append(unit_id)
@@ -135,6 +109,52 @@ def claim_first_free(
             if assignment is not None:
                 return assignment
     return None
+
+
+def _claim_slot(*, pool: Pool, expert: Expert, unit_id: int, now: datetime) -> Assignment | None:
+    """Lease the unit's lowest free rater slot to the expert in one statement, or None when
+    the database refuses: no slot free, the expert already holds or rated the unit, or holds
+    another lease in the pool (a second tab's claim won).
+
+    The slot is the lowest of 1..``raters_per_unit`` that no leased or submitted rating of the
+    unit holds; the constraints decide a race (``ON CONFLICT DO NOTHING``: nothing inserted,
+    nothing returned, no transaction aborted, so no savepoint). A lease that ran out but is
+    not yet marked expired still holds its slot here (the caller sweeps them when a whole
+    round came back empty). One text for SQLite and PostgreSQL; values are parameters, the
+    slot numbers come from the pool's own integer.
+    """
+    assignment = Assignment(
+        pool=pool,
+        unit_id=unit_id,
+        expert=expert,
+        kind=Assignment.Kind.RATING,
+        status=Assignment.Status.LEASED,
+        shuffle_seed=secrets.randbits(62),
+        lease_expires_at=now + timedelta(seconds=pool.lease_seconds),
+        created_at=now,
+    )
+    fields = [f for f in Assignment._meta.concrete_fields if f.attname not in ("id", "slot")]
+    qn = connection.ops.quote_name
+    table = qn(Assignment._meta.db_table)
+    slots = " UNION ALL ".join(f"SELECT {n} AS slot" for n in range(1, pool.raters_per_unit + 1))
+    sql = (
+        f"INSERT INTO {table} ({', '.join(qn(f.column) for f in fields)}, slot) "
+        f"SELECT {', '.join(['%s'] * len(fields))}, open_slot.slot FROM ({slots}) open_slot "
+        f"WHERE NOT EXISTS (SELECT 1 FROM {table} held WHERE held.unit_id = %s "
+        "AND held.kind = %s AND held.status IN (%s, %s) AND held.slot = open_slot.slot) "
+        "ORDER BY open_slot.slot LIMIT 1 ON CONFLICT DO NOTHING RETURNING id, slot"
+    )
+    params = [f.get_db_prep_save(getattr(assignment, f.attname), connection) for f in fields]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*params, unit_id, Assignment.Kind.RATING, *ACTIVE])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    assignment.pk, assignment.slot = row
+    assignment._state.adding, assignment._state.db = False, connection.alias
+    # The expert's page reads the unit's response and case.
+    assignment.unit = Unit.objects.select_related("response__case").get(pk=unit_id)
+    return assignment
 
 
 @dataclass(frozen=True)
@@ -157,6 +177,31 @@ def assignment_claim_next(*, user, pool: Pool, now: datetime | None = None) -> A
 def assignment_claim_next_with_state(*, user, pool: Pool, now: datetime | None = None) -> Claim:
     """Lease the next unit this expert should rate; without one, say which state holds.
 
+    The pool is read again as a claim reads it (``pools_for_claim``); the API's next-unit
+    reads it that way by name (``assignment_claim_next_in_study``).
+    """
+    now = now or timezone.now()
+    expert = selectors.expert_for_user(user=user)
+    pool = pools_for_claim(expert=expert, now=now).get(pk=pool.pk)
+    return _claim(expert=expert, pool=pool, now=now)
+
+
+def assignment_claim_next_in_study(
+    *, user, name: str, now: datetime | None = None
+) -> tuple[Pool | None, Claim]:
+    """The expert's study of that name and the claim in it; (None, NOT_ENROLLED) when the
+    expert is not part of a study of that name (drafts are theirs: "not open yet")."""
+    now = now or timezone.now()
+    expert = selectors.expert_for_user(user=user)
+    pool = pools_for_claim(expert=expert, now=now).filter(experts=expert, name=name).first()
+    if pool is None:
+        return None, Claim(None, WorkState.NOT_ENROLLED)
+    return pool, _claim(expert=expert, pool=pool, now=now)
+
+
+def _claim(*, expert: Expert, pool: Pool, now: datetime) -> Claim:
+    """The claim proper, on a pool read by ``pools_for_claim``.
+
     An expert holding an open lease in the pool gets that one back (renewed). While the pool
     is open, experts get rating slots; adjudication has its own senior queue
     (``annotation.services.adjudication``). When the pool requires a calibration the expert
@@ -165,56 +210,66 @@ def assignment_claim_next_with_state(*, user, pool: Pool, now: datetime | None =
     is done. The checks before any unit is looked at are ``selectors_work.work_gate``, which
     the pages read too.
     """
-    now = now or timezone.now()
-    expert = selectors.expert_for_user(user=user)
     _sweep_now_and_then(pool=pool, now=now)
-    with transaction.atomic():
-        held = lease_held_renew(pool=pool, expert=expert, now=now)
-        if held is not None and held.kind == Assignment.Kind.ADJUDICATION:
-            raise AnnotationError(
-                gettext("you hold a unit in the senior queue; decide it there first")
-            )
-        if held is not None:
-            return Claim(held, WorkState.READY)
-        gate = work_gate(pool=pool, expert=expert, now=now)
-        if isinstance(gate, CalibrationDue):
+    if pool.held_lease is not None and (held := _held(pool=pool, expert=expert, now=now)):
+        return held
+    gate = work_gate(pool=pool, expert=expert, submitted_today=pool.submitted_today)
+    if isinstance(gate, CalibrationDue):
+        with transaction.atomic():
             calibration = calibration_claim_next(
                 expert=expert, calibration_set=gate.calibration_set, reason=gate.reason, now=now
             )
-            return _claimed(calibration)
-        if gate is not None:
-            return Claim(None, gate)
-        hard = hard_cases_for(pool=pool, expert=expert)
-        for _ in range(CLAIM_ROUNDS):
-            candidates = rating_candidates(
-                pool=pool, expert=expert, hard=hard, now=now, start=random.random()
-            )
-            if not candidates:
-                # Nothing left, or what is left is kept for experts of proven quality.
-                return Claim(None, WorkState.NOTHING_LEFT)
-            ranked = rank_candidates(
-                candidates=candidates,
-                specialties=(),  # the window is of one specialty tier already
-                expert_key=expert.pseudonym,
-            )
-            assignment = claim_first_free(
-                pool=pool,
-                expert=expert,
-                unit_ids=ranked[:CLAIM_TRIES_PER_ROUND],
-                adjudication=False,
-                now=now,
-            )
+        return _claimed(calibration)
+    if gate is not None:
+        return Claim(None, gate)
+    hard = hard_cases_for(pool=pool, expert=expert)
+    for _ in range(CLAIM_ROUNDS):
+        candidates = rating_candidates(
+            pool=pool,
+            expert=expert,
+            hard=hard,
+            now=now,
+            start=window_start(unit_span=pool.unit_span),
+        )
+        if not candidates:
+            # Nothing left, or what is left is kept for experts of proven quality.
+            return Claim(None, WorkState.NOTHING_LEFT)
+        ranked = rank_candidates(
+            candidates=candidates,
+            specialties=(),  # the window is of one specialty tier already
+            expert_key=expert.pseudonym,
+        )
+        for unit_id in ranked[:CLAIM_TRIES_PER_ROUND]:
+            assignment = _claim_slot(pool=pool, expert=expert, unit_id=unit_id, now=now)
             if assignment is not None:
                 return Claim(assignment, WorkState.READY)
-        # Every unit tried filled up under us in every round; the caller may retry.
-        raise PoolBusy(gettext("all remaining units are busy; try again in a moment"))
+        # Every unit tried was refused: the expert's other tab may have won a lease meanwhile,
+        # or run-out leases not yet marked expired hold the slots the window saw free.
+        if held := _held(pool=pool, expert=expert, now=now):
+            return held
+        leases_expire(now=now, pool=pool)
+    # Every unit tried filled up under us in every round; the caller may retry.
+    raise PoolBusy(gettext("all remaining units are busy; try again in a moment"))
+
+
+def _held(*, pool: Pool, expert: Expert, now: datetime) -> Claim | None:
+    """The unit the expert holds in the pool, renewed (a reload gets the same unit back)."""
+    with transaction.atomic():
+        held = lease_held_renew(pool=pool, expert=expert, now=now)
+    if held is None:
+        return None
+    held.pool, held.expert = pool, expert  # read already; the page asks for both
+    if held.kind == Assignment.Kind.ADJUDICATION:
+        raise AnnotationError(gettext("you hold a unit in the senior queue; decide it there first"))
+    return Claim(held, WorkState.READY)
 
 
 def _sweep_now_and_then(*, pool: Pool, now: datetime) -> None:
     """Mark the pool's run-out leases expired at most once per ``LEASE_SWEEP_SECONDS``, by
-    whichever claim comes first (the claim itself reads a run-out lease as free and marks the
-    ones on the unit it takes, so this is for the pages and the audit trail). No beat is
-    needed, so the embedded server without a broker sweeps as a deployed one does."""
+    whichever claim comes first. The window reads a run-out lease as free, but its row holds
+    the slot in the constraint until marked, so this keeps such slots short-lived (a claim
+    whose whole round was refused sweeps too) and the pages and audit trail current. No beat
+    is needed, so the embedded server without a broker sweeps as a deployed one does."""
     if cache.add(f"annotation:leases-swept:{pool.pk}", True, timeout=LEASE_SWEEP_SECONDS):
         leases_expire(now=now, pool=pool)
 

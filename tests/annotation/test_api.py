@@ -140,7 +140,7 @@ def test_a_claim_that_finds_every_unit_busy_answers_503_with_retry_after(monkeyp
     from annotation.services import claims
 
     # Every unit tried filled up under the claim in every round (other claimers won them all).
-    monkeypatch.setattr(claims, "_try_claim", lambda **kwargs: None)
+    monkeypatch.setattr(claims, "_claim_slot", lambda **kwargs: None)
     monkeypatch.setattr(claims, "CLAIM_ROUNDS", 1)
     response = client.post("/api/v1/assignments/next/?study=study-a")
     assert response.status_code == 503

@@ -8,6 +8,7 @@ from annotation import services
 from annotation.labels import InvalidLabels
 from annotation.models import Assignment, Submission
 from annotation.selectors import work as selectors_work
+from annotation.services import claims
 from benchmark.models import AuditEvent
 from tests.annotation.factories import ExpertFactory
 from tests.annotation.helpers import all_labels
@@ -212,3 +213,33 @@ def test_specialists_get_matching_units_first():
     study = open_study(cases=6, experts=[expert])
     assignment = claim(expert, study)
     assert assignment.unit.response.case.primary_scene == "亲密关系"
+
+
+def test_a_claim_that_lost_to_the_experts_other_tab_hands_that_tabs_unit_back():
+    """The study was read (no lease held) before the expert's other tab claimed: every
+    insert is refused by the one-open-lease constraint, and the claim returns the unit the
+    other tab holds instead of a second one or a "busy"."""
+    expert = ExpertFactory()
+    study = open_study(cases=3, experts=[expert])
+    now = timezone.now()
+    read_before = selectors_work.pools_for_claim(expert=expert, now=now).get(pk=study.pool.pk)
+    assert read_before.held_lease is None
+    other_tab = claim(expert, study)
+    again = claims._claim(expert=expert, pool=read_before, now=now)
+    assert again.assignment == other_tab
+    assert Assignment.objects.filter(expert=expert, status=Assignment.Status.LEASED).count() == 1
+
+
+def test_a_run_out_lease_not_yet_swept_gives_its_slot_to_the_next_claim(monkeypatch):
+    """The window reads a run-out lease as free while its row still holds the slot: the
+    claim's insert is refused there, the round's sweep marks it expired, and the next round
+    takes that slot."""
+    monkeypatch.setattr(claims, "_sweep_now_and_then", lambda **kwargs: None)
+    slow, *others = ExpertFactory.create_batch(4)
+    study = open_study(cases=1, experts=[slow, *others], raters_per_unit=3)
+    lost = claim(slow, study)
+    later = timezone.now() + timedelta(seconds=study.pool.lease_seconds + 1)
+    taken = [claim(e, study, now=later) for e in others]
+    assert sorted(a.slot for a in taken) == [1, 2, 3]
+    lost.refresh_from_db()
+    assert lost.status == Assignment.Status.EXPIRED

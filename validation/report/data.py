@@ -14,6 +14,45 @@ CATEGORIES: tuple[str, str] = ("hit", "miss")
 HIT, MISS = 0, 1
 
 
+def hit_codes(hit: np.ndarray) -> np.ndarray:
+    """HIT where ``hit``, else MISS."""
+    return np.where(hit, HIT, MISS)
+
+
+def columns(rows: list[tuple], dtypes: tuple) -> list[np.ndarray]:
+    """Rows (as a query gives them) as one array per column, of the given dtypes."""
+    if not rows:
+        return [np.array([], dtype=dtype) for dtype in dtypes]
+    # One object array, not a tuple per column: no new Python containers for the collector.
+    table = np.array(rows, dtype=object)
+    return [table[:, i].astype(dtype) for i, dtype in enumerate(dtypes)]
+
+
+class ItemIndex:
+    """Finds the item row of (owner, rubric item id) pairs, the owner being an annotation
+    unit, a response or a study unit, for many pairs at once: the items' keys sorted once,
+    then searched (a dict of tuples per item cost a Python object per item and per lookup)."""
+
+    def __init__(self, *, owners: np.ndarray, items: np.ndarray) -> None:
+        self._stride = int(items.max()) + 1 if items.size else 1
+        keys = owners.astype(np.int64) * self._stride + items
+        self._order = np.argsort(keys, kind="stable")
+        self._keys = keys[self._order]
+
+    def rows(self, *, owners: np.ndarray, items: np.ndarray) -> np.ndarray:
+        """Each pair's row, −1 where the pair is no item; of two items with one key, the
+        later row (as a dict filled in row order would give)."""
+        owners = np.asarray(owners, dtype=np.int64)
+        items = np.asarray(items, dtype=np.int64)
+        keys = owners * self._stride + items
+        if not self._keys.size:
+            return np.full(keys.shape, -1, dtype=np.int64)
+        at = np.maximum(np.searchsorted(self._keys, keys, side="right") - 1, 0)
+        # An item id past the study's largest would wrap into the next owner's keys.
+        found = (items < self._stride) & (self._keys[at] == keys)
+        return np.where(found, self._order[at], -1)
+
+
 @dataclass(frozen=True)
 class JudgeLabels:
     """One judge set-up's verdicts on the study's items (its runs over the study's models)."""

@@ -9,22 +9,33 @@ from annotation.selectors import labels_of_units
 from benchmark.models import JudgeRun, RubricItem, Verdict
 from benchmark.selectors.rubric import rubric_version_reasons
 from validation.models import Study, StudyUnit
+from validation.report.data import ItemIndex, columns
 from validation.report.rubric_changes import NONE, RubricVersions
+
+
+def _counts(items: np.ndarray, versions: np.ndarray) -> dict[int, Counter]:
+    """Per rubric item, how many of ``items`` came on each version."""
+    counts: dict[int, Counter] = defaultdict(Counter)
+    pairs = Counter(zip(items.tolist(), versions.tolist(), strict=True))
+    for (item_id, version), count in pairs.items():
+        counts[item_id][version] = count
+    return dict(counts)
 
 
 def rubric_versions_gather(
     *,
     study: Study,
-    unit_rows: dict[tuple[int, int], int],
-    response_rows: dict[tuple[int, int], int],
+    criterion: np.ndarray,
+    unit_rows: ItemIndex,
+    response_rows: ItemIndex,
     judge_runs: dict[str, list[JudgeRun]],
-    n: int,
 ) -> RubricVersions:
-    """Versions per item, aligned with the rows of ``StudyData`` through the same maps the
-    report's selector built: (annotation unit id, rubric item id) and (response id, rubric
-    item id) → row. Labels of every kind count (ratings, and a senior's decisions, which make
-    an adjudicated gold)."""
-    item_ids = {item_id for _, item_id in unit_rows}
+    """Versions per item, aligned with the rows of ``StudyData`` (``criterion``: each row's
+    rubric item id) through the same indexes the report's selector built: (annotation unit
+    id, rubric item id) and (response id, rubric item id) → row. Labels of every kind count
+    (ratings, and a senior's decisions, which make an adjudicated gold)."""
+    n = len(criterion)
+    item_ids = set(criterion.tolist())
     # The study's rows as subqueries, not lists of thousands of ids sent with each query.
     in_study = StudyUnit.objects.filter(study=study)
     of_study = RubricItem.objects.filter(case_id__in=in_study.values("case_id"))
@@ -36,24 +47,21 @@ def rubric_versions_gather(
             continue
         criteria[item_id] = {"case": question_id, "position": position, "ability": ability}
         latest[item_id] = version
-    current = np.zeros(n, dtype=np.int64)
-    for (_, item_id), row in unit_rows.items():
-        current[row] = latest[item_id]
+    current = np.array([latest[item_id] for item_id in criterion.tolist()], dtype=np.int64)
 
-    label_counts: dict[int, Counter] = defaultdict(Counter)
-    label_rows, label_versions = [], []
-    for unit_id, item_id, version in labels_of_units(
-        unit_ids=in_study.values("unit_id")
-    ).values_list("submission__unit_id", "rubric_item_id", "rubric_version"):
-        row = unit_rows.get((unit_id, item_id))
-        if row is None:
-            continue
-        label_rows.append(row)
-        label_versions.append(version)
-        label_counts[item_id][version] += 1
+    unit_of, item_of, versions = columns(
+        list(
+            labels_of_units(unit_ids=in_study.values("unit_id")).values_list(
+                "submission__unit_id", "rubric_item_id", "rubric_version"
+            )
+        ),
+        (np.int64,) * 3,
+    )
+    rows = unit_rows.rows(owners=unit_of, items=item_of)
+    found = rows >= 0
+    label_rows, label_versions = rows[found], versions[found]
+    label_counts = _counts(item_of[found], label_versions)
     # Per row, the oldest and newest version labelled (versions count from 1; NONE: no label).
-    label_rows = np.asarray(label_rows, dtype=np.int64)
-    label_versions = np.asarray(label_versions, dtype=np.int64)
     label_max = np.zeros(n, dtype=np.int64)
     np.maximum.at(label_max, label_rows, label_versions)
     label_min = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
@@ -65,19 +73,19 @@ def rubric_versions_gather(
     responses = in_study.values("unit__response_id")
     for name, runs in judge_runs.items():
         versions = np.zeros(n, dtype=np.int64)
-        counts: dict[int, Counter] = defaultdict(Counter)
-        for response_id, item_id, version in (
-            Verdict.objects.filter(run__in=runs, response_id__in=responses)
-            .exclude(state=Verdict.State.ERROR)
-            .values_list("response_id", "rubric_item_id", "rubric_version")
-        ):
-            row = response_rows.get((response_id, item_id))
-            if row is None:
-                continue
-            versions[row] = version
-            counts[item_id][version] += 1
+        response_of, item_of, judged = columns(
+            list(
+                Verdict.objects.filter(run__in=runs, response_id__in=responses)
+                .exclude(state=Verdict.State.ERROR)
+                .values_list("response_id", "rubric_item_id", "rubric_version")
+            ),
+            (np.int64,) * 3,
+        )
+        rows = response_rows.rows(owners=response_of, items=item_of)
+        found = rows >= 0
+        versions[rows[found]] = judged[found]
         judges[name] = versions
-        judge_counts[name] = dict(counts)
+        judge_counts[name] = _counts(item_of[found], judged[found])
 
     return RubricVersions(
         current=current,
@@ -90,6 +98,6 @@ def rubric_versions_gather(
             for item_id, edits in rubric_version_reasons(item_ids=of_study.values("pk")).items()
             if item_id in item_ids
         },
-        label_counts=dict(label_counts),
+        label_counts=label_counts,
         judge_counts=judge_counts,
     )

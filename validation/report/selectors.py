@@ -1,6 +1,7 @@
 """Gathering one study from the database into the plain arrays of ``StudyData``."""
 
 from collections import Counter, defaultdict
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -9,7 +10,7 @@ from benchmark.models import Case, JudgeRun, ModelUnderTest, RubricItem, Verdict
 from benchmark.selectors.runs import runs_latest
 from validation.models import GoldLabel, Study, StudyUnit
 from validation.report.adjudication_selectors import adjudication_decisions
-from validation.report.data import HIT, MISS, JudgeLabels, StudyData
+from validation.report.data import ItemIndex, JudgeLabels, StudyData, columns, hit_codes
 from validation.report.dropped import DroppedUnit
 from validation.report.notes_selectors import rater_notes_gather
 from validation.report.rater_quality_selectors import rater_quality_gather
@@ -17,10 +18,6 @@ from validation.report.rubric_changes_selectors import rubric_versions_gather
 from validation.report.stability_selectors import judge_repeats_gather
 from validation.selectors import study_units_with_ratings
 from validation.statistics import MISSING
-
-
-def _code(hit: bool) -> int:
-    return HIT if hit else MISS
 
 
 def _judge_runs(study: Study) -> dict[str, list[JudgeRun]]:
@@ -49,8 +46,17 @@ def _dropped(study: Study) -> tuple[DroppedUnit, ...]:
     )
 
 
-def study_report_data(*, study: Study) -> StudyData:
-    """Every item of the study (unit × criterion) with its expert labels, gold and verdicts."""
+@dataclass(frozen=True)
+class _Items:
+    """A study's items (``StudyData`` without its other sections) and how to find them."""
+
+    data: StudyData
+    by_unit: ItemIndex  # (annotation unit id, rubric item id) -> row
+    by_response: ItemIndex  # (response id, rubric item id) -> row
+    judge_runs: dict[str, list[JudgeRun]]
+
+
+def _items_gather(study: Study) -> _Items:
     # Dropped units are no items: neither agreement nor missing coverage (listed apart).
     units = list(
         StudyUnit.objects.filter(study=study)
@@ -58,16 +64,19 @@ def study_report_data(*, study: Study) -> StudyData:
         .order_by("pk")
         .values_list("pk", "unit_id", "unit__response_id", "case_id", "model_id", "state")
     )
+    su_ids, unit_ids, response_ids, unit_cases, unit_models = columns(
+        [u[:5] for u in units], (np.int64,) * 5
+    )
     # The study's rows as subqueries, not lists of thousands of ids sent with each query.
     in_study = StudyUnit.objects.filter(study=study)
-    case_ids = sorted({u[3] for u in units})
-    items_of: dict[int, list[tuple[int, str, int | None]]] = defaultdict(list)
-    for item_id, case_id, ability, points in (
-        RubricItem.objects.filter(case_id__in=in_study.values("case_id"))
-        .order_by("case_id", "position")
-        .values_list("id", "case_id", "ability", "points")
-    ):
-        items_of[case_id].append((item_id, ability, points))
+    item_ids, item_cases, abilities, points = columns(
+        list(
+            RubricItem.objects.filter(case_id__in=in_study.values("case_id"))
+            .order_by("case_id", "position")
+            .values_list("id", "case_id", "ability", "points")
+        ),
+        (np.int64, np.int64, object, float),  # points None (catastrophic) -> NaN
+    )
     cases, hard_cases = {}, set()
     for pk, question_id, difficulty in Case.objects.filter(
         pk__in=in_study.values("case_id")
@@ -75,82 +84,84 @@ def study_report_data(*, study: Study) -> StudyData:
         cases[pk] = question_id
         if difficulty == "hard":
             hard_cases.add(pk)
-    model_ids = sorted({u[4] for u in units})
-    model_names = dict(ModelUnderTest.objects.filter(pk__in=model_ids).values_list("pk", "name"))
-    case_index = {case_id: i for i, case_id in enumerate(case_ids)}
-    model_index = {model_id: i for i, model_id in enumerate(model_ids)}
+    case_ids = np.unique(unit_cases)
+    model_ids = np.unique(unit_models)
+    model_names = dict(
+        ModelUnderTest.objects.filter(pk__in=model_ids.tolist()).values_list("pk", "name")
+    )
 
-    rows: list[tuple[int, int, int, int, str, float, bool]] = []  # case, unit, model, item, ..
-    row_of: dict[tuple[int, int], int] = {}  # (annotation unit id, rubric item id) -> row
-    response_row: dict[tuple[int, int], int] = {}  # (response id, rubric item id) -> row
-    study_unit_row: dict[tuple[int, int], int] = {}
-    for position, (su_id, unit_id, response_id, case_id, model_id, _) in enumerate(units):
-        for item_id, ability, points in items_of[case_id]:
-            row = len(rows)
-            row_of[(unit_id, item_id)] = row
-            response_row[(response_id, item_id)] = row
-            study_unit_row[(su_id, item_id)] = row
-            rows.append(
-                (
-                    case_index[case_id],
-                    position,
-                    model_index[model_id],
-                    item_id,
-                    ability,
-                    np.nan if points is None else float(points),
-                    case_id in hard_cases,
-                )
+    # Each unit's items are its case's criteria in order, the units in order: a unit's
+    # criteria are one slice of the items ordered by case.
+    first = np.searchsorted(item_cases, unit_cases, side="left")
+    count = np.searchsorted(item_cases, unit_cases, side="right") - first
+    unit = np.repeat(np.arange(len(units), dtype=np.int64), count)
+    offset = np.cumsum(count) - count
+    item = np.arange(int(count.sum()), dtype=np.int64) + np.repeat(first - offset, count)
+    n = len(item)
+    criterion = item_ids[item]
+    by_unit = ItemIndex(owners=unit_ids[unit], items=criterion)
+    by_response = ItemIndex(owners=response_ids[unit], items=criterion)
+
+    unit_of, item_of, pseudonyms, hits = columns(
+        list(
+            rating_labels()
+            .filter(submission__unit__in=in_study.values("unit_id"))
+            .values_list(
+                "submission__unit_id", "rubric_item_id", "submission__expert__pseudonym", "hit"
             )
-    n = len(rows)
-
-    experts: dict[str, int] = {}
-    labelled: list[tuple[int, int, int]] = []
-    for unit_id, item_id, pseudonym, hit in (
-        rating_labels()
-        .filter(submission__unit__in=in_study.values("unit_id"))
-        .values_list(
-            "submission__unit_id", "rubric_item_id", "submission__expert__pseudonym", "hit"
-        )
-    ):
-        row = row_of.get((unit_id, item_id))
-        if row is not None:
-            column = experts.setdefault(pseudonym, len(experts))
-            labelled.append((row, column, _code(hit)))
+        ),
+        (np.int64, np.int64, object, bool),
+    )
+    rows = by_unit.rows(owners=unit_of, items=item_of)
+    found = rows >= 0
+    # Rater columns in the order the raters' first label comes.
+    experts = {p: column for column, p in enumerate(dict.fromkeys(pseudonyms[found].tolist()))}
     ratings = np.full((n, len(experts)), MISSING, dtype=np.int64)
-    for row, column, code in labelled:
-        ratings[row, column] = code
+    rater = np.array([experts[p] for p in pseudonyms[found]], dtype=np.int64)
+    ratings[rows[found], rater] = hit_codes(hits[found])
 
     gold = np.full(n, MISSING, dtype=np.int64)
     provenance = np.full(n, "", dtype=object)
-    for su_id, item_id, hit, prov in GoldLabel.objects.filter(study_unit__study=study).values_list(
-        "study_unit_id", "rubric_item_id", "hit", "provenance"
-    ):
-        row = study_unit_row.get((su_id, item_id))
-        if row is not None:
-            gold[row] = _code(hit)
-            provenance[row] = prov
+    su_of, item_of, hits, provenances = columns(
+        list(
+            GoldLabel.objects.filter(study_unit__study=study).values_list(
+                "study_unit_id", "rubric_item_id", "hit", "provenance"
+            )
+        ),
+        (np.int64, np.int64, bool, object),
+    )
+    rows = ItemIndex(owners=su_ids[unit], items=criterion).rows(owners=su_of, items=item_of)
+    found = rows >= 0
+    gold[rows[found]] = hit_codes(hits[found])
+    provenance[rows[found]] = provenances[found]
 
     judges = []
     responses = in_study.values("unit__response_id")
     judge_runs = _judge_runs(study)
     for name, runs in judge_runs.items():
         codes = np.full(n, MISSING, dtype=np.int64)
-        errors = 0
-        for response_id, item_id, state in Verdict.objects.filter(
-            run__in=runs, response_id__in=responses
-        ).values_list("response_id", "rubric_item_id", "state"):
-            row = response_row.get((response_id, item_id))
-            if row is None:
-                continue
-            if state == Verdict.State.ERROR:
-                errors += 1
-            else:
-                codes[row] = HIT if state == Verdict.State.MET else MISS
+        response_of, item_of, states = columns(
+            list(
+                Verdict.objects.filter(run__in=runs, response_id__in=responses).values_list(
+                    "response_id", "rubric_item_id", "state"
+                )
+            ),
+            (np.int64, np.int64, object),
+        )
+        rows = by_response.rows(owners=response_of, items=item_of)
+        error = states == Verdict.State.ERROR.value
+        judged = (rows >= 0) & ~error
+        codes[rows[judged]] = hit_codes(states[judged] == Verdict.State.MET.value)
         judges.append(
-            JudgeLabels(name=name, runs=tuple(r.pk for r in runs), codes=codes, errors=errors)
+            JudgeLabels(
+                name=name,
+                runs=tuple(r.pk for r in runs),
+                codes=codes,
+                errors=int(((rows >= 0) & error).sum()),
+            )
         )
 
-    columns = list(zip(*rows, strict=True)) if rows else [()] * 7
+    case_index = np.searchsorted(case_ids, unit_cases)
     data = StudyData(
         study={
             "name": study.name,
@@ -165,34 +176,53 @@ def study_report_data(*, study: Study) -> StudyData:
             "gate": study.gate_config,
             "closed_at": study.closed_at.isoformat() if study.closed_at else None,
         },
-        case_keys=tuple(cases[c] for c in case_ids),
-        models=tuple(model_names[m] for m in model_ids),
+        case_keys=tuple(cases[c] for c in case_ids.tolist()),
+        models=tuple(model_names[m] for m in model_ids.tolist()),
         experts=tuple(experts),
-        case=np.array(columns[0], dtype=np.int64),
-        unit=np.array(columns[1], dtype=np.int64),
-        model=np.array(columns[2], dtype=np.int64),
-        criterion=np.array(columns[3], dtype=np.int64),
-        ability=np.array(columns[4], dtype=object),
-        points=np.array(columns[5], dtype=float),
-        hard=np.array(columns[6], dtype=bool),
+        case=case_index[unit],
+        unit=unit,
+        model=np.searchsorted(model_ids, unit_models)[unit],
+        criterion=criterion,
+        ability=abilities[item],
+        points=points[item],
+        hard=np.isin(unit_cases, list(hard_cases))[unit],
         ratings=ratings,
         gold=gold,
         provenance=provenance,
         unit_states=dict(Counter(u[5] for u in units)),
         judges=tuple(judges),
+    )
+    data.check()
+    return _Items(data=data, by_unit=by_unit, by_response=by_response, judge_runs=judge_runs)
+
+
+def study_items_data(*, study: Study) -> StudyData:
+    """Every item of the study (unit × criterion) with its expert labels, gold and verdicts,
+    without the report's other sections (adjudications, dropped units, notes, repeats, rater
+    quality, rubric versions): what the judge's gate reads."""
+    return _items_gather(study).data
+
+
+def study_report_data(*, study: Study) -> StudyData:
+    """Every item of the study with its expert labels, gold and verdicts, and every section
+    of the report."""
+    items = _items_gather(study)
+    n = items.data.n_items
+    data = replace(
+        items.data,
         adjudications=adjudication_decisions(study=study),
         dropped=_dropped(study),
         notes=rater_notes_gather(study=study),
         repeats=judge_repeats_gather(
-            judge_runs=_judge_runs(study), response_rows=response_row, n=n
+            judge_runs=items.judge_runs, response_rows=items.by_response, n=n
         ),
-        raters=rater_quality_gather(study=study, pseudonyms=tuple(experts)),
+        raters=rater_quality_gather(study=study, pseudonyms=items.data.experts),
         rubric=rubric_versions_gather(
             study=study,
-            unit_rows=row_of,
-            response_rows=response_row,
-            judge_runs=judge_runs,
-            n=n,
+            criterion=items.data.criterion,
+            unit_rows=items.by_unit,
+            response_rows=items.by_response,
+            judge_runs=items.judge_runs,
         ),
     )
     data.check()

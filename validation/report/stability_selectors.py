@@ -3,13 +3,13 @@
 import numpy as np
 
 from benchmark.models import JudgeRun, Verdict
-from validation.report.data import HIT, MISS
+from validation.report.data import ItemIndex, columns, hit_codes
 from validation.report.stability import JudgeRepeats
 from validation.statistics import MISSING
 
 
 def judge_repeats_gather(
-    *, judge_runs: dict[str, list[JudgeRun]], response_rows: dict[tuple[int, int], int], n: int
+    *, judge_runs: dict[str, list[JudgeRun]], response_rows: ItemIndex, n: int
 ) -> tuple[JudgeRepeats, ...]:
     """Per judge whose study runs have repeats, the verdicts of run 0 and of each repeat on the
     study's items (``response_rows``: (response id, rubric item id) → item row). A model whose
@@ -26,12 +26,18 @@ def judge_repeats_gather(
         indices = sorted(by_index)
         column = {pk: i for i, index in enumerate(indices) for pk in by_index[index]}
         codes = np.full((n, len(indices)), MISSING, dtype=np.int64)
-        for run_id, response_id, item_id, state in Verdict.objects.filter(
-            run_id__in=list(column)
-        ).values_list("run_id", "response_id", "rubric_item_id", "state"):
-            row = response_rows.get((response_id, item_id))
-            if row is not None and state != Verdict.State.ERROR:
-                codes[row, column[run_id]] = HIT if state == Verdict.State.MET else MISS
+        run_of, response_of, item_of, met = columns(
+            list(
+                Verdict.objects.filter(run_id__in=list(column))
+                .exclude(state=Verdict.State.ERROR)
+                .values_list("run_id", "response_id", "rubric_item_id", "state")
+            ),
+            (np.int64, np.int64, np.int64, object),
+        )
+        rows = response_rows.rows(owners=response_of, items=item_of)
+        found = rows >= 0
+        at = np.array([column[r] for r in run_of[found].tolist()], dtype=np.int64)
+        codes[rows[found], at] = hit_codes(met[found] == Verdict.State.MET.value)
         runs_by = tuple(tuple(sorted(by_index[index])) for index in indices)
         gathered.append(JudgeRepeats(name=name, runs=runs_by, codes=codes))
     return tuple(gathered)

@@ -1,11 +1,13 @@
 """The judge's validation badge the leaderboard shows: from the newest closed study that
 covered a dataset with a given judge.
 
-The badge computes the full gate with the report's own gathering (``study_report_data``) and
-its own gate computation (``report.compute.judge_gate_compute``, deciding through
-``validation.gate.gate_decide``) under the same bootstrap settings, so the badge, the CLI
-leaderboard and the report never disagree. Nothing is stored: a stored decision would go stale
-when a senior's adjudication writes gold after the close; the page caches by fingerprint.
+The badge computes the full gate with the report's own gathering of the study's items, labels,
+gold and verdicts (``study_items_data``, which ``study_report_data`` extends with the sections
+the badge does not show) and its own gate computation (``report.compute.judge_gate_compute``,
+deciding through ``validation.gate.gate_decide``) under the same bootstrap settings, so the
+badge, the CLI leaderboard and the report never disagree. Nothing is stored: a stored decision
+would go stale when a senior's adjudication writes gold after the close; the page caches by
+fingerprint.
 """
 
 from dataclasses import dataclass
@@ -17,7 +19,7 @@ from django.db.models import Count, Max
 from benchmark.models import Dataset, JudgeRun, Verdict
 from validation.models import GoldLabel, Study, StudyUnit
 from validation.report.compute import figure, judge_gate_compute
-from validation.report.selectors import study_report_data
+from validation.report.selectors import study_items_data
 from validation.statistics import BootstrapSettings
 
 # Unit states whose gold still waits for a senior expert (the gold, and so the badge, can move).
@@ -91,7 +93,7 @@ def judge_badge_for_study(
     *, study: Study, judge: str, bootstrap: BootstrapSettings | None = None
 ) -> JudgeBadge | None:
     """The badge of ``judge`` from one closed study (see judge_badge_get)."""
-    data = study_report_data(study=study)
+    data = study_items_data(study=study)
     labels = next((j for j in data.judges if j.name == judge), None)
     if labels is None:  # the study's runs of this judge cover none of its units
         return None
