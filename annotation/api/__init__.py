@@ -135,8 +135,10 @@ class ExpertAPIView(APIView):
             )
         return data.get(name)
 
-    def assignment(self, assignment_id) -> Assignment:
-        return selectors.assignment_get_for_expert(user=self.request.user, public_id=assignment_id)
+    def assignment(self, assignment_id, *, pay_rate: bool = False) -> Assignment:
+        return selectors.assignment_get_for_expert(
+            user=self.request.user, public_id=assignment_id, pay_rate=pay_rate
+        )
 
     def assignment_payload(self, assignment: Assignment) -> dict:
         return AssignmentSerializer(
@@ -268,12 +270,12 @@ class DraftView(ExpertAPIView):
         responses={200: LeaseSerializer, 400: BAD_BODY, 404: NOT_YOURS, 409: LEASE_CONFLICT},
     )
     def put(self, request, assignment_id):
-        draft = services.draft_save(
+        assignment = services.draft_save(
             assignment=self.assignment(assignment_id),
             labels=self.body_field("labels"),
             active_seconds=self.body_field("active_seconds"),
         )
-        return Response(LeaseSerializer(draft.assignment).data)
+        return Response(LeaseSerializer(assignment).data)
 
 
 class RenewView(ExpertAPIView):
@@ -300,7 +302,7 @@ class SubmitView(ExpertAPIView):
         },
     )
     def post(self, request, assignment_id):
-        assignment = self.assignment(assignment_id)
+        assignment = self.assignment(assignment_id, pay_rate=True)
         submission, created = services.assignment_submit(
             assignment=assignment,
             labels=self.body_field("labels"),

@@ -148,6 +148,10 @@ class Unit(models.Model):
     # (under the unit's lock) and never cleared, as submissions are final. The claim's walk
     # over the pool skips these units by index instead of counting their raters again.
     ratings_complete = models.BooleanField(_("ratings complete"), default=False)
+    # The unit's rating submissions, counted by the submit that stores one in the same
+    # statement that locks the unit and sets ``ratings_complete`` (submissions are never
+    # deleted, and a revision replaces labels, not submissions).
+    ratings = models.PositiveSmallIntegerField(_("ratings"), default=0)
 
     class Meta:
         ordering = ["pool", "id"]
@@ -216,6 +220,13 @@ class Assignment(models.Model):
     lease_expires_at = models.DateTimeField(_("lease expires at"))
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
     submitted_at = models.DateTimeField(_("submitted at"), null=True, blank=True)
+    # The autosaved, unsubmitted labels, keyed by the assignment's opaque criterion ids, and
+    # the active time on the unit so far (idle and hidden-tab time excluded), so a reload
+    # neither loses them nor starts the count again. Written by autosave with the lease in one
+    # statement, only while the assignment is leased; the submit clears them.
+    draft_labels = models.JSONField(_("draft labels"), default=dict, blank=True)
+    draft_active_seconds = models.PositiveIntegerField(_("draft active seconds"), default=0)
+    draft_saved_at = models.DateTimeField(_("draft saved at"), null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -259,26 +270,6 @@ class Assignment(models.Model):
 
     def __str__(self) -> str:
         return f"{self.public_id} ({self.status})"
-
-
-class Draft(models.Model):
-    """Autosaved, unsubmitted labels keyed by the assignment's opaque criterion ids."""
-
-    assignment = models.OneToOneField(
-        Assignment, on_delete=models.CASCADE, related_name="draft", verbose_name=_("assignment")
-    )
-    labels = models.JSONField(_("labels"), default=dict)
-    # Active time on the unit so far (idle and hidden-tab time excluded), carried by autosave
-    # so a reload does not start the count again.
-    active_seconds = models.PositiveIntegerField(_("active seconds"), default=0)
-    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
-
-    class Meta:
-        verbose_name = _("draft")
-        verbose_name_plural = _("drafts")
-
-    def __str__(self) -> str:
-        return f"draft of {self.assignment_id}"
 
 
 class Submission(models.Model):

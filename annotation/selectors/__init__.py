@@ -20,6 +20,7 @@ from django.utils.translation import gettext
 
 from annotation.blinding import criterion_token, shuffled
 from annotation.models import ACTIVE, Assignment, Expert, Label, Pool, Submission, Unit
+from annotation.selectors.pay import pay_rate_annotations
 from benchmark.models import RubricItem
 
 SPEAKERS = {"A": "user", "B": "counsellor"}
@@ -145,20 +146,25 @@ def pool_get_for_expert(*, user, name: str) -> Pool:
     return pool
 
 
-def assignment_get_for_expert(*, user, public_id: str | uuid.UUID) -> Assignment:
-    """The user's own assignment; anyone else's (or a malformed id) is simply not found."""
+def assignment_get_for_expert(
+    *, user, public_id: str | uuid.UUID, pay_rate: bool = False
+) -> Assignment:
+    """The user's own assignment; anyone else's (or a malformed id) is simply not found.
+
+    ``pay_rate``: with the rate its submission would earn read alongside (the submit's).
+    """
     try:
         key = uuid.UUID(str(public_id))
     except ValueError as exc:
         raise Http404(gettext("no such assignment")) from exc
     expert = expert_for_user(user=user)
-    assignment = (
-        Assignment.objects.select_related("pool", "unit", "unit__response__case")
-        .filter(public_id=key, expert=expert)
-        .first()
-    )
+    assignments = Assignment.objects.select_related("pool", "unit", "unit__response__case")
+    if pay_rate:
+        assignments = assignments.annotate(**pay_rate_annotations())
+    assignment = assignments.filter(public_id=key, expert=expert).first()
     if assignment is None:
         raise Http404(gettext("no such assignment"))
+    assignment.expert = expert  # the one the user's login carries, with that user
     return assignment
 
 
@@ -284,11 +290,9 @@ def _shows_ability(assignment: Assignment) -> bool:
 
 
 def draft_for_assignment(*, assignment: Assignment) -> dict:
-    draft = getattr(assignment, "draft", None)
-    return draft.labels if draft else {}
+    return assignment.draft_labels
 
 
 def draft_active_seconds(*, assignment: Assignment) -> int:
     """Active time the assignment's draft carries (0 without one), so a reload counts on."""
-    draft = getattr(assignment, "draft", None)
-    return draft.active_seconds if draft else 0
+    return assignment.draft_active_seconds

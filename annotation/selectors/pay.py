@@ -4,12 +4,23 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 
-from django.db.models import Count, Q, Sum
+from django.db.models import Count, OuterRef, Q, Subquery, Sum
 from django.utils import timezone
 
-from annotation.models import PayEntry
+from annotation.models import PayEntry, PayRate
 
 CENT = Decimal("0.01")
+
+
+def pay_rate_annotations() -> dict[str, Subquery]:
+    """The rate an assignment's submission earns, as annotations of an ``Assignment`` query:
+    ``pay_amount`` and ``pay_currency`` (None when the pool pays nothing for the expert's
+    tier). The submit reads them with the assignment, in the same query."""
+    rate = PayRate.objects.filter(pool=OuterRef("pool_id"), tier=OuterRef("expert__tier"))
+    return {
+        "pay_amount": Subquery(rate.order_by().values("amount")[:1]),
+        "pay_currency": Subquery(rate.order_by().values("currency")[:1]),
+    }
 
 
 @dataclass(frozen=True)

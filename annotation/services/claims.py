@@ -82,8 +82,6 @@ def _try_claim(
                 shuffle_seed=secrets.randbits(62),
                 lease_expires_at=now + timedelta(seconds=pool.lease_seconds),
             )
-            # A new assignment has no draft: its page need not ask.
-            Assignment.draft.related.set_cached_value(assignment, None)
             return assignment
     except IntegrityError:
         # Lost a race on SQLite: the constraint said no.
@@ -154,9 +152,8 @@ def _claim_slot(*, pool: Pool, expert: Expert, unit_id: int, now: datetime) -> A
         return None
     assignment.pk, assignment.slot = row
     assignment._state.adding, assignment._state.db = False, connection.alias
-    # The expert's page reads the unit's response and case; a new assignment has no draft.
+    # The expert's page reads the unit's response and case.
     assignment.unit = Unit.objects.select_related("response__case").get(pk=unit_id)
-    Assignment.draft.related.set_cached_value(assignment, None)
     return assignment
 
 

@@ -18,7 +18,7 @@ from django.utils.translation import gettext
 from annotation import selectors
 from annotation.active_time import active_seconds_parse
 from annotation.labels import labels_parse
-from annotation.models import Assignment, Draft, Expert, Pool, Unit
+from annotation.models import Assignment, Expert, Pool, Unit
 from annotation.services.errors import AnnotationError
 from annotation.services.leases import lease_extend
 from annotation.services.locks import assignment_lock, assignments_locked, pool_lock
@@ -240,9 +240,7 @@ def leases_expire(
 
 def assignment_renew(*, assignment: Assignment, now: datetime | None = None) -> Assignment:
     """Extend the lease while the expert still has the page open."""
-    now = now or timezone.now()
-    with transaction.atomic():
-        return lease_extend(assignment=assignment, now=now)
+    return lease_extend(assignment=assignment, now=now or timezone.now())
 
 
 def draft_save(
@@ -251,8 +249,9 @@ def draft_save(
     labels: object,
     active_seconds: int | None = None,
     now: datetime | None = None,
-) -> Draft:
-    """Autosave partial labels (and renew the lease, since the expert is clearly working).
+) -> Assignment:
+    """Autosave partial labels and renew the lease (the expert is clearly working), in one
+    write while the lease is out (``lease_extend``); returns the assignment.
 
     ``active_seconds`` is the active time on the unit so far (see ``annotation.active_time``);
     None keeps the draft's figure, so a client that does not measure never resets it.
@@ -261,22 +260,13 @@ def draft_save(
     tokens = selectors.criterion_tokens(assignment=assignment)
     parsed = labels_parse(labels, criteria=tokens, complete=False)
     active_seconds = active_seconds_parse(active_seconds)
-    with transaction.atomic():
-        assignment = lease_extend(assignment=assignment, now=now)
-        # One upsert; the active time is left as it is when not measured.
-        kept = ["labels"] if active_seconds is None else ["labels", "active_seconds"]
-        draft = Draft(
-            assignment=assignment,
-            labels={k: {"hit": v.hit, "note": v.note} for k, v in parsed.items()},
-            active_seconds=active_seconds or 0,
-        )
-        Draft.objects.bulk_create(
-            [draft],
-            update_conflicts=True,
-            unique_fields=["assignment"],
-            update_fields=[*kept, "updated_at"],
-        )
-    return draft
+    draft = {
+        "draft_labels": {k: {"hit": v.hit, "note": v.note} for k, v in parsed.items()},
+        "draft_saved_at": now,
+    }
+    if active_seconds is not None:
+        draft["draft_active_seconds"] = active_seconds
+    return lease_extend(assignment=assignment, now=now, draft=draft)
 
 
 def assignment_reassign(

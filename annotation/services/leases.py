@@ -1,5 +1,6 @@
 """Lease handling shared by the claims, autosave, renewal and the submits."""
 
+from collections.abc import Mapping
 from datetime import datetime, timedelta
 
 from django.db import IntegrityError, transaction
@@ -24,22 +25,33 @@ def lease_held_renew(*, pool: Pool, expert: Expert, now: datetime) -> Assignment
     return held
 
 
-def lease_extend(*, assignment: Assignment, now: datetime) -> Assignment:
-    """Extend the lease of an unsubmitted assignment (autosave, renewal), re-read.
+def lease_extend(
+    *, assignment: Assignment, now: datetime, draft: Mapping[str, object] | None = None
+) -> Assignment:
+    """Extend the lease of an unsubmitted assignment (autosave, renewal), writing the
+    autosave's ``draft`` columns with it.
 
-    A lease still out is extended in one write, which row-locks the assignment until the
-    caller's transaction ends, as ``assignment_lock`` would; otherwise the assignment is
-    locked and ``lease_hold`` wins back an expired lease or refuses a lost one.
+    A lease still out is extended in one conditional UPDATE with no transaction of its own:
+    a submit changes the status under the assignment's lock, so once it has committed (on
+    PostgreSQL the UPDATE waits for it and re-reads the row) the UPDATE finds no row and no
+    draft is written after its submission. Otherwise the assignment is locked and
+    ``lease_hold`` wins back an expired lease or refuses a lost one.
     """
-    expires = now + timedelta(seconds=assignment.pool.lease_seconds)
+    fields = {
+        **(draft or {}),
+        "lease_expires_at": now + timedelta(seconds=assignment.pool.lease_seconds),
+    }
     out = Assignment.objects.filter(pk=assignment.pk, status=Assignment.Status.LEASED)
-    if out.update(lease_expires_at=expires):
-        assignment.status, assignment.lease_expires_at = Assignment.Status.LEASED, expires
-        return assignment
-    assignment = assignment_lock(assignment_id=assignment.pk)
-    if assignment.status == Assignment.Status.SUBMITTED:
-        raise AnnotationError(gettext("this assignment is already submitted"))
-    lease_hold(assignment=assignment, now=now)
+    if not out.update(**fields):
+        with transaction.atomic():
+            assignment = assignment_lock(assignment_id=assignment.pk)
+            if assignment.status == Assignment.Status.SUBMITTED:
+                raise AnnotationError(gettext("this assignment is already submitted"))
+            lease_hold(assignment=assignment, now=now)
+            Assignment.objects.filter(pk=assignment.pk).update(**fields)
+    assignment.status = Assignment.Status.LEASED
+    for name, value in fields.items():
+        setattr(assignment, name, value)
     return assignment
 
 

@@ -3,7 +3,7 @@
 from decimal import Decimal
 
 from django.db import transaction
-from django.db.models import OuterRef, Subquery, Sum
+from django.db.models import Sum
 
 from annotation.models import Expert, PayEntry, PayRate, Pool, Submission
 from annotation.services.errors import AnnotationError
@@ -48,23 +48,12 @@ def pay_rate_set(*, pool: Pool, tier: str, amount: Decimal, currency: str, actor
     return rate
 
 
-def pay_rate_annotations() -> dict[str, Subquery]:
-    """The rate an assignment's submission earns, as annotations of an ``Assignment`` query:
-    ``pay_amount`` and ``pay_currency`` (None when the pool pays nothing for the expert's
-    tier). The submit reads them with the assignment's lock, in the same query."""
-    rate = PayRate.objects.filter(pool=OuterRef("pool_id"), tier=OuterRef("expert__tier"))
-    return {
-        "pay_amount": Subquery(rate.order_by().values("amount")[:1]),
-        "pay_currency": Subquery(rate.order_by().values("currency")[:1]),
-    }
-
-
 def pay_record_earning(
     *, submission: Submission, pool: Pool, expert: Expert, amount: Decimal | None, currency: str
 ) -> PayEntry | None:
-    """The earning for a newly accepted submission at the rate read with it
-    (``pay_rate_annotations``), in the caller's (the submission's) transaction; None when the
-    pool pays nothing for the expert's tier (``amount`` None)."""
+    """The earning for a newly accepted submission at the rate read with its assignment
+    (``annotation.selectors.pay.pay_rate_annotations``), in the caller's (the submission's)
+    transaction; None when the pool pays nothing for the expert's tier (``amount`` None)."""
     if amount is None:
         return None
     entry = PayEntry.objects.create(

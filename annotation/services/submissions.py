@@ -1,16 +1,18 @@
 """Recording a submission: a rater's labels, a calibration sitting's, a senior's decisions.
 
-Every kind is recorded by ``_record`` in one transaction: the assignment locked, a repeated
-request answered with the stored submission (a different one refused), the lease held, the
-submission and its labels stored with the criterion versions shown, the assignment closed,
-its draft dropped, the pay booked and an audit row written; then what the kind sets off
-(``_AFTER``). A new kind of expert work adds its entry point here and its entry in ``_AFTER``.
+Every kind is recorded by ``_record`` in one transaction: the assignment closed (leased →
+submitted, its draft cleared) by the conditional UPDATE that also locks it, the submission
+and its labels stored with the criterion versions shown, the pay booked and an audit row
+written; then what the kind sets off (``_AFTER``). An assignment that is not leased any more
+(a repeated request, a lease that ran out or was lost) is decided under its lock: the stored
+submission answered (a different one refused), the lease won back or refused. A new kind of
+expert work adds its entry point here and its entry in ``_AFTER``.
 """
 
 from collections.abc import Callable, Mapping
 from datetime import datetime
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext
 
@@ -18,14 +20,15 @@ from annotation import events, selectors
 from annotation.active_time import active_seconds_parse
 from annotation.decisions import decisions_parse
 from annotation.labels import LabelValue, label_versions, labels_parse
-from annotation.models import Assignment, Draft, Label, Submission, Unit
+from annotation.models import Assignment, Label, Submission, Unit
 from annotation.selectors import adjudication as queue
+from annotation.selectors.pay import pay_rate_annotations
 from annotation.services.agreement import unit_record_peer_agreement
 from annotation.services.calibration import calibration_finish_if_complete
 from annotation.services.errors import AnnotationError, SubmissionConflict
 from annotation.services.leases import lease_hold
-from annotation.services.locks import assignments_locked, units_locked
-from annotation.services.pay import pay_rate_annotations, pay_record_earning
+from annotation.services.locks import assignment_lock, units_locked
+from annotation.services.pay import pay_record_earning
 from benchmark.audit_actions import AuditAction
 from benchmark.selectors.rubric import rubric_item_versions
 from benchmark.services.audit import audit_record
@@ -96,16 +99,25 @@ def submission_labels_equal(submission: Submission, wanted: dict[int, LabelValue
     return stored == wanted
 
 
+def submission_labels_shown(
+    *, wanted: dict[int, LabelValue], versions: Mapping[int, int] | None = None
+) -> dict[int, int]:
+    """The criterion version each label was given on, checked against the criteria's current
+    versions (``versions`` when the caller has read them already); InvalidLabels for a
+    version a criterion never had."""
+    current = rubric_item_versions(item_ids=wanted) if versions is None else versions
+    return label_versions(wanted, current=current)
+
+
 def submission_labels_write(
     *,
     submission: Submission,
     wanted: dict[int, LabelValue],
-    versions: Mapping[int, int] | None = None,
+    shown: Mapping[int, int] | None = None,
 ) -> None:
     """Store a rater's labels, each with the criterion version the expert was shown.
-    ``versions``: the criteria's current versions when the caller has read them already."""
-    current = rubric_item_versions(item_ids=wanted) if versions is None else versions
-    shown = label_versions(wanted, current=current)
+    ``shown``: ``submission_labels_shown`` when the caller checked them before writing."""
+    shown = submission_labels_shown(wanted=wanted) if shown is None else shown
     Label.objects.bulk_create(
         Label(
             submission=submission,
@@ -119,14 +131,58 @@ def submission_labels_write(
 
 
 def unit_lock_count_ratings(*, unit_id: int) -> int:
-    """The unit's rating submissions, counted under the unit's row lock.
+    """The unit's rating submissions (its counter), read under the unit's row lock.
 
-    Submits and revisions on one unit count its ratings one after another (on SQLite every
-    write is serialised anyway), so exactly one submit sees the unit complete however close
-    together they commit, and no revision slips in after the last rating.
+    A revision reads it so, after any submit on the unit that committed first (on PostgreSQL
+    a locking read that waited returns the row's newest version), so no revision slips in
+    after the last rating.
     """
-    units_locked().only("pk").get(pk=unit_id)
-    return Submission.objects.filter(unit_id=unit_id, kind=Assignment.Kind.RATING).count()
+    return units_locked().values_list("ratings", flat=True).get(pk=unit_id)
+
+
+def unit_count_rating(*, unit_id: int, raters: int) -> int:
+    """One more rating submission on the unit: its counter goes up, and ``ratings_complete``
+    is set when it reaches ``raters``, in one UPDATE that locks the unit; returns the count.
+
+    PostgreSQL applies an UPDATE to the newest version of a row another transaction changed
+    (it waits for that one to end) and SQLite runs one writer at a time, so submits on one
+    unit count one after another and exactly one of them sees the unit complete.
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {connection.ops.quote_name(Unit._meta.db_table)} "
+            "SET ratings = ratings + 1, ratings_complete = (ratings_complete OR ratings + 1 >= %s) "
+            "WHERE id = %s RETURNING ratings",
+            [raters, unit_id],
+        )
+        return cursor.fetchone()[0]
+
+
+def _with_pay_rate(assignment: Assignment) -> Assignment:
+    """The assignment with its pool, expert and pay rate: as the API's scoped read gives it
+    (``assignment_get_for_expert(pay_rate=True)``), or read again with them."""
+    if "pay_amount" in assignment.__dict__:
+        return assignment
+    return (
+        Assignment.objects.select_related("pool", "expert__user")
+        .annotate(**pay_rate_annotations())
+        .get(pk=assignment.pk)
+    )
+
+
+def _close(*, assignment: Assignment, now: datetime) -> bool:
+    """Leased → submitted with the draft cleared, in one conditional UPDATE that row-locks the
+    assignment until the transaction ends; False when it was not leased."""
+    closed = Assignment.objects.filter(pk=assignment.pk, status=Assignment.Status.LEASED).update(
+        status=Assignment.Status.SUBMITTED,
+        submitted_at=now,
+        draft_labels={},
+        draft_active_seconds=0,
+        draft_saved_at=None,
+    )
+    if closed:
+        assignment.status, assignment.submitted_at = Assignment.Status.SUBMITTED, now
+    return bool(closed)
 
 
 def _record(
@@ -139,56 +195,71 @@ def _record(
     audit: dict[str, object],
     versions: Mapping[int, int] | None,
 ) -> tuple[Submission, bool]:
+    # Everything that refuses the request is checked before the first write.
+    shown = submission_labels_shown(wanted=wanted, versions=versions)
+    assignment = _with_pay_rate(assignment)
+    store = dict(wanted=wanted, active_seconds=active_seconds, now=now, audit=audit, shown=shown)
+    # The lease still out, as almost always: closing the assignment is what locks it. Inside
+    # a caller's transaction this block opens no savepoint: nothing in it refuses, and an
+    # error in it (a failed settle) leaves the caller's transaction to be rolled back whole.
+    with transaction.atomic(savepoint=False):
+        if _close(assignment=assignment, now=now):
+            return _store(assignment=assignment, **store), True
     with transaction.atomic():
-        assignment = (
-            assignments_locked()
-            .select_related("pool", "expert__user")
-            .annotate(**pay_rate_annotations())
-            .get(pk=assignment.pk)
-        )
-        if assignment.status == Assignment.Status.SUBMITTED:
-            submission = assignment.submission
+        locked = assignment_lock(assignment_id=assignment.pk)
+        if locked.status == Assignment.Status.SUBMITTED:
+            submission = locked.submission
             if submission_labels_equal(submission, wanted):
                 return submission, False
             raise SubmissionConflict(conflict)
-        if assignment.status != Assignment.Status.LEASED:
-            lease_hold(assignment=assignment, now=now)  # win back an expired lease, or refuse
-        submission = Submission.objects.create(
-            assignment=assignment,
-            unit_id=assignment.unit_id,
-            expert_id=assignment.expert_id,
-            kind=assignment.kind,
-            slot=assignment.slot,
-            active_seconds=active_seconds,
-        )
-        submission_labels_write(submission=submission, wanted=wanted, versions=versions)
-        assignment.status = Assignment.Status.SUBMITTED
-        assignment.submitted_at = now
-        assignment.save(update_fields=["status", "submitted_at"])
-        Draft.objects.filter(assignment=assignment).delete()
-        pay_record_earning(
-            submission=submission,
-            pool=assignment.pool,
-            expert=assignment.expert,
-            amount=assignment.pay_amount,
-            currency=assignment.pay_currency,
-        )
-        audit_record(
-            actor=assignment.expert.user,
-            action=AuditAction(f"{assignment.kind}.submit"),
-            obj=submission,
-            data={"assignment": str(assignment.public_id), "unit": assignment.unit_id, **audit},
-        )
-        _AFTER[assignment.kind](assignment=assignment, now=now)
-    return submission, True
+        lease_hold(assignment=locked, now=now)  # win back an expired lease, or refuse
+        _close(assignment=assignment, now=now)
+        return _store(assignment=assignment, **store), True
+
+
+def _store(
+    *,
+    assignment: Assignment,
+    wanted: dict[int, LabelValue],
+    active_seconds: int | None,
+    now: datetime,
+    audit: dict[str, object],
+    shown: Mapping[int, int],
+) -> Submission:
+    """The submission of the just-closed assignment, its labels, pay and audit row, and what
+    its kind sets off, in the caller's transaction."""
+    submission = Submission.objects.create(
+        assignment=assignment,
+        unit_id=assignment.unit_id,
+        expert_id=assignment.expert_id,
+        kind=assignment.kind,
+        slot=assignment.slot,
+        active_seconds=active_seconds,
+    )
+    submission_labels_write(submission=submission, wanted=wanted, shown=shown)
+    pay_record_earning(
+        submission=submission,
+        pool=assignment.pool,
+        expert=assignment.expert,
+        amount=assignment.pay_amount,
+        currency=assignment.pay_currency,
+    )
+    audit_record(
+        actor=assignment.expert.user,
+        action=AuditAction(f"{assignment.kind}.submit"),
+        obj=submission,
+        data={"assignment": str(assignment.public_id), "unit": assignment.unit_id, **audit},
+    )
+    _AFTER[assignment.kind](assignment=assignment, now=now)
+    return submission
 
 
 def _rating_recorded(*, assignment: Assignment, now: datetime) -> None:
     """The unit's last rating: peer agreement, then the unit is announced rated (in this
     transaction) and complete (after it commits)."""
-    done = unit_lock_count_ratings(unit_id=assignment.unit_id)
-    if done >= assignment.pool.raters_per_unit:
-        Unit.objects.filter(pk=assignment.unit_id).update(ratings_complete=True)
+    raters = assignment.pool.raters_per_unit
+    done = unit_count_rating(unit_id=assignment.unit_id, raters=raters)
+    if done >= raters:
         if done >= 2:  # agreement needs another rater
             unit_record_peer_agreement(unit_id=assignment.unit_id, pool_id=assignment.pool_id)
         events.unit_rated(assignment.unit_id)

@@ -12,7 +12,7 @@ from rest_framework.test import APIClient
 
 from annotation import services
 from annotation.active_time import MAX_ACTIVE_SECONDS, InvalidActiveSeconds, active_seconds_parse
-from annotation.models import Assignment, Draft, PayEntry, Submission
+from annotation.models import Assignment, PayEntry, Submission
 from annotation.selectors.time_on_task import active_seconds_by_expert
 from tests.annotation.factories import ExpertFactory
 from tests.annotation.helpers import all_labels
@@ -41,12 +41,13 @@ def claimed(cases=2):
 @pytest.mark.django_db
 def test_the_draft_keeps_the_count_and_a_client_that_sends_none_does_not_reset_it():
     _, _, assignment = claimed()
+    saved = Assignment.objects.filter(pk=assignment.pk)
     services.draft_save(assignment=assignment, labels=[], active_seconds=42)
-    assert Draft.objects.get(assignment=assignment).active_seconds == 42
+    assert saved.get().draft_active_seconds == 42
     services.draft_save(assignment=assignment, labels=all_labels(assignment)[:1])
-    assert Draft.objects.get(assignment=assignment).active_seconds == 42
+    assert saved.get().draft_active_seconds == 42
     services.draft_save(assignment=assignment, labels=[], active_seconds=61)
-    assert Draft.objects.get(assignment=assignment).active_seconds == 61
+    assert saved.get().draft_active_seconds == 61
 
 
 @pytest.mark.django_db
@@ -56,9 +57,8 @@ def test_a_bad_figure_writes_no_draft_and_renews_no_lease(value):
     lease = assignment.lease_expires_at
     with pytest.raises(InvalidActiveSeconds):
         services.draft_save(assignment=assignment, labels=[], active_seconds=value)
-    assert not Draft.objects.exists()
     assignment.refresh_from_db()
-    assert assignment.lease_expires_at == lease
+    assert assignment.lease_expires_at == lease and assignment.draft_saved_at is None
 
 
 @pytest.mark.django_db
@@ -157,7 +157,8 @@ def test_a_bad_figure_over_the_api_is_400_naming_the_field(endpoint, value):
     )
     assert reply.status_code == 400, reply.content
     assert "active_seconds" in reply.json()["active_seconds"][0]
-    assert not Submission.objects.exists() and not Draft.objects.exists()
+    assert not Submission.objects.exists()
+    assert not Assignment.objects.filter(draft_saved_at__isnull=False).exists()
 
 
 @pytest.mark.django_db

@@ -188,11 +188,11 @@ def test_row_locks_of_an_experts_work_lock_their_own_table_only(on_postgres):
             services.assignment_renew(assignment=assignment)
             services.assignment_submit(assignment=assignment, labels=all_labels(assignment))
     locks = [q["sql"] for q in queries.captured_queries if " FOR " in q["sql"]]
-    # The submit locks its assignment and unit (a claim locks nothing: its insert is checked
-    # by the constraints); autosave and renewal extend a lease still out with one UPDATE,
-    # which locks that row alone.
-    assert len(locks) >= 2 * len(experts)
+    # Nothing here locks with a SELECT on the usual path: a claim's insert is checked by the
+    # constraints; autosave and renewal extend a lease still out, and the submit closes its
+    # assignment and counts its unit's rating, each with one UPDATE, which locks that row alone.
     updates = [q["sql"] for q in queries.captured_queries if q["sql"].startswith("UPDATE")]
+    assert len(updates) >= 4 * len(experts)
     assert not [sql for sql in updates if " JOIN " in sql]
     joined = [sql for sql in locks if " JOIN " in sql and " OF " not in sql]
     assert not joined, joined[:2]

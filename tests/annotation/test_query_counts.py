@@ -21,9 +21,9 @@ pytestmark = pytest.mark.django_db
 NEXT = 6
 NEXT_SWEEPING = 9  # the first claim in a minute also marks the pool's run-out leases expired
 PROGRESS = 5
-DRAFT = 7
-SUBMIT = 13
-LAST_SUBMIT = 21  # the unit's last rating: peer agreement, gold and its announcements
+DRAFT = 4
+SUBMIT = 8
+LAST_SUBMIT = 15  # the unit's last rating: peer agreement, gold and its announcements
 
 
 def client_for(expert) -> APIClient:

@@ -23,7 +23,7 @@ def study_problems(
     (criterion token → hit; None to check only that one label per criterion was stored);
     ``drafted``: unsubmitted assignment id → labels autosaved; ``closed``: the study was closed,
     so every unit with three ratings must have gold."""
-    from annotation.models import Draft, Label, Submission
+    from annotation.models import Assignment, Label, Submission, Unit
     from annotation.selectors import criterion_tokens
     from benchmark.models import RubricItem
     from validation.models import GoldLabel, StudyUnit
@@ -43,6 +43,18 @@ def study_problems(
     crowded = [r for r in raters if r["n"] > 3 or r["experts"] != r["n"]]
     if crowded:
         problems.append(f"{len(crowded)} units with more than three or repeated raters")
+    counted = {r["unit"]: r["n"] for r in raters}
+    miscounted = [
+        pk
+        for pk, ratings, complete, needed in Unit.objects.filter(pool__name=name).values_list(
+            "pk", "ratings", "ratings_complete", "pool__raters_per_unit"
+        )
+        if ratings != counted.get(pk, 0) or complete != (ratings >= needed)
+    ]
+    if miscounted:
+        problems.append(
+            f"{len(miscounted)} units whose rating counter or complete flag is not their ratings"
+        )
 
     criteria = dict(RubricItem.objects.values_list("case").annotate(n=Count("id")))
     wrong = short = 0
@@ -103,9 +115,9 @@ def study_problems(
     if drafted is not None:
         drafts = {
             str(k): v
-            for k, v in Draft.objects.filter(assignment__pool__name=name).values_list(
-                "assignment__public_id", "labels"
-            )
+            for k, v in Assignment.objects.filter(
+                pool__name=name, draft_saved_at__isnull=False
+            ).values_list("public_id", "draft_labels")
         }
         lost = [a for a, n in drafted.items() if len(drafts.get(a, {})) != n]
         if lost:

@@ -109,6 +109,9 @@ def _refuse(**kwargs):
     raise RuntimeError("routing failed")
 
 
+# Its own transaction, as a request has: inside a caller's, a failed submit leaves that
+# transaction to be rolled back whole (the submit opens no savepoint).
+@pytest.mark.django_db(transaction=True)
 def test_routing_runs_in_the_transaction_of_the_third_rating(monkeypatch):
     raters = ExpertFactory.create_batch(3)
     study = open_study(cases=1, experts=raters, name="tx", adjudicate_splits=["*"])
