@@ -1,0 +1,54 @@
+"""A closed study's figures kept as data: computed on their first request and stored in a
+row keyed by the study's report fingerprint (``validation.selectors.report``), so a restart or
+an emptied cache reads them back instead of computing them again.
+
+Only a closed study's: its inputs no longer move, so one row serves every later request. A
+senior's decision after the close, a verdict added or a deploy that changes the computing code
+changes the fingerprint, and the figures are computed afresh under the new key (the old row is
+left: it is small and names its study).
+"""
+
+import hashlib
+import json
+from collections.abc import Callable
+from typing import Any
+
+from django.db import IntegrityError, transaction
+
+from validation.models import StoredFigures, Study
+from validation.selectors.badge import JudgeBadge, judge_badge_for_study
+from validation.selectors.report import study_report_fingerprint
+
+
+def study_figures_keep(*, study: Study, kind: str, compute: Callable[[], Any]) -> Any:
+    """``compute()``'s JSON value for ``study``, stored once per state of a closed study's
+    inputs under ``kind``; an open study's is computed every time (its inputs still move)."""
+    if study.closed_at is None:
+        return compute()
+    state = f"{kind}\0{study_report_fingerprint(study=study)}"
+    key = hashlib.sha256(state.encode()).hexdigest()
+    kept = StoredFigures.objects.filter(key=key).values_list("value", flat=True).first()
+    if kept is not None:
+        return kept["value"]
+    # Through JSON at once, so the first request sees the very values later ones read back.
+    value = json.loads(json.dumps(compute()))
+    try:
+        with transaction.atomic():
+            StoredFigures.objects.create(key=key, study=study, kind=kind, value={"value": value})
+    except IntegrityError:  # another request stored the same figures first
+        pass
+    return value
+
+
+def judge_badge_keep(*, study: Study, judge: str) -> JudgeBadge | None:
+    """The badge of ``judge`` from the closed ``study`` (``judge_badge_for_study``), kept as
+    data."""
+
+    def compute() -> dict[str, Any] | None:
+        badge = judge_badge_for_study(study=study, judge=judge)
+        return badge and badge.figures()
+
+    figures = study_figures_keep(study=study, kind=f"badge:{judge}", compute=compute)
+    if figures is None:
+        return None
+    return JudgeBadge.from_figures(study=study, judge=judge, figures=figures)
