@@ -272,7 +272,8 @@ class StoredFigures(models.Model):
         Study, on_delete=models.CASCADE, related_name="+", verbose_name=_("study")
     )
     kind = models.CharField(_("kind"), max_length=300)
-    value = models.JSONField(_("value"))
+    # JSON as text: PostgreSQL's jsonb would reorder the keys and refuse NaN.
+    value = models.TextField(_("value"))
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
 
     class Meta:

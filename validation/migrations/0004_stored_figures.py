@@ -21,7 +21,7 @@ class Migration(migrations.Migration):
                 ),
                 ("key", models.CharField(max_length=64, unique=True, verbose_name="key")),
                 ("kind", models.CharField(max_length=300, verbose_name="kind")),
-                ("value", models.JSONField(verbose_name="value")),
+                ("value", models.TextField(verbose_name="value")),
                 ("created_at", models.DateTimeField(auto_now_add=True, verbose_name="created at")),
                 (
                     "study",

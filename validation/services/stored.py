@@ -29,15 +29,15 @@ def study_figures_keep(*, study: Study, kind: str, compute: Callable[[], Any]) -
     key = hashlib.sha256(state.encode()).hexdigest()
     kept = StoredFigures.objects.filter(key=key).values_list("value", flat=True).first()
     if kept is not None:
-        return kept["value"]
-    # Through JSON at once, so the first request sees the very values later ones read back.
-    value = json.loads(json.dumps(compute()))
+        return json.loads(kept)
+    text = json.dumps(compute())
     try:
         with transaction.atomic():
-            StoredFigures.objects.create(key=key, study=study, kind=kind, value={"value": value})
+            StoredFigures.objects.create(key=key, study=study, kind=kind, value=text)
     except IntegrityError:  # another request stored the same figures first
         pass
-    return value
+    # Read back at once, so the first request sees the very values later ones read.
+    return json.loads(text)
 
 
 def judge_badge_keep(*, study: Study, judge: str) -> JudgeBadge | None:
