@@ -1,6 +1,7 @@
-"""A closed study's badge kept as data (validation.services.stored): computed once per state
-of the study's inputs, read back equal after the cache is emptied, computed afresh when an
-input changes, never kept for an open study."""
+"""A closed study's badge and report kept as data (validation.services.stored): computed once
+per state of the study's inputs, read back equal after the cache is emptied (the report
+rendered to the same bytes), computed afresh when an input changes, never kept for an open
+study."""
 
 import pytest
 from django.core.cache import cache
@@ -8,9 +9,12 @@ from django.core.cache import cache
 from tests.validation.test_report_db import rated_study
 from validation import services
 from validation.models import GoldLabel, StoredFigures
+from validation.report import compute as report_module
+from validation.report import report_render
 from validation.selectors import badge as badge_selectors
+from validation.selectors.report import study_report_compute, study_report_fingerprint
 from validation.services import stored
-from validation.services.stored import judge_badge_keep, study_figures_keep
+from validation.services.stored import judge_badge_keep, study_figures_keep, study_report_keep
 
 pytestmark = pytest.mark.django_db
 
@@ -53,15 +57,33 @@ def test_gold_written_after_the_close_computes_the_badge_afresh(monkeypatch):
     assert StoredFigures.objects.filter(study=study).count() == 2
 
 
+def test_a_kept_report_renders_the_same_bytes_without_computing(closed, monkeypatch):
+    fresh = study_report_compute(study=closed)
+    first = study_report_keep(study=closed)
+    cache.clear()
+    monkeypatch.setattr(report_module, "report_compute", _refuse)
+    kept = study_report_keep(study=closed)
+    assert StoredFigures.objects.filter(study=closed, kind="report").count() == 1
+    for fmt in ("json", "csv", "html"):
+        expected = report_render(fresh, fmt=fmt)
+        assert report_render(first, fmt=fmt) == report_render(kept, fmt=fmt) == expected
+
+
 def test_an_open_study_is_computed_every_time_and_never_stored():
     study = rated_study(rate=False)
     calls = []
+    fingerprint = study_report_fingerprint(study=study)
     for _ in range(2):
-        assert study_figures_keep(study=study, kind="x", compute=lambda: calls.append(1)) is None
+        kept = study_figures_keep(
+            study=study, kind="x", fingerprint=fingerprint, compute=lambda: calls.append(1)
+        )
+        assert kept is None
     assert calls == [1, 1] and not StoredFigures.objects.exists()
 
 
 def test_a_value_that_is_not_json_is_refused_and_nothing_is_stored(closed):
     with pytest.raises(TypeError):
-        study_figures_keep(study=closed, kind="bad", compute=lambda: {"when": object()})
+        study_figures_keep(
+            study=closed, kind="bad", fingerprint="f", compute=lambda: {"when": object()}
+        )
     assert not StoredFigures.objects.exists()

@@ -13,19 +13,25 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from django.core.cache import cache
 from django.db import IntegrityError, transaction
 
 from validation.models import StoredFigures, Study
 from validation.selectors.badge import JudgeBadge, judge_badge_for_study
-from validation.selectors.report import study_report_fingerprint
+from validation.selectors.report import study_report_compute, study_report_fingerprint
+
+CACHE_SECONDS = 6 * 3600
 
 
-def study_figures_keep(*, study: Study, kind: str, compute: Callable[[], Any]) -> Any:
+def study_figures_keep(
+    *, study: Study, kind: str, fingerprint: str, compute: Callable[[], Any]
+) -> Any:
     """``compute()``'s JSON value for ``study``, stored once per state of a closed study's
-    inputs under ``kind``; an open study's is computed every time (its inputs still move)."""
+    inputs under ``kind``; an open study's is computed every time (its inputs still move).
+    ``fingerprint`` is the study's ``study_report_fingerprint``, which the caller has."""
     if study.closed_at is None:
         return compute()
-    state = f"{kind}\0{study_report_fingerprint(study=study)}"
+    state = f"{kind}\0{fingerprint}"
     key = hashlib.sha256(state.encode()).hexdigest()
     kept = StoredFigures.objects.filter(key=key).values_list("value", flat=True).first()
     if kept is not None:
@@ -48,7 +54,27 @@ def judge_badge_keep(*, study: Study, judge: str) -> JudgeBadge | None:
         badge = judge_badge_for_study(study=study, judge=judge)
         return badge and badge.figures()
 
-    figures = study_figures_keep(study=study, kind=f"badge:{judge}", compute=compute)
+    fingerprint = study_report_fingerprint(study=study)
+    figures = study_figures_keep(
+        study=study, kind=f"badge:{judge}", fingerprint=fingerprint, compute=compute
+    )
     if figures is None:
         return None
     return JudgeBadge.from_figures(study=study, judge=judge, figures=figures)
+
+
+def study_report_keep(*, study: Study) -> dict[str, Any]:
+    """The report of ``study`` with the default bootstrap (``study_report_compute``), kept in
+    the cache while its fingerprint holds, and a closed study's as data too."""
+    fingerprint = study_report_fingerprint(study=study)
+    key = f"validation:report:{fingerprint}"
+    report = cache.get(key)
+    if report is None:
+        report = study_figures_keep(
+            study=study,
+            kind="report",
+            fingerprint=fingerprint,
+            compute=lambda: study_report_compute(study=study),
+        )
+        cache.set(key, report, CACHE_SECONDS)
+    return report
