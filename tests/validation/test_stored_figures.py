@@ -13,7 +13,6 @@ from validation.report import compute as report_module
 from validation.report import report_render
 from validation.selectors import badge as badge_selectors
 from validation.selectors.report import study_report_compute, study_report_fingerprint
-from validation.services import stored
 from validation.services.stored import judge_badge_keep, study_figures_keep, study_report_keep
 
 pytestmark = pytest.mark.django_db
@@ -34,7 +33,7 @@ def test_a_kept_badge_is_read_back_equal_without_computing(closed, monkeypatch):
     assert first == computed and first.conditions  # the gate's figures, exactly
     assert StoredFigures.objects.filter(study=closed, kind="badge:judge-a").count() == 1
     cache.clear()
-    monkeypatch.setattr(stored, "judge_badge_for_study", _refuse)
+    monkeypatch.setattr(badge_selectors, "judge_badge_for_study", _refuse)
     assert judge_badge_keep(study=closed, judge="judge-a") == computed
     # Each judge has its own row: judge-b's is not judge-a's.
     with pytest.raises(AssertionError, match="computed again"):
@@ -50,8 +49,10 @@ def test_gold_written_after_the_close_computes_the_badge_afresh(monkeypatch):
     for item in unit.case.rubric.all():  # a senior's decision after the close
         GoldLabel.objects.create(study_unit=unit, rubric_item=item, hit=True, provenance="3/3")
     calls = []
-    real = stored.judge_badge_for_study
-    monkeypatch.setattr(stored, "judge_badge_for_study", lambda **kw: calls.append(1) or real(**kw))
+    real = badge_selectors.judge_badge_for_study
+    monkeypatch.setattr(
+        badge_selectors, "judge_badge_for_study", lambda **kw: calls.append(1) or real(**kw)
+    )
     after = judge_badge_keep(study=study, judge="judge-a")
     assert calls == [1] and after == real(study=study, judge="judge-a") and after != before
     assert StoredFigures.objects.filter(study=study).count() == 2

@@ -11,14 +11,16 @@ left: it is small and names its study).
 import hashlib
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.core.cache import cache
 from django.db import IntegrityError, transaction
 
 from validation.models import StoredFigures, Study
-from validation.selectors.badge import JudgeBadge, judge_badge_for_study
 from validation.selectors.report import study_report_compute, study_report_fingerprint
+
+if TYPE_CHECKING:
+    from validation.selectors.badge import JudgeBadge
 
 CACHE_SECONDS = 6 * 3600
 
@@ -46,9 +48,11 @@ def study_figures_keep(
     return json.loads(text)
 
 
-def judge_badge_keep(*, study: Study, judge: str) -> JudgeBadge | None:
+def judge_badge_keep(*, study: Study, judge: str) -> "JudgeBadge | None":
     """The badge of ``judge`` from the closed ``study`` (``judge_badge_for_study``), kept as
     data."""
+    # Deferred: the badge's gate loads numpy, and the API imports this module at start-up.
+    from validation.selectors.badge import JudgeBadge, judge_badge_for_study
 
     def compute() -> dict[str, Any] | None:
         badge = judge_badge_for_study(study=study, judge=judge)
