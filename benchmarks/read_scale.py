@@ -12,7 +12,8 @@ running run with 12 % errors), 200 experts, 20 studies (16 open, 4 closed) of 30
 a rating) — with the majority as gold on the units rated three times (all of them in a closed
 study, one in two in an open one).
 
-Each page is then timed in processes of its own: cold is the first request of a fresh process
+Each page is then timed in processes of its own, started as `heartbench serve` starts
+(``config.cli._setup``: the start-up objects frozen): cold is the first request of a fresh process
 (Django set up, nothing imported lazily yet), once with the cache emptied and once more in a
 new process with the cache the first left (as after a restart), warm the median of
 ``--requests`` more requests in the first process; figures are ms of the clock / ms of the
@@ -53,9 +54,11 @@ def _django(code: Path, *, migrate: bool) -> None:
     sys.path.insert(0, str(code))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     os.environ.setdefault("DJANGO_ALLOWED_HOSTS", "testserver,127.0.0.1,localhost")
-    import django
+    # As `heartbench serve` starts: Django set up with its objects frozen out of the
+    # collector's passes (config.cli._setup), so a page's figures are the served process's.
+    from config.cli import _setup
 
-    django.setup()
+    _setup()
     if migrate:
         from django.core.management import call_command
 

@@ -22,12 +22,8 @@ from benchmark.selectors.leaderboard import leaderboard_compute
 from benchmark.selectors.leaderboard_options import leaderboard_fingerprint
 from benchmark.taxonomy import CATEGORIES, SCORED_CODES, ability_name, category_name
 from validation.report.html import GATE_STATUS, gate_conditions_view
-from validation.selectors.badge import (
-    JudgeBadge,
-    judge_badge_fingerprint,
-    judge_badge_for_study,
-    study_latest_closed_for_judge,
-)
+from validation.selectors.badge import JudgeBadge, study_latest_closed_for_judge
+from validation.services.stored import judge_badge_keep
 
 # Keys carry a fingerprint of everything the result is computed from, so an entry is never
 # stale; the timeout only bounds how long unused entries stay.
@@ -193,13 +189,8 @@ def board_get(
 
 
 def badge_get(*, dataset: Dataset, judge: str) -> JudgeBadge | None:
-    """The judge's badge from the newest closed study, kept while its gold and verdicts hold."""
+    """The judge's badge from the newest closed study, kept as data while its inputs hold."""
     study = study_latest_closed_for_judge(dataset=dataset, judge=judge)
     if study is None:
         return None
-    key = _key("badge", judge_badge_fingerprint(study=study, judge=judge))
-    found = cache.get(key, default=False)
-    if found is False:
-        found = judge_badge_for_study(study=study, judge=judge)
-        cache.set(key, found, CACHE_SECONDS)
-    return found
+    return judge_badge_keep(study=study, judge=judge)

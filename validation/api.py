@@ -23,7 +23,6 @@ from validation.dashboard.selectors import studies_progress
 from validation.downloads import CONTENT_TYPES, study_file_response
 from validation.gate import GateConfig
 from validation.models import Study
-from validation.selectors.report import study_report_get
 from validation.serializers import (
     AdminExportQuerySerializer,
     AdminReportQuerySerializer,
@@ -33,6 +32,7 @@ from validation.serializers import (
     AdminStudyProgressSerializer,
     AdminStudySerializer,
 )
+from validation.services.stored import study_report_keep
 
 # The error answers of the admin's operations, each documented once (401 and 503 are added to
 # every authenticated operation by config.openapi.Schema). A 400 names the field at fault.
@@ -196,7 +196,7 @@ class StudyReportView(StudyFileView):
         query.is_valid(raise_exception=True)
         fmt = query.validated_data["format"]
         found = self.study(study)
-        computed = study_report_get(study=found)
+        computed = study_report_keep(study=found)
         if fmt == "json":
             return Response(computed)
         text = report.report_render(computed, fmt=fmt)

@@ -259,3 +259,26 @@ class GoldLabel(models.Model):
 
     def __str__(self) -> str:
         return f"{self.rubric_item_id}: {'hit' if self.hit else 'miss'} ({self.provenance})"
+
+
+class StoredFigures(models.Model):
+    """Figures of a closed study computed once and kept as data (``validation.services.
+    stored``), so a restart or an emptied cache does not compute them again. The key hashes
+    what they are (``kind``) with the study's report fingerprint, which changes whenever an
+    input or the code computing them does: a changed study is computed afresh under a new key."""
+
+    key = models.CharField(_("key"), max_length=64, unique=True)
+    study = models.ForeignKey(
+        Study, on_delete=models.CASCADE, related_name="+", verbose_name=_("study")
+    )
+    kind = models.CharField(_("kind"), max_length=300)
+    # JSON as text: PostgreSQL's jsonb would reorder the keys and refuse NaN.
+    value = models.TextField(_("value"))
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("stored figures")
+        verbose_name_plural = _("stored figures")
+
+    def __str__(self) -> str:
+        return f"{self.study} · {self.kind}"

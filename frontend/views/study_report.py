@@ -13,7 +13,7 @@ from validation.downloads import study_file_response
 from validation.report import FORMATS, report_render
 from validation.report.html import report_context
 from validation.selectors import study_export_rows, study_get
-from validation.selectors.report import study_report_get
+from validation.services.stored import study_report_keep
 
 
 @staff_member_required
@@ -25,7 +25,7 @@ def study_report(request, name: str):
     fmt = request.GET.get("format")
     if fmt is not None and fmt not in FORMATS:
         raise Http404("unknown format")
-    report = study_report_get(study=study)
+    report = study_report_keep(study=study)
     if fmt is None:
         title = _("Study report: %(name)s") % {"name": study.name}
         # The admin's own context: its header says the platform's name, not Django's.

@@ -20,7 +20,8 @@ from validation.models import GoldLabel, StudyUnit
 from validation.report import compute as report_module
 from validation.report import report_compute
 from validation.report.selectors import study_report_data
-from validation.selectors.report import study_report_fingerprint, study_report_get
+from validation.selectors.report import study_report_fingerprint
+from validation.services.stored import study_report_keep
 from validation.statistics import BootstrapSettings
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("few_resamples")]
@@ -51,7 +52,7 @@ def fresh(name: str) -> dict:
 
 
 def get(name: str) -> dict:
-    return study_report_get(study=selectors.study_get(name=name))
+    return study_report_keep(study=selectors.study_get(name=name))
 
 
 def test_a_kept_report_is_the_computed_one_and_is_computed_once(study, computed):

@@ -5,19 +5,17 @@ The badge computes the full gate with the report's own gathering of the study's 
 gold and verdicts (``study_items_data``, which ``study_report_data`` extends with the sections
 the badge does not show) and its own gate computation (``report.compute.judge_gate_compute``,
 deciding through ``validation.gate.gate_decide``) under the same bootstrap settings, so the
-badge, the CLI leaderboard and the report never disagree. Nothing is stored: a stored decision
-would go stale when a senior's adjudication writes gold after the close; the page caches by
-fingerprint.
+badge, the CLI leaderboard and the report never disagree. The page keeps a badge as data
+(``validation.services.stored.judge_badge_keep``) under the study's report fingerprint, which a
+senior's adjudication writing gold after the close changes.
 """
 
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.db.models import Count, Max
-
-from benchmark.models import Dataset, JudgeRun, Verdict
-from validation.models import GoldLabel, Study, StudyUnit
+from benchmark.models import Dataset, JudgeRun
+from validation.models import Study, StudyUnit
 from validation.report.compute import figure, judge_gate_compute
 from validation.report.selectors import study_items_data
 from validation.statistics import BootstrapSettings
@@ -40,6 +38,26 @@ class JudgeBadge:
     conditions: tuple[dict[str, Any], ...]
     # Units of the closed study still waiting for a senior's adjudication.
     awaiting_adjudication: int
+
+    def figures(self) -> dict[str, Any]:
+        """What the badge computed (the rest is the study's), as JSON values."""
+        return {
+            "units": self.units,
+            "threshold": self.threshold,
+            "agreement": self.agreement,
+            "decision": self.decision,
+            "conditions": list(self.conditions),
+            "awaiting_adjudication": self.awaiting_adjudication,
+        }
+
+    @classmethod
+    def from_figures(cls, *, study: Study, judge: str, figures: dict[str, Any]) -> "JudgeBadge":
+        return cls(
+            judge=judge,
+            study=study.name,
+            closed_at=study.closed_at,
+            **{**figures, "conditions": tuple(figures["conditions"])},
+        )
 
 
 def study_latest_closed_for_judge(*, dataset: Dataset, judge: str) -> Study | None:
@@ -64,29 +82,6 @@ def judge_badge_get(
     if study is None:
         return None
     return judge_badge_for_study(study=study, judge=judge, bootstrap=bootstrap)
-
-
-def judge_badge_fingerprint(*, study: Study, judge: str) -> str:
-    """Changes whenever the badge of ``judge`` from ``study`` could: gold written (a senior's
-    decision after the close) or verdicts added to its runs. Gold and verdicts are append-only,
-    so counts and the newest ids are enough."""
-    gold = GoldLabel.objects.filter(study_unit__study=study).aggregate(
-        n=Count("id"), last=Max("id")
-    )
-    runs = study.judge_runs.filter(judge__name=judge)
-    verdicts = Verdict.objects.filter(run__in=runs).aggregate(n=Count("id"), last=Max("id"))
-    states = sorted(study.units.values_list("state").annotate(n=Count("id")).order_by())
-    parts = (
-        study.pk,
-        study.closed_at.isoformat(),
-        judge,
-        sorted(runs.values_list("pk", flat=True)),
-        gold,
-        verdicts,
-        states,
-        sorted(study.gate_config.items()),
-    )
-    return repr(parts)
 
 
 def judge_badge_for_study(

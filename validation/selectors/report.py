@@ -1,10 +1,12 @@
-"""A study's computed report, kept in the cache while nothing it is computed from changes.
+"""A study's report computed, and the fingerprint it is kept under while nothing it is
+computed from changes (``validation.services.stored``: in the cache, and a closed study's as
+data).
 
 The report (``validation.report``: the study's labels, gold and verdicts gathered, then the
 case bootstrap of every figure) costs seconds on a large study; the admin's web page and the
-API ask for the same report again and again. The cache key carries a fingerprint of every row
-the report reads — so a kept report is never stale and nothing needs deleting — and of the
-code that computes it (a deploy that changes the report does not serve old reports).
+API ask for the same report again and again. The fingerprint covers every row the report
+reads — so a kept report is never stale and nothing needs deleting — and the code that
+computes it (a deploy that changes the report does not serve old reports).
 """
 
 import hashlib
@@ -12,14 +14,12 @@ from functools import cache as once
 from pathlib import Path
 from typing import Any
 
-from django.core.cache import cache
 from django.db.models import Count, Max, Sum
 
 from annotation.selectors.pool_state import pool_state_get
 from benchmark.models import JudgeRun, RubricItemVersion, Verdict
 from validation.models import GoldLabel, Study
 
-CACHE_SECONDS = 6 * 3600
 # The packages whose code the report's figures come from (gathering, statistics, scoring).
 CODE = ("validation", "benchmark", "annotation")
 
@@ -84,17 +84,12 @@ def study_report_fingerprint(*, study: Study) -> str:
     return hashlib.sha256(repr(parts).encode()).hexdigest()
 
 
-def study_report_get(*, study: Study) -> dict[str, Any]:
+def study_report_compute(*, study: Study) -> dict[str, Any]:
     """The report of ``study`` with the default bootstrap (as `heartbench study report`),
-    computed once and kept while its fingerprint holds."""
-    key = f"validation:report:{study_report_fingerprint(study=study)}"
-    report = cache.get(key)
-    if report is None:
-        # Deferred: these load numpy and scipy, which only a report being computed needs.
-        from validation.report.compute import report_compute
-        from validation.report.selectors import study_report_data
-        from validation.statistics import BootstrapSettings
+    computed now; ``validation.services.stored.study_report_keep`` keeps it."""
+    # Deferred: these load numpy and scipy, which only a report being computed needs.
+    from validation.report.compute import report_compute
+    from validation.report.selectors import study_report_data
+    from validation.statistics import BootstrapSettings
 
-        report = report_compute(data=study_report_data(study=study), bootstrap=BootstrapSettings())
-        cache.set(key, report, CACHE_SECONDS)
-    return report
+    return report_compute(data=study_report_data(study=study), bootstrap=BootstrapSettings())

@@ -1,0 +1,84 @@
+"""A closed study's figures kept as data: computed on their first request and stored in a
+row keyed by the study's report fingerprint (``validation.selectors.report``), so a restart or
+an emptied cache reads them back instead of computing them again.
+
+Only a closed study's: its inputs no longer move, so one row serves every later request. A
+senior's decision after the close, a verdict added or a deploy that changes the computing code
+changes the fingerprint, and the figures are computed afresh under the new key (the old row is
+left: it is small and names its study).
+"""
+
+import hashlib
+import json
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from django.core.cache import cache
+from django.db import IntegrityError, transaction
+
+from validation.models import StoredFigures, Study
+from validation.selectors.report import study_report_compute, study_report_fingerprint
+
+if TYPE_CHECKING:
+    from validation.selectors.badge import JudgeBadge
+
+CACHE_SECONDS = 6 * 3600
+
+
+def study_figures_keep(
+    *, study: Study, kind: str, fingerprint: str, compute: Callable[[], Any]
+) -> Any:
+    """``compute()``'s JSON value for ``study``, stored once per state of a closed study's
+    inputs under ``kind``; an open study's is computed every time (its inputs still move).
+    ``fingerprint`` is the study's ``study_report_fingerprint``, which the caller has."""
+    if study.closed_at is None:
+        return compute()
+    state = f"{kind}\0{fingerprint}"
+    key = hashlib.sha256(state.encode()).hexdigest()
+    kept = StoredFigures.objects.filter(key=key).values_list("value", flat=True).first()
+    if kept is not None:
+        return json.loads(kept)
+    text = json.dumps(compute())
+    try:
+        with transaction.atomic():
+            StoredFigures.objects.create(key=key, study=study, kind=kind, value=text)
+    except IntegrityError:  # another request stored the same figures first
+        pass
+    # Read back at once, so the first request sees the very values later ones read.
+    return json.loads(text)
+
+
+def judge_badge_keep(*, study: Study, judge: str) -> "JudgeBadge | None":
+    """The badge of ``judge`` from the closed ``study`` (``judge_badge_for_study``), kept as
+    data."""
+    # Deferred: the badge's gate loads numpy, and the API imports this module at start-up.
+    from validation.selectors.badge import JudgeBadge, judge_badge_for_study
+
+    def compute() -> dict[str, Any] | None:
+        badge = judge_badge_for_study(study=study, judge=judge)
+        return badge and badge.figures()
+
+    fingerprint = study_report_fingerprint(study=study)
+    figures = study_figures_keep(
+        study=study, kind=f"badge:{judge}", fingerprint=fingerprint, compute=compute
+    )
+    if figures is None:
+        return None
+    return JudgeBadge.from_figures(study=study, judge=judge, figures=figures)
+
+
+def study_report_keep(*, study: Study) -> dict[str, Any]:
+    """The report of ``study`` with the default bootstrap (``study_report_compute``), kept in
+    the cache while its fingerprint holds, and a closed study's as data too."""
+    fingerprint = study_report_fingerprint(study=study)
+    key = f"validation:report:{fingerprint}"
+    report = cache.get(key)
+    if report is None:
+        report = study_figures_keep(
+            study=study,
+            kind="report",
+            fingerprint=fingerprint,
+            compute=lambda: study_report_compute(study=study),
+        )
+        cache.set(key, report, CACHE_SECONDS)
+    return report
