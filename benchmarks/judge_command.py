@@ -106,7 +106,7 @@ def main() -> int:
     codes = [path.resolve() for path in (args.code or [ROOT])]
     passes = args.passes.split(",")
     setup_django(None)
-    from benchmark.llm.fake_server import FakeLLM, fake_verdict
+    from benchmark.llm.fake_server import FakeLLM, collector_paused, fake_verdict
     from benchmark.models import JudgeRun, Verdict
 
     _, model = load_cases(args.data)
@@ -122,13 +122,14 @@ def main() -> int:
                     fake.limit_per_second = args.rps if name == "learnt" else None
                     judge_model = f"bench-{name}-{index}-{repeat}"
                     sent = fake.count()
-                    wall = command_run(
-                        code=code,
-                        fake=fake,
-                        judge_model=judge_model,
-                        args=args,
-                        declared=name != "learnt",
-                    )
+                    with collector_paused():  # the fake endpoint's clock runs in this process
+                        wall = command_run(
+                            code=code,
+                            fake=fake,
+                            judge_model=judge_model,
+                            args=args,
+                            declared=name != "learnt",
+                        )
                     run = JudgeRun.objects.get(judge__model=judge_model)
                     results.setdefault((name, index), []).append(
                         (wall, run.wall_seconds, (fake.count() - sent) / n, run.errors)

@@ -1,11 +1,12 @@
 import asyncio
+import gc
 import multiprocessing
 import time
 
 import pytest
 
 from benchmark.llm.client import ChatClient, Endpoint
-from benchmark.llm.fake_server import FakeLLM
+from benchmark.llm.fake_server import FakeLLM, collector_paused
 from benchmark.llm.ratelimit import LocalLimiter, RedisLimiter
 from benchmark.llm.ratelimit_math import (
     WINDOW_POLL,
@@ -80,7 +81,8 @@ def ask_declared(fake: FakeLLM, limiter, *, n: int, concurrency: int) -> None:
             if hasattr(limiter, "close"):
                 await limiter.close()
 
-    asyncio.run(go())
+    with collector_paused():  # the fake's clock is this process's: a collection would skew it
+        asyncio.run(go())
 
 
 @pytest.mark.parametrize("latency", [0.0, 0.3])
@@ -99,6 +101,49 @@ def test_a_declared_limit_shared_through_redis_is_never_exceeded_in_any_second(r
         ask_declared(fake, limiter, n=35, concurrency=8)
         assert fake.count(fault="over_limit") == 0
         assert busiest_second(fake) == 10
+
+
+# Each is asked again by the client: a 500 at once when it is a lone failure, a garbled 200
+# and a dropped connection (which the endpoint counted) after a back-off.
+RETRIED = ("server_error", "bad_json", "disconnect")
+
+
+def faulty_endpoint(latency: float) -> FakeLLM:
+    return FakeLLM(limit_per_second=10, latency=latency, fault_rate=0.3, fault_mix=RETRIED, seed=5)
+
+
+def assert_retries_kept_the_limit(fake: FakeLLM) -> None:
+    assert all(fake.count(fault=fault) > 0 for fault in RETRIED), fake.stats()
+    assert fake.count(fault="over_limit") == 0
+    assert busiest_second(fake) == 10
+
+
+@pytest.mark.parametrize("latency", [0.0, 0.3])
+def test_retries_and_failed_requests_stay_inside_the_window(latency):
+    with faulty_endpoint(latency) as fake:
+        ask_declared(fake, LocalLimiter(rpm=600, tpm=None), n=35, concurrency=8)
+        assert_retries_kept_the_limit(fake)
+
+
+def test_retries_stay_inside_the_window_shared_through_redis(redis_url):
+    with faulty_endpoint(0.3) as fake:
+        limiter = RedisLimiter(url=redis_url, scope="window-faults-test", rpm=600, tpm=None)
+        ask_declared(fake, limiter, n=35, concurrency=8)
+        assert_retries_kept_the_limit(fake)
+
+
+def test_the_collector_is_paused_only_inside_the_block():
+    with pytest.raises(RuntimeError), collector_paused():
+        assert not gc.isenabled()
+        raise RuntimeError
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with collector_paused():
+            pass
+        assert not gc.isenabled()  # a caller's choice is kept
+    finally:
+        gc.enable()
 
 
 def measure(limiter_factory, n: int) -> float:
