@@ -85,22 +85,31 @@ def ask_declared(fake: FakeLLM, limiter, *, n: int, concurrency: int) -> None:
         asyncio.run(go())
 
 
+# The client declares 9 a second; the endpoint, counting as providers do, refuses a request past
+# 10 in the last second. The one request of room absorbs the endpoint's own clock (a busy
+# machine logs a request late when it does not schedule this process), not the client's: a
+# bucket alone lets its burst and a second's refill through in one second, 18 here.
+DECLARED_RPM = 540
+DECLARED_PER_SECOND = 9
+
+
+def assert_kept_the_limit(fake: FakeLLM) -> None:
+    assert fake.count(fault="over_limit") == 0, fake.stats()
+    assert busiest_second(fake) >= DECLARED_PER_SECOND  # and the limit is used, not undershot
+
+
 @pytest.mark.parametrize("latency", [0.0, 0.3])
 def test_a_declared_limit_is_never_exceeded_in_any_second(latency):
-    # The endpoint counts as providers do: a request past 10 in the last second is refused.
-    # A bucket alone let its burst and a second's refill through in one second.
     with FakeLLM(limit_per_second=10, latency=latency) as fake:
-        ask_declared(fake, LocalLimiter(rpm=600, tpm=None), n=35, concurrency=8)
-        assert fake.count(fault="over_limit") == 0
-        assert busiest_second(fake) == 10  # and the limit is used, not undershot
+        ask_declared(fake, LocalLimiter(rpm=DECLARED_RPM, tpm=None), n=35, concurrency=8)
+        assert_kept_the_limit(fake)
 
 
 def test_a_declared_limit_shared_through_redis_is_never_exceeded_in_any_second(redis_url):
     with FakeLLM(limit_per_second=10, latency=0.3) as fake:
-        limiter = RedisLimiter(url=redis_url, scope="window-test", rpm=600, tpm=None)
+        limiter = RedisLimiter(url=redis_url, scope="window-test", rpm=DECLARED_RPM, tpm=None)
         ask_declared(fake, limiter, n=35, concurrency=8)
-        assert fake.count(fault="over_limit") == 0
-        assert busiest_second(fake) == 10
+        assert_kept_the_limit(fake)
 
 
 # Each is asked again by the client: a 500 at once when it is a lone failure, a garbled 200
@@ -114,20 +123,21 @@ def faulty_endpoint(latency: float) -> FakeLLM:
 
 def assert_retries_kept_the_limit(fake: FakeLLM) -> None:
     assert all(fake.count(fault=fault) > 0 for fault in RETRIED), fake.stats()
-    assert fake.count(fault="over_limit") == 0
-    assert busiest_second(fake) == 10
+    assert_kept_the_limit(fake)
 
 
 @pytest.mark.parametrize("latency", [0.0, 0.3])
 def test_retries_and_failed_requests_stay_inside_the_window(latency):
     with faulty_endpoint(latency) as fake:
-        ask_declared(fake, LocalLimiter(rpm=600, tpm=None), n=35, concurrency=8)
+        ask_declared(fake, LocalLimiter(rpm=DECLARED_RPM, tpm=None), n=35, concurrency=8)
         assert_retries_kept_the_limit(fake)
 
 
 def test_retries_stay_inside_the_window_shared_through_redis(redis_url):
     with faulty_endpoint(0.3) as fake:
-        limiter = RedisLimiter(url=redis_url, scope="window-faults-test", rpm=600, tpm=None)
+        limiter = RedisLimiter(
+            url=redis_url, scope="window-faults-test", rpm=DECLARED_RPM, tpm=None
+        )
         ask_declared(fake, limiter, n=35, concurrency=8)
         assert_retries_kept_the_limit(fake)
 
