@@ -279,23 +279,24 @@ class Progress:
 
 def study_progress(*, expert: Expert, pool: Pool, now: datetime | None = None) -> Progress:
     """Counts only: never a unit's labels, votes or who rated it. The expert's own count,
-    today's submissions and the study's units are one statement's scalar subqueries."""
+    today's submissions, the study's units and its complete ones (the flag the submit of a
+    unit's last rating sets, ``Unit.ratings_complete``) are one statement's scalar
+    subqueries."""
     now = now or timezone.now()
-    ratings = Assignment.objects.filter(
-        pool=pool, kind=Assignment.Kind.RATING, status=Assignment.Status.SUBMITTED
-    )
-    complete = (
-        ratings.values("unit_id")
-        .annotate(n=Count("pk"))
-        .filter(n__gte=pool.raters_per_unit)
-        .count()
+    units = Unit.objects.filter(pool=pool)
+    mine = Assignment.objects.filter(
+        pool=pool,
+        kind=Assignment.Kind.RATING,
+        status=Assignment.Status.SUBMITTED,
+        expert=expert,
     )
     counts = (
         Pool.objects.filter(pk=pool.pk)
         .values(
-            mine=_count_of(ratings.filter(expert=expert)),
+            mine=_count_of(mine),
             today=_count_of(selectors.submissions_of_today(expert=expert, now=now)),
-            total=_count_of(Unit.objects.filter(pool=pool)),
+            total=_count_of(units),
+            complete=_count_of(units.filter(ratings_complete=True)),
         )
         .get()
     )
@@ -304,7 +305,7 @@ def study_progress(*, expert: Expert, pool: Pool, now: datetime | None = None) -
         mine=counts["mine"],
         left_for_me=_units_left(pool=pool, expert=expert, now=now) if open_now else 0,
         capacity_left=max(0, expert.daily_capacity - counts["today"]),
-        team_complete=complete,
+        team_complete=counts["complete"],
         team_total=counts["total"],
     )
 
