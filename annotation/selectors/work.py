@@ -27,7 +27,7 @@ from django.db.models import (
     Subquery,
     Value,
 )
-from django.db.models.functions import Cast, Coalesce
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from annotation import selectors
@@ -122,8 +122,8 @@ def pools_for_claim(*, expert: Expert, now: datetime) -> QuerySet[Pool]:
     """Pools as a claim reads its study, in one statement: with the calibration set (the gate
     asks whether the pool is one), the expert's open lease in it (``held_lease``: an id or
     None), their submissions today over all studies (``submitted_today``, for ``work_gate``)
-    and the span of the pool's unit ids (``unit_span``: two index probes, None without units;
-    for ``window_start``)."""
+    and the first of the pool's unit ids and their span (``unit_first``, ``unit_span``: two
+    index probes, None without units; for ``window_pivot``)."""
     held = Assignment.objects.filter(
         pool=OuterRef("pk"), expert=expert, status=Assignment.Status.LEASED
     ).order_by()
@@ -132,6 +132,7 @@ def pools_for_claim(*, expert: Expert, now: datetime) -> QuerySet[Pool]:
     return Pool.objects.select_related("calibration_set").annotate(
         held_lease=Subquery(held.values("pk")[:1]),
         submitted_today=_count_of(selectors.submissions_of_today(expert=expert, now=now)),
+        unit_first=first,
         unit_span=ExpressionWrapper(last - first + Value(1), output_field=IntegerField()),
     )
 
@@ -142,31 +143,35 @@ def _count_of(rows: QuerySet) -> Subquery:
     return Subquery(counted.values("n"), output_field=IntegerField())
 
 
-def window_start(*, unit_span: int | None) -> float:
-    """Where a claim's window starts (``rating_candidates``' ``start``): at a random point of
-    a pool whose unit ids span more than one window, so experts asking at once spread over
-    it; at 0 on a smaller one, whose first statement then reads it whole (no wrapped half)."""
-    return random.random() if (unit_span or 0) > CANDIDATE_WINDOW else 0.0
+def window_pivot(*, unit_first: int | None, unit_span: int | None) -> int | None:
+    """The unit id a claim's window starts from (``rating_candidates``' ``pivot``): a random
+    point of a pool whose unit ids span more than one window, so experts asking at once
+    spread over it; None on a smaller one, whose first statement then reads it whole from its
+    start (no wrapped half). Drawn here from the study read's id span, so the window's
+    statements compare ids with a number, not with subqueries compiled into each half."""
+    if (unit_span or 0) <= CANDIDATE_WINDOW:
+        return None
+    return unit_first + int(unit_span * random.random())
 
 
 def rating_candidates(
-    *, pool: Pool, expert: Expert, hard: str, now: datetime, start: float
+    *, pool: Pool, expert: Expert, hard: str, now: datetime, pivot: int | None
 ) -> list[Candidate]:
     """A window of the units this expert may still rate, with their taken rater slots.
 
     Never the whole pool, so a claim costs the same on 500 units as on 50,000: the preference
     tiers of ``annotation.assignment`` that are not about the count (specialty match, hard
     cases first) are walked in SQL, best first, and the first tier holding any free unit gives
-    up to ``CANDIDATE_WINDOW`` of them, in unit order from the point ``start`` (0 ≤ start < 1)
-    of the pool's id range on, wrapping around. ``rank_candidates`` then orders the window
-    (fewest raters first, the expert's own spread); a fresh ``start`` per claim spreads
-    experts asking at once over the pool.
+    up to ``CANDIDATE_WINDOW`` of them, in unit order from the unit id ``pivot`` on (from the
+    pool's start when None), wrapping around. ``rank_candidates`` then orders the window
+    (fewest raters first, the expert's own spread); a fresh ``pivot`` per claim
+    (``window_pivot``) spreads experts asking at once over the pool.
     """
     units = _free_units(pool=pool, expert=expert, now=now)
     if hard == HardCases.NONE:
         units = units.exclude(response__case__difficulty="hard")
     for tier in _preference_tiers(expert=expert, hard=hard):
-        rows = _window(units.filter(tier), pool=pool, start=start)
+        rows = _window(units.filter(tier), pivot=pivot)
         if rows:
             return [Candidate(unit_id=pk, taken=taken) for pk, taken in rows]
     return []
@@ -190,18 +195,13 @@ def _preference_tiers(*, expert: Expert, hard: str) -> list[Q]:
     return tiers
 
 
-def _window(units: QuerySet[Unit], *, pool: Pool, start: float) -> list[tuple[int, int]]:
-    """(unit id, taken) of up to ``CANDIDATE_WINDOW`` units, from ``start`` on, wrapping."""
-    ids = Unit.objects.filter(pool=pool).values("pk")
-    # Two index probes (first and last id), never an aggregate over the pool's units.
-    first, last = Subquery(ids.order_by("pk")[:1]), Subquery(ids.order_by("-pk")[:1])
-    pivot = ExpressionWrapper(
-        first + Cast((last - first + 1) * Value(start), IntegerField()),
-        output_field=IntegerField(),
-    )
+def _window(units: QuerySet[Unit], *, pivot: int | None) -> list[tuple[int, int]]:
+    """(unit id, taken) of up to ``CANDIDATE_WINDOW`` units, from ``pivot`` on, wrapping."""
     ordered = units.order_by("pk").values_list("pk", "taken")
+    if pivot is None:
+        return list(ordered[:CANDIDATE_WINDOW])
     rows = list(ordered.filter(pk__gte=pivot)[:CANDIDATE_WINDOW])
-    if start and len(rows) < CANDIDATE_WINDOW:  # from 0 the first half saw the whole pool
+    if len(rows) < CANDIDATE_WINDOW:
         rows += ordered.filter(pk__lt=pivot)[: CANDIDATE_WINDOW - len(rows)]
     return rows
 
@@ -279,23 +279,24 @@ class Progress:
 
 def study_progress(*, expert: Expert, pool: Pool, now: datetime | None = None) -> Progress:
     """Counts only: never a unit's labels, votes or who rated it. The expert's own count,
-    today's submissions and the study's units are one statement's scalar subqueries."""
+    today's submissions, the study's units and its complete ones (the flag the submit of a
+    unit's last rating sets, ``Unit.ratings_complete``) are one statement's scalar
+    subqueries."""
     now = now or timezone.now()
-    ratings = Assignment.objects.filter(
-        pool=pool, kind=Assignment.Kind.RATING, status=Assignment.Status.SUBMITTED
-    )
-    complete = (
-        ratings.values("unit_id")
-        .annotate(n=Count("pk"))
-        .filter(n__gte=pool.raters_per_unit)
-        .count()
+    units = Unit.objects.filter(pool=pool)
+    mine = Assignment.objects.filter(
+        pool=pool,
+        kind=Assignment.Kind.RATING,
+        status=Assignment.Status.SUBMITTED,
+        expert=expert,
     )
     counts = (
         Pool.objects.filter(pk=pool.pk)
         .values(
-            mine=_count_of(ratings.filter(expert=expert)),
+            mine=_count_of(mine),
             today=_count_of(selectors.submissions_of_today(expert=expert, now=now)),
-            total=_count_of(Unit.objects.filter(pool=pool)),
+            total=_count_of(units),
+            complete=_count_of(units.filter(ratings_complete=True)),
         )
         .get()
     )
@@ -304,7 +305,7 @@ def study_progress(*, expert: Expert, pool: Pool, now: datetime | None = None) -
         mine=counts["mine"],
         left_for_me=_units_left(pool=pool, expert=expert, now=now) if open_now else 0,
         capacity_left=max(0, expert.daily_capacity - counts["today"]),
-        team_complete=complete,
+        team_complete=counts["complete"],
         team_total=counts["total"],
     )
 

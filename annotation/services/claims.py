@@ -35,7 +35,7 @@ from annotation.selectors.work import (
     hard_cases_for,
     pools_for_claim,
     rating_candidates,
-    window_start,
+    window_pivot,
     work_gate,
 )
 from annotation.services.calibration import calibration_claim_next
@@ -229,7 +229,7 @@ def _claim(*, expert: Expert, pool: Pool, now: datetime) -> Claim:
             expert=expert,
             hard=hard,
             now=now,
-            start=window_start(unit_span=pool.unit_span),
+            pivot=window_pivot(unit_first=pool.unit_first, unit_span=pool.unit_span),
         )
         if not candidates:
             # Nothing left, or what is left is kept for experts of proven quality.

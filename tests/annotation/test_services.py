@@ -5,6 +5,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from annotation import services
+from annotation.assignment import HardCases
 from annotation.labels import InvalidLabels
 from annotation.models import Assignment, Submission
 from annotation.selectors import work as selectors_work
@@ -206,6 +207,25 @@ def test_a_window_smaller_than_the_pool_still_gives_specialists_their_units_firs
         assert assignment.unit.response.case.primary_scene == "亲密关系"
         services.assignment_submit(assignment=assignment, labels=all_labels(assignment))
     assert claim(specialist, other).unit.response.case.primary_scene == "职场心理"
+
+
+def test_the_window_reads_from_its_pivot_on_and_wraps_to_the_pools_start(monkeypatch):
+    monkeypatch.setattr(selectors_work, "CANDIDATE_WINDOW", 3)
+    expert = ExpertFactory()
+    study = open_study(cases=5, experts=[expert])
+    ids = list(study.pool.units.order_by("pk").values_list("pk", flat=True))
+    window = selectors_work.rating_candidates(
+        pool=study.pool, expert=expert, hard=HardCases.ANY, now=timezone.now(), pivot=ids[3]
+    )
+    assert [candidate.unit_id for candidate in window] == [ids[3], ids[4], ids[0]]
+
+
+def test_the_pivot_is_drawn_inside_the_pools_ids_only_past_one_window():
+    span = selectors_work.CANDIDATE_WINDOW
+    assert selectors_work.window_pivot(unit_first=10, unit_span=span) is None
+    assert selectors_work.window_pivot(unit_first=None, unit_span=None) is None
+    pivots = {selectors_work.window_pivot(unit_first=10, unit_span=span + 1) for _ in range(500)}
+    assert pivots <= set(range(10, 10 + span + 1)) and len(pivots) > 1
 
 
 def test_specialists_get_matching_units_first():
