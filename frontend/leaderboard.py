@@ -5,29 +5,21 @@ Aggregates only: experts see this page, so nothing here names a case, a response
 verdict — only per-model averages and the study-level badge of a finished study.
 """
 
-import hashlib
 from dataclasses import dataclass
 from typing import Any
 
-from django.core.cache import cache
 from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language, gettext_lazy, ngettext
 from django.utils.translation import gettext as _
 
 from benchmark.charts import PALETTE, difficulty_bars_chart, radar_compare_chart
-from benchmark.leaderboard_rules import DEFAULT_MIN_COVERAGE
 from benchmark.models import Dataset
-from benchmark.selectors.leaderboard import leaderboard_compute
-from benchmark.selectors.leaderboard_options import leaderboard_fingerprint
 from benchmark.taxonomy import CATEGORIES, SCORED_CODES, ability_name, category_name
 from validation.report.html import GATE_STATUS, gate_conditions_view
 from validation.selectors.badge import JudgeBadge, study_latest_closed_for_judge
 from validation.services.stored import judge_badge_keep
 
-# Keys carry a fingerprint of everything the result is computed from, so an entry is never
-# stale; the timeout only bounds how long unused entries stay.
-CACHE_SECONDS = 6 * 3600
 MAX_COMPARE = 5
 DEFAULT_COMPARE = 3
 SPLIT_LABELS = {
@@ -143,12 +135,6 @@ def legend(chosen: list[str]) -> list[tuple[str, str]]:
     return [(name, PALETTE[k % len(PALETTE)]) for k, name in enumerate(chosen)]
 
 
-def _key(kind: str, *parts: str) -> str:
-    # Hashed: judge names and fingerprints hold characters some cache backends refuse.
-    digest = hashlib.sha256(repr(parts).encode()).hexdigest()
-    return f"leaderboard-page:{kind}:{digest}"
-
-
 def board_notes(board: dict[str, Any]) -> dict[str, Any]:
     """What the page says under the table: the coverage threshold when a row is unranked, and
     the models only other judges judged (each with a link to that judge's board)."""
@@ -159,33 +145,6 @@ def board_notes(board: dict[str, Any]) -> dict[str, Any]:
         "cases": board["models"][0]["coverage"]["total"] if board["models"] else 0,
         "not_shown": board.get("not_shown") or [],
     }
-
-
-def board_get(
-    *,
-    dataset: Dataset,
-    split: str,
-    scoring: str,
-    judge: str | None,
-    min_coverage: float = DEFAULT_MIN_COVERAGE,
-) -> dict[str, Any]:
-    """The leaderboard dictionary, computed by the one selector and kept while its data holds
-    (the joint bootstrap is the page's dearest part). Raises LeaderboardError as it does."""
-    key = _key(
-        "board",
-        leaderboard_fingerprint(dataset=dataset),
-        split,
-        scoring,
-        judge or "",
-        repr(min_coverage),
-    )
-    board = cache.get(key)
-    if board is None:
-        board = leaderboard_compute(
-            dataset=dataset, split=split, scoring=scoring, judge=judge, min_coverage=min_coverage
-        ).as_dict()
-        cache.set(key, board, CACHE_SECONDS)
-    return board
 
 
 def badge_get(*, dataset: Dataset, judge: str) -> JudgeBadge | None:

@@ -31,6 +31,7 @@ from benchmark.models.core import (
     Response,
     RubricItem,
     RubricItemVersion,
+    StoredBoard,
     Verdict,
 )
 
@@ -61,6 +62,7 @@ __all__ = [
     "RubricItem",
     "RubricItemVersion",
     "SnapshotCriterion",
+    "StoredBoard",
     "SynthesisRun",
     "Verdict",
 ]

@@ -23,6 +23,7 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
     # Deferred: scoring loads numpy and scipy, which only this page needs, not every page served.
     from benchmark.scoring import SCORING_MODES
     from benchmark.selectors.leaderboard import SPLITS, LeaderboardError
+    from benchmark.services.stored_board import leaderboard_keep
     from frontend import leaderboard as page
 
     split = request.GET.get("split", "all")
@@ -53,7 +54,7 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
     if judge is not None and judge not in judges:
         raise Http404("no such judge on this dataset")
     try:
-        board = page.board_get(
+        board = leaderboard_keep(
             dataset=dataset, split=split, scoring=scoring, judge=judge, min_coverage=min_coverage
         )
     except LeaderboardError as exc:

@@ -317,7 +317,7 @@ def test_the_page_follows_new_runs_and_rubric_edits(expert_client, monkeypatch):
     def not_again(**kwargs):
         raise AssertionError("the unchanged board was computed again")
 
-    monkeypatch.setattr("frontend.leaderboard.leaderboard_compute", not_again)
+    monkeypatch.setattr("benchmark.services.stored_board.leaderboard_compute", not_again)
     assert overall_of(expert_client.get("/leaderboard/").content.decode(), names[0])
     monkeypatch.undo()
     assert "Rubric changed" not in before

@@ -10,30 +10,17 @@ computes it (a deploy that changes the report does not serve old reports).
 """
 
 import hashlib
-from functools import cache as once
-from pathlib import Path
 from typing import Any
 
 from django.db.models import Count, Max, Sum
 
 from annotation.selectors.pool_state import pool_state_get
+from benchmark.code_digest import code_digest
 from benchmark.models import JudgeRun, RubricItemVersion, Verdict
 from validation.models import GoldLabel, Study
 
 # The packages whose code the report's figures come from (gathering, statistics, scoring).
 CODE = ("validation", "benchmark", "annotation")
-
-
-@once
-def _code_version() -> str:
-    """A digest of the source of the apps the report is computed by (read once a process)."""
-    root = Path(__file__).resolve().parents[2]
-    digest = hashlib.sha256()
-    for package in CODE:
-        for path in sorted((root / package).rglob("*.py")):
-            if "migrations" not in path.parts:
-                digest.update(path.read_bytes())
-    return digest.hexdigest()[:16]
 
 
 def study_report_fingerprint(*, study: Study) -> str:
@@ -65,7 +52,7 @@ def study_report_fingerprint(*, study: Study) -> str:
         n=Count("id"), last=Max("id")
     )
     parts = (
-        _code_version(),
+        code_digest(packages=CODE),
         # Every field of the study (a field added later, such as a gate setting, counts too).
         [getattr(study, f.attname) for f in Study._meta.concrete_fields],
         study.pool.status,

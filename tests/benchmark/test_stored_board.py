@@ -1,0 +1,104 @@
+"""A leaderboard kept as data (benchmark.services.stored_board): read back equal after the
+cache is emptied without computing, computed afresh on a new verdict, a finished run or a
+changed scoring code, and a row that is not JSON refused without a write."""
+
+import json
+
+import pytest
+from django.core.cache import cache
+
+from benchmark.models import JudgeRun, StoredBoard, Verdict
+from benchmark.selectors.leaderboard import LeaderboardError, leaderboard_compute
+from benchmark.services import stored_board
+from benchmark.services.stored_board import StoredBoardError, leaderboard_keep
+from tests.benchmark.factories import (
+    DatasetFactory,
+    JudgeFactory,
+    JudgeRunFactory,
+    ModelUnderTestFactory,
+    ResponseFactory,
+    case_with_rubric,
+)
+
+pytestmark = pytest.mark.django_db
+
+RUBRIC = [("warmth", 3), ("warmth", -10), ("curiosity", 6), ("catastrophic", None)]
+
+
+def _judge(run, case, states):
+    response = ResponseFactory(model=run.model, case=case)
+    for item, state in zip(case.rubric.order_by("position"), states, strict=True):
+        Verdict.objects.create(run=run, response=response, rubric_item=item, state=state)
+
+
+@pytest.fixture
+def dataset():
+    dataset = DatasetFactory(name="kept-set")
+    cases = [
+        case_with_rubric(dataset=dataset, rubric=RUBRIC, difficulty=difficulty)
+        for difficulty in ("normal", "hard", "normal")
+    ]
+    judge = JudgeFactory(name="claude")
+    for name, states in [("good", ["met", "not_met", "met", "not_met"]),
+                         ("bad", ["met", "met", "not_met", "met"])]:  # fmt: skip
+        run = JudgeRunFactory(judge=judge, dataset=dataset, model=ModelUnderTestFactory(name=name))
+        for case in cases:
+            _judge(run, case, states)
+    return dataset
+
+
+def _status(board, model):
+    return next(m["judge_run"]["status"] for m in board["models"] if m["model"] == model)
+
+
+def _refuse(**kwargs):
+    raise AssertionError("computed again")
+
+
+def test_a_kept_board_is_read_back_equal_without_computing(dataset, monkeypatch):
+    computed = leaderboard_compute(dataset=dataset).as_dict()
+    first = leaderboard_keep(dataset=dataset)
+    assert json.dumps(first) == json.dumps(computed)  # every figure, in the same key order
+    assert first["models"][0]["ci95"]  # the joint bootstrap's intervals are kept too
+    assert StoredBoard.objects.filter(dataset=dataset).count() == 1
+    cache.clear()
+    monkeypatch.setattr(stored_board, "leaderboard_compute", _refuse)
+    assert json.dumps(leaderboard_keep(dataset=dataset)) == json.dumps(computed)
+    # Other options are another board: not this row.
+    with pytest.raises(AssertionError, match="computed again"):
+        leaderboard_keep(dataset=dataset, split="hard")
+
+
+def test_a_new_verdict_a_finished_run_or_new_code_computes_afresh(dataset, monkeypatch):
+    leaderboard_keep(dataset=dataset)
+    judge = JudgeRun.objects.filter(dataset=dataset).first().judge
+    late = JudgeRunFactory(judge=judge, dataset=dataset, model=ModelUnderTestFactory(name="late"),
+                           status="running")  # fmt: skip
+    for case in dataset.cases.all():
+        _judge(late, case, ["met", "not_met", "met", "not_met"])
+    running = leaderboard_keep(dataset=dataset)  # new verdicts: a new key, computed
+    assert _status(running, "late") == "running"
+    JudgeRun.objects.filter(pk=late.pk).update(status="finished")  # a changed run, no verdict
+    assert _status(leaderboard_keep(dataset=dataset), "late") == "finished"
+    # One row per dataset and options: the older ones were replaced, not piled up.
+    assert StoredBoard.objects.filter(dataset=dataset).count() == 1
+    cache.clear()
+    monkeypatch.setattr(stored_board, "code_digest", lambda **kwargs: "another deploy")
+    monkeypatch.setattr(stored_board, "leaderboard_compute", _refuse)
+    with pytest.raises(AssertionError, match="computed again"):
+        leaderboard_keep(dataset=dataset)
+
+
+def test_a_stored_value_that_is_not_json_is_refused_without_a_write(dataset):
+    leaderboard_keep(dataset=dataset)
+    StoredBoard.objects.update(value="{not json")
+    cache.clear()
+    with pytest.raises(StoredBoardError, match=r"stored leaderboard \w{12} is not JSON: .*line 1"):
+        leaderboard_keep(dataset=dataset)
+    assert list(StoredBoard.objects.values_list("value", flat=True)) == ["{not json"]
+
+
+def test_a_board_that_cannot_be_built_stores_nothing(dataset):
+    with pytest.raises(LeaderboardError, match="no judge run by 'nobody'"):
+        leaderboard_keep(dataset=dataset, judge="nobody")
+    assert not StoredBoard.objects.exists()
