@@ -35,11 +35,41 @@ def chromium():
         browser.close()
 
 
+class InFlight:
+    """The requests a browser context has sent and not yet seen answered (or fail)."""
+
+    def __init__(self, context) -> None:
+        self.requests = set()
+        context.on("request", self.sent)
+        context.on("requestfinished", self.ended)
+        context.on("requestfailed", self.ended)
+
+    def sent(self, request) -> None:
+        self.requests.add(request)
+
+    def ended(self, request) -> None:
+        self.requests.discard(request)
+
+    def close(self, context, *, seconds: float = 15.0) -> None:
+        """Close `context` once the live server has answered what the page last sent.
+
+        The browser is shared by a module, so closing a context is quick; a request the page
+        sent just before (an autosave, the progress line) could otherwise still be writing when
+        the test's database is flushed, and the flush would find a table locked.
+        """
+        for _ in range(int(seconds / 0.05)):
+            if not self.requests or not context.pages:
+                break
+            context.pages[0].wait_for_timeout(50)  # lets Playwright deliver the events
+        context.close()
+
+
 @pytest.fixture
 def browser_page(chromium):
     page = chromium.new_page(viewport={"width": 1280, "height": 900}, locale="zh-CN")
+    in_flight = InFlight(page.context)
     yield page
-    page.context.close()
+    in_flight.close(page.context)
 
 
 @pytest.fixture(params=list(LOCALES), ids=list(LOCALES))
@@ -54,10 +84,11 @@ def page_in(chromium, language) -> Iterator:
     context = chromium.new_context(
         viewport={"width": 1280, "height": 900}, locale=LOCALES[language]
     )
+    in_flight = InFlight(context)
     page = context.new_page()
     page.language = language
     yield page
-    context.close()
+    in_flight.close(context)
 
 
 def login(page, live_server, username: str, password: str, *, next_path: str = "/") -> None:
