@@ -10,7 +10,8 @@ from django.core.cache import cache
 from benchmark.models import JudgeRun, StoredBoard, Verdict
 from benchmark.selectors.leaderboard import LeaderboardError, leaderboard_compute
 from benchmark.services import stored_board
-from benchmark.services.stored_board import StoredBoardError, leaderboard_keep
+from benchmark.services.stored_board import leaderboard_keep
+from benchmark.stored_rows import StoredValueError
 from tests.benchmark.factories import (
     DatasetFactory,
     JudgeFactory,
@@ -93,7 +94,7 @@ def test_a_stored_value_that_is_not_json_is_refused_without_a_write(dataset):
     leaderboard_keep(dataset=dataset)
     StoredBoard.objects.update(value="{not json")
     cache.clear()
-    with pytest.raises(StoredBoardError, match=r"stored leaderboard \w{12} is not JSON: .*line 1"):
+    with pytest.raises(StoredValueError, match=r"stored leaderboard \w{12} is not JSON: .*line 1"):
         leaderboard_keep(dataset=dataset)
     assert list(StoredBoard.objects.values_list("value", flat=True)) == ["{not json"]
 

@@ -88,3 +88,17 @@ def test_a_value_that_is_not_json_is_refused_and_nothing_is_stored(closed):
             study=closed, kind="bad", fingerprint="f", compute=lambda: {"when": object()}
         )
     assert not StoredFigures.objects.exists()
+
+
+def test_a_kept_null_is_read_back_not_computed_again(closed):
+    # A judge without a badge keeps a null: the next request reads it, it does not recompute.
+    calls = []
+
+    def compute():
+        calls.append(1)
+
+    for _ in range(2):
+        assert (
+            study_figures_keep(study=closed, kind="none", fingerprint="f", compute=compute) is None
+        )
+    assert calls == [1] and StoredFigures.objects.filter(kind="none").count() == 1

@@ -9,13 +9,12 @@ left: it is small and names its study).
 """
 
 import hashlib
-import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from django.core.cache import cache
-from django.db import IntegrityError, transaction
 
+from benchmark.stored_rows import ABSENT, stored_value, stored_value_write
 from validation.models import StoredFigures, Study
 from validation.selectors.report import study_report_compute, study_report_fingerprint
 
@@ -35,17 +34,10 @@ def study_figures_keep(
         return compute()
     state = f"{kind}\0{fingerprint}"
     key = hashlib.sha256(state.encode()).hexdigest()
-    kept = StoredFigures.objects.filter(key=key).values_list("value", flat=True).first()
-    if kept is not None:
-        return json.loads(kept)
-    text = json.dumps(compute())
-    try:
-        with transaction.atomic():
-            StoredFigures.objects.create(key=key, study=study, kind=kind, value=text)
-    except IntegrityError:  # another request stored the same figures first
-        pass
-    # Read back at once, so the first request sees the very values later ones read.
-    return json.loads(text)
+    kept = stored_value(StoredFigures, key=key, what=f"stored {kind} of {study.name}")
+    if kept is not ABSENT:
+        return kept
+    return stored_value_write(StoredFigures, key=key, value=compute(), study=study, kind=kind)
 
 
 def judge_badge_keep(*, study: Study, judge: str) -> "JudgeBadge | None":
