@@ -56,9 +56,11 @@ def test_staff_read_and_revise_synthesised_criteria(live_server, page_in, artifa
     page.fill("#id_text", "AI是否肯定了来访者的努力？")
     page.fill("#id_reason", "更具体")
     page.click("input[name=_continue]")
-    assert QUESTION[page.language] in page.inner_text("body")
+    # The refusal is a new page: wait for it, not for the body of one still loading.
+    page.get_by_text(QUESTION[page.language]).first.wait_for()
     page.fill("#id_text", "AI具体肯定了来访者在会上被批评后仍坚持工作的努力")
     page.click("input[name=_continue]")
+    page.wait_for_selector("ul.messagelist li.success")  # saved, and the change page again
     page.wait_for_selector("pre.raw-reply")
     first.refresh_from_db()
     assert first.version == 2 and first.versions.get(number=2).reason == "更具体"
