@@ -7,7 +7,7 @@ import json
 import pytest
 from django.core.cache import cache
 
-from benchmark.models import JudgeRun, StoredBoard, Verdict
+from benchmark.models import JudgeRun, StoredBoard
 from benchmark.selectors.leaderboard import LeaderboardError, leaderboard_compute
 from benchmark.services import stored_board
 from benchmark.services.stored_board import leaderboard_keep
@@ -17,19 +17,12 @@ from tests.benchmark.factories import (
     JudgeFactory,
     JudgeRunFactory,
     ModelUnderTestFactory,
-    ResponseFactory,
     case_with_rubric,
 )
+from tests.benchmark.test_leaderboard import RUBRIC
+from tests.benchmark.test_leaderboard import judge as judge_verdicts
 
 pytestmark = pytest.mark.django_db
-
-RUBRIC = [("warmth", 3), ("warmth", -10), ("curiosity", 6), ("catastrophic", None)]
-
-
-def _judge(run, case, states):
-    response = ResponseFactory(model=run.model, case=case)
-    for item, state in zip(case.rubric.order_by("position"), states, strict=True):
-        Verdict.objects.create(run=run, response=response, rubric_item=item, state=state)
 
 
 @pytest.fixture
@@ -44,7 +37,7 @@ def dataset():
                          ("bad", ["met", "met", "not_met", "met"])]:  # fmt: skip
         run = JudgeRunFactory(judge=judge, dataset=dataset, model=ModelUnderTestFactory(name=name))
         for case in cases:
-            _judge(run, case, states)
+            judge_verdicts(run, case, states)
     return dataset
 
 
@@ -76,7 +69,7 @@ def test_a_new_verdict_a_finished_run_or_new_code_computes_afresh(dataset, monke
     late = JudgeRunFactory(judge=judge, dataset=dataset, model=ModelUnderTestFactory(name="late"),
                            status="running")  # fmt: skip
     for case in dataset.cases.all():
-        _judge(late, case, ["met", "not_met", "met", "not_met"])
+        judge_verdicts(late, case, ["met", "not_met", "met", "not_met"])
     running = leaderboard_keep(dataset=dataset)  # new verdicts: a new key, computed
     assert _status(running, "late") == "running"
     JudgeRun.objects.filter(pk=late.pk).update(status="finished")  # a changed run, no verdict
