@@ -10,9 +10,24 @@ import json
 from typing import Any
 
 from django.db import IntegrityError, models, transaction
+from django.utils.translation import gettext_lazy as _
 
 # What ``stored_value`` returns when no row has the key (a stored value may be null).
 ABSENT = object()
+
+
+class StoredValue(models.Model):
+    """A row of figures kept as data: ``key`` (a hash of what the value was computed from),
+    ``kind`` (what it is) and the value as JSON text."""
+
+    key = models.CharField(_("key"), max_length=64, unique=True)
+    kind = models.CharField(_("kind"), max_length=300)
+    # JSON as text: PostgreSQL's jsonb would reorder the keys and refuse NaN.
+    value = models.TextField(_("value"))
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+
+    class Meta:
+        abstract = True
 
 
 class StoredValueError(ValueError):

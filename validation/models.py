@@ -5,6 +5,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+from benchmark.stored_rows import StoredValue
 from validation.closing import DROP_REASONS
 from validation.naming import validate_study_name
 
@@ -261,22 +262,17 @@ class GoldLabel(models.Model):
         return f"{self.rubric_item_id}: {'hit' if self.hit else 'miss'} ({self.provenance})"
 
 
-class StoredFigures(models.Model):
+class StoredFigures(StoredValue):
     """Figures of a closed study computed once and kept as data (``validation.services.
     stored``), so a restart or an emptied cache does not compute them again. The key hashes
     what they are (``kind``) with the study's report fingerprint, which changes whenever an
     input or the code computing them does: a changed study is computed afresh under a new key."""
 
-    key = models.CharField(_("key"), max_length=64, unique=True)
     study = models.ForeignKey(
         Study, on_delete=models.CASCADE, related_name="+", verbose_name=_("study")
     )
-    kind = models.CharField(_("kind"), max_length=300)
-    # JSON as text: PostgreSQL's jsonb would reorder the keys and refuse NaN.
-    value = models.TextField(_("value"))
-    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
 
-    class Meta:
+    class Meta(StoredValue.Meta):
         verbose_name = _("stored figures")
         verbose_name_plural = _("stored figures")
 

@@ -4,6 +4,7 @@ from django.utils.functional import lazy
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
+from benchmark.stored_rows import StoredValue
 from benchmark.taxonomy import ABILITIES, ability_name
 
 
@@ -436,23 +437,18 @@ class GenerationRun(LLMRun):
         return f"generation {self.pk}: {self.model} on {self.dataset} ({self.mode})"
 
 
-class StoredBoard(models.Model):
+class StoredBoard(StoredValue):
     """A leaderboard computed once and kept as data (``benchmark.services.stored_board``), so a
     restart or an emptied cache does not compute its joint bootstrap again. The key hashes the
     board's options (``kind``) with its inputs' fingerprint and a digest of the scoring code:
     a new verdict, a finished run, an edited criterion or a deploy changing the code gives a
     new key. One row per dataset and kind: storing a new one deletes the older."""
 
-    key = models.CharField(_("key"), max_length=64, unique=True)
     dataset = models.ForeignKey(
         Dataset, on_delete=models.CASCADE, related_name="+", verbose_name=_("dataset")
     )
-    kind = models.CharField(_("kind"), max_length=300)
-    # JSON as text: PostgreSQL's jsonb would reorder the keys and refuse NaN.
-    value = models.TextField(_("value"))
-    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
 
-    class Meta:
+    class Meta(StoredValue.Meta):
         verbose_name = _("stored leaderboard")
         verbose_name_plural = _("stored leaderboards")
         indexes = [models.Index(fields=["dataset", "kind"])]
