@@ -1,6 +1,8 @@
 """Chromium through Playwright for the browser tests, in either interface language."""
 
 import os
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -50,26 +52,89 @@ class InFlight:
     def ended(self, request) -> None:
         self.requests.discard(request)
 
-    def close(self, context, *, seconds: float = 15.0) -> None:
-        """Close `context` once the live server has answered what the page last sent.
+    def close(self, context, server: "Handling", *, seconds: float = 15.0) -> None:
+        """Close `context` once the live server has answered everything the page sent.
 
         The browser is shared by a module, so closing a context is quick; a request the page
         sent just before (an autosave, the progress line) could otherwise still be writing when
-        the test's database is flushed, and the flush would find a table locked.
+        the test's database is flushed. Closing hides the page, and the workbench saves its
+        draft when hidden: that request reaches the server after the browser has let go of it,
+        so the server's own count is waited for last.
         """
         for _ in range(int(seconds / 0.05)):
             if not self.requests or not context.pages:
                 break
             context.pages[0].wait_for_timeout(50)  # lets Playwright deliver the events
         context.close()
+        server.wait_quiet(seconds=seconds)
+
+
+class Handling:
+    """Counts the requests the live server is handling; wraps its WSGI application once."""
+
+    def __init__(self, httpd) -> None:
+        self.app = httpd.get_app()
+        self.count = 0
+        self.changed = threading.Condition()
+        httpd.set_app(self)
+
+    def __call__(self, environ, start_response):
+        with self.changed:
+            self.count += 1
+            self.changed.notify_all()
+        try:
+            return Answered(self.app(environ, start_response), self.done)
+        except BaseException:
+            self.done()
+            raise
+
+    def done(self) -> None:
+        with self.changed:
+            self.count -= 1
+            self.changed.notify_all()
+
+    def wait_quiet(self, *, seconds: float, quiet: float = 0.1) -> None:
+        """Wait until no request has been handled for `quiet` seconds (at most `seconds`)."""
+        deadline = time.monotonic() + seconds
+        with self.changed:
+            while time.monotonic() < deadline:
+                if self.count:
+                    self.changed.wait(max(0.0, deadline - time.monotonic()))
+                elif not self.changed.wait(quiet) and not self.count:
+                    return
+
+
+class Answered:
+    """A response body that tells `done` when the server has closed it."""
+
+    def __init__(self, body, done) -> None:
+        self.body, self.done = body, done
+
+    def __iter__(self):
+        return iter(self.body)
+
+    def close(self) -> None:
+        try:
+            if hasattr(self.body, "close"):
+                self.body.close()
+        finally:
+            self.done()
 
 
 @pytest.fixture
-def browser_page(chromium):
+def handling(live_server) -> Handling:
+    """The live server's count of requests in hand (its application is wrapped once)."""
+    httpd = live_server.thread.httpd
+    app = httpd.get_app()
+    return app if isinstance(app, Handling) else Handling(httpd)
+
+
+@pytest.fixture
+def browser_page(chromium, handling):
     page = chromium.new_page(viewport={"width": 1280, "height": 900}, locale="zh-CN")
     in_flight = InFlight(page.context)
     yield page
-    in_flight.close(page.context)
+    in_flight.close(page.context, handling)
 
 
 @pytest.fixture(params=list(LOCALES), ids=list(LOCALES))
@@ -79,7 +144,7 @@ def language(request) -> str:
 
 
 @pytest.fixture
-def page_in(chromium, language) -> Iterator:
+def page_in(chromium, language, handling) -> Iterator:
     """A page whose browser asks for `language`, with the language cookie set to match."""
     context = chromium.new_context(
         viewport={"width": 1280, "height": 900}, locale=LOCALES[language]
@@ -88,7 +153,7 @@ def page_in(chromium, language) -> Iterator:
     page = context.new_page()
     page.language = language
     yield page
-    in_flight.close(context)
+    in_flight.close(context, handling)
 
 
 def login(page, live_server, username: str, password: str, *, next_path: str = "/") -> None:
