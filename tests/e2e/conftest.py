@@ -3,7 +3,6 @@
 import os
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -35,38 +34,6 @@ def chromium():
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, headless=True)
         yield browser
         browser.close()
-
-
-class InFlight:
-    """The requests a browser context has sent and not yet seen answered (or fail)."""
-
-    def __init__(self, context) -> None:
-        self.requests = set()
-        context.on("request", self.sent)
-        context.on("requestfinished", self.ended)
-        context.on("requestfailed", self.ended)
-
-    def sent(self, request) -> None:
-        self.requests.add(request)
-
-    def ended(self, request) -> None:
-        self.requests.discard(request)
-
-    def close(self, context, server: "Handling", *, seconds: float = 15.0) -> None:
-        """Close `context` once the live server has answered everything the page sent.
-
-        The browser is shared by a module, so closing a context is quick; a request the page
-        sent just before (an autosave, the progress line) could otherwise still be writing when
-        the test's database is flushed. Closing hides the page, and the workbench saves its
-        draft when hidden: that request reaches the server after the browser has let go of it,
-        so the server's own count is waited for last.
-        """
-        for _ in range(int(seconds / 0.05)):
-            if not self.requests or not context.pages:
-                break
-            context.pages[0].wait_for_timeout(50)  # lets Playwright deliver the events
-        context.close()
-        server.wait_quiet(seconds=seconds)
 
 
 class Handling:
@@ -121,20 +88,33 @@ class Answered:
             self.done()
 
 
-@pytest.fixture
-def handling(live_server) -> Handling:
-    """The live server's count of requests in hand (its application is wrapped once)."""
-    httpd = live_server.thread.httpd
+@pytest.fixture(autouse=True)
+def settle(request):
+    """After a browser test, before its database is flushed: close the browser contexts the
+    test opened and wait until the live server has finished every request they sent.
+
+    The browser is shared by a module, so a context left open would go on calling the server
+    in later tests; and closing hides the workbench, which saves its draft when hidden, so that
+    request reaches the server after the browser has let go of it. A flush under such a
+    request fails (in-memory SQLite shares one connection with the server's threads).
+    """
+    if "live_server" not in request.fixturenames:
+        yield
+        return
+    httpd = request.getfixturevalue("live_server").thread.httpd
     app = httpd.get_app()
-    return app if isinstance(app, Handling) else Handling(httpd)
+    server = app if isinstance(app, Handling) else Handling(httpd)
+    yield
+    if "chromium" in request.fixturenames:
+        for context in request.getfixturevalue("chromium").contexts:
+            context.close()
+    server.wait_quiet(seconds=15)
 
 
 @pytest.fixture
-def browser_page(chromium, handling):
-    page = chromium.new_page(viewport={"width": 1280, "height": 900}, locale="zh-CN")
-    in_flight = InFlight(page.context)
-    yield page
-    in_flight.close(page.context, handling)
+def browser_page(chromium):
+    """A page in its own context (closed by `settle`)."""
+    return chromium.new_page(viewport={"width": 1280, "height": 900}, locale="zh-CN")
 
 
 @pytest.fixture(params=list(LOCALES), ids=list(LOCALES))
@@ -144,16 +124,14 @@ def language(request) -> str:
 
 
 @pytest.fixture
-def page_in(chromium, language, handling) -> Iterator:
+def page_in(chromium, language):
     """A page whose browser asks for `language`, with the language cookie set to match."""
     context = chromium.new_context(
         viewport={"width": 1280, "height": 900}, locale=LOCALES[language]
     )
-    in_flight = InFlight(context)
     page = context.new_page()
     page.language = language
-    yield page
-    in_flight.close(context, handling)
+    return page
 
 
 def login(page, live_server, username: str, password: str, *, next_path: str = "/") -> None:
