@@ -6,6 +6,7 @@ and an unknown model costs 0 and is flagged as unpriced.
 """
 
 import math
+import re
 from dataclasses import asdict, dataclass, fields
 
 PRICES_PER_MILLION: dict[str, tuple[float, float]] = {
@@ -41,10 +42,18 @@ def price_for(
     return Price(*PRICES_PER_MILLION[max(matches, key=len)])
 
 
+_NARROW = re.compile("[\x00-\u2e7f]+")  # what is not CJK: four to a token
+
+
 def tokens_estimate(text: str) -> int:
     """A tokenizer-free upper-side estimate: one token per CJK character, four ASCII per token."""
-    wide = sum(1 for ch in text if ord(ch) > 0x2E7F)
+    wide = 0 if text.isascii() else len(_NARROW.sub("", text))
     return wide + math.ceil((len(text) - wide) / 4)
+
+
+def messages_tokens(messages: list[dict]) -> int:
+    """The estimate for a conversation's input: every message's content."""
+    return sum(tokens_estimate(str(m.get("content", ""))) for m in messages)
 
 
 @dataclass

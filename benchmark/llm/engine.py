@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from benchmark.llm.accounting import Price, Tally, tokens_estimate
+from benchmark.llm.accounting import Price, Tally, messages_tokens, tokens_estimate
 from benchmark.llm.cache_key import request_key
 from benchmark.llm.client import ChatClient, Completion, RequestFailed
 from benchmark.llm.parser import ReplyError
@@ -236,7 +236,7 @@ class Engine:
                 self.tally.cached += 1
                 cached = Completion(hit.text, hit.refusal, hit.tokens_in, hit.tokens_out, 0, False)
                 return cached, None
-        tokens_in = sum(tokens_estimate(str(m.get("content", ""))) for m in messages)
+        tokens_in = messages_tokens(messages)
         sent = asyncio.ensure_future(
             self._request(messages, rf, tokens_in, self._reserve(tokens_in))
         )
@@ -261,7 +261,7 @@ class Engine:
         self._out += 1
         started = time.monotonic()
         try:
-            reply = await self.client.complete(messages, response_format=rf)
+            reply = await self.client.complete(messages, response_format=rf, tokens_in=tokens_in)
         finally:
             self._out -= 1
             self._reserved -= estimate
