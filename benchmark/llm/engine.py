@@ -2,7 +2,9 @@
 
 The engine knows nothing about the database. The caller hands it :class:`Unit` s and a
 :class:`Store` of async callbacks; the moment a usable reply arrives it is cached and its
-result handed to the store, so a killed run loses at most what was in flight.
+result handed to the store, so a killed run loses at most what was in flight. ``concurrency``
+bounds the units asking at once: a unit keeps its slot through its re-asks and gives it up
+before its outcome is written (waiting for a commit is not a request).
 
 Per unit: look the request up in the cache (both the structured and the plain variant), else
 check the budget, send it (the client retries transport faults), and interpret the reply. A
@@ -21,7 +23,7 @@ ends is cancelled and its estimated input counted.
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -134,8 +136,11 @@ class Engine:
         async def guarded(unit: Unit) -> None:
             async with semaphore:
                 self._unstarted -= 1
-                if not self.stop_reason:
-                    await self._unit(unit)
+                if self.stop_reason:
+                    return
+                outcome = await self._unit(unit)
+            if outcome is not None:
+                await outcome  # written with the slot free: a commit is not a request
 
         try:
             await asyncio.gather(*(guarded(unit) for unit in units))
@@ -161,7 +166,10 @@ class Engine:
         self.tally.calls = self._base_calls + self.client.counters.calls
         self.tally.retries = self._base_retries + self.client.counters.retries
 
-    async def _unit(self, unit: Unit) -> None:
+    async def _unit(self, unit: Unit) -> Awaitable[None] | None:
+        """Ask until a usable reply or give up; return the store's write of the outcome (None
+        when the budget stopped the run), for the caller to await once the unit's slot is
+        free."""
         messages = unit.messages
         raw = ""
         problem = ""
@@ -180,21 +188,23 @@ class Engine:
                         messages = self.reask(unit, messages, reply.text, problem)
                     continue
                 # Queued together, so the database thread commits both in one batch.
-                await asyncio.gather(
+                return self._written(
+                    unit,
                     self.store.accept(unit, result, raw),
                     *([self.store.remember(key, reply)] if key is not None else []),
+                    error=False,
                 )
-                return self._finished(unit, error=False)
-            await self.store.fail(
-                unit, f"no usable reply after {self.config.max_reasks + 1} asks: {problem}", raw
-            )
-            self._finished(unit, error=True)
+            reason = f"no usable reply after {self.config.max_reasks + 1} asks: {problem}"
         except RequestFailed as exc:
             self.tally.request_failures += 1
-            await self.store.fail(unit, f"request failed: {exc}", raw)
-            self._finished(unit, error=True)
+            reason = f"request failed: {exc}"
         except BudgetExceeded:
-            return
+            return None
+        return self._written(unit, self.store.fail(unit, reason, raw), error=True)
+
+    async def _written(self, unit: Unit, *writes: Awaitable[None], error: bool) -> None:
+        await asyncio.gather(*writes)
+        self._finished(unit, error=error)
 
     def _finished(self, unit: Unit, *, error: bool) -> None:
         self._done += unit.weight
