@@ -4,7 +4,9 @@ The engine knows nothing about the database. The caller hands it :class:`Unit` s
 :class:`Store` of async callbacks; the moment a usable reply arrives it is cached and its
 result handed to the store, so a killed run loses at most what was in flight. ``concurrency``
 bounds the units asking at once: a unit keeps its slot through its re-asks and gives it up
-before its outcome is written (waiting for a commit is not a request).
+before its outcome is written (waiting for a commit is not a request; holding the slot through
+it kept 32 slots at 0.5 s latency below 60 requests a second). Units asking or being written
+are at most twice the concurrency, which bounds what a killed run asks again.
 
 Per unit: look the request up in the cache (both the structured and the plain variant), else
 check the budget, send it (the client retries transport faults), and interpret the reply. A
@@ -124,7 +126,9 @@ class Engine:
         self._session_done = 0
         self._started = time.monotonic()
         self._last_checkpoint = 0.0
-        semaphore = asyncio.Semaphore(self.config.concurrency)
+        asking = asyncio.Semaphore(self.config.concurrency)
+        # Units asking or being written: what a killed run can lose and ask again.
+        in_flight = asyncio.Semaphore(2 * self.config.concurrency)
         units = list(units)
         self._unstarted = len(units)
         # One look-up for every first request, so the cache is not on each request's path.
@@ -134,13 +138,14 @@ class Engine:
             self._prefetched = await self.store.cached(keys)
 
         async def guarded(unit: Unit) -> None:
-            async with semaphore:
-                self._unstarted -= 1
-                if self.stop_reason:
-                    return
-                outcome = await self._unit(unit)
-            if outcome is not None:
-                await outcome  # written with the slot free: a commit is not a request
+            async with in_flight:
+                async with asking:
+                    self._unstarted -= 1
+                    if self.stop_reason:
+                        return
+                    outcome = await self._unit(unit)
+                if outcome is not None:
+                    await outcome  # written with the slot free: a commit is not a request
 
         try:
             await asyncio.gather(*(guarded(unit) for unit in units))

@@ -102,7 +102,9 @@ def test_killed_run_resumes_with_every_verdict_once(database_url):
             text: "met" if fake_verdict(text) else "not_met" for text in report["states"]
         }
         repeated = set(before) & set(after)
-        assert len(repeated) <= CONCURRENCY, f"{len(repeated)} requests re-sent"
+        # Lost: the units asking (at most CONCURRENCY) and those whose verdicts were waiting
+        # for their commit (the engine allows as many again).
+        assert len(repeated) <= 2 * CONCURRENCY, f"{len(repeated)} requests re-sent"
         assert max(Counter(before + after).values()) <= 2
         assert len(set(before) | set(after)) == CASES
 
