@@ -189,12 +189,21 @@ def assignments_completed_page(*, user, number: str | int | None) -> Page:
     )
 
 
-def submissions_of_today(*, expert: Expert, now: datetime | None = None) -> QuerySet[Submission]:
-    """The expert's submissions since local midnight, over all studies (the daily capacity)."""
-    start = timezone.localtime(now or timezone.now()).replace(
+def day_start(*, now: datetime | None = None) -> datetime:
+    """Local midnight of ``now``'s day: where the daily capacity's count starts."""
+    return timezone.localtime(now or timezone.now()).replace(
         hour=0, minute=0, second=0, microsecond=0
     )
+
+
+def submissions_since(*, expert: Expert | int, start: datetime) -> QuerySet[Submission]:
+    """The expert's (or expert id's) submissions from ``start`` on, over all studies."""
     return Submission.objects.filter(expert=expert, submitted_at__gte=start)
+
+
+def submissions_of_today(*, expert: Expert, now: datetime | None = None) -> QuerySet[Submission]:
+    """The expert's submissions since local midnight, over all studies (the daily capacity)."""
+    return submissions_since(expert=expert, start=day_start(now=now))
 
 
 def submissions_today(*, expert: Expert, now: datetime | None = None) -> int:
