@@ -125,17 +125,37 @@ def pools_for_claim(*, expert: Expert, now: datetime) -> QuerySet[Pool]:
     None), their submissions today over all studies (``submitted_today``, for ``work_gate``)
     and the first of the pool's unit ids and their span (``unit_first``, ``unit_span``: two
     index probes, None without units; for ``window_pivot``)."""
+    return _pools_for_claim(expert_id=expert.pk, today=selectors.day_start(now=now))
+
+
+def _pools_for_claim(*, expert_id: int, today: datetime) -> QuerySet[Pool]:
     held = Assignment.objects.filter(
-        pool=OuterRef("pk"), expert=expert, status=Assignment.Status.LEASED
+        pool=OuterRef("pk"), expert=expert_id, status=Assignment.Status.LEASED
     ).order_by()
     ids = Unit.objects.filter(pool=OuterRef("pk")).values("pk")
     last, first = Subquery(ids.order_by("-pk")[:1]), Subquery(ids.order_by("pk")[:1])
     return Pool.objects.select_related("calibration_set").annotate(
         held_lease=Subquery(held.values("pk")[:1]),
-        submitted_today=_count_of(selectors.submissions_of_today(expert=expert, now=now)),
+        submitted_today=_count_of(selectors.submissions_since(expert=expert_id, start=today)),
         unit_first=first,
         unit_span=ExpressionWrapper(last - first + Value(1), output_field=IntegerField()),
     )
+
+
+def pool_for_claim(*, expert: Expert, name: str, now: datetime) -> Pool | None:
+    """The expert's study of that name read as ``pools_for_claim`` reads it, or None; the
+    statement compiled once (``compiled.objects``)."""
+
+    def build(*, expert_id: int, name: str, today: datetime) -> QuerySet[Pool]:
+        return _pools_for_claim(expert_id=expert_id, today=today).filter(
+            experts=expert_id, name=name
+        )[:1]
+
+    today = selectors.day_start(now=now)
+    found = compiled.objects(
+        ("pool for claim",), build, expert_id=expert.pk, name=name, today=today
+    )
+    return found[0] if found else None
 
 
 def _count_of(rows: QuerySet) -> Subquery:

@@ -33,6 +33,7 @@ from annotation.selectors.work import (
     CalibrationDue,
     WorkState,
     hard_cases_for,
+    pool_for_claim,
     pools_for_claim,
     rating_candidates,
     window_pivot,
@@ -178,7 +179,7 @@ def assignment_claim_next_with_state(*, user, pool: Pool, now: datetime | None =
     """Lease the next unit this expert should rate; without one, say which state holds.
 
     The pool is read again as a claim reads it (``pools_for_claim``); the API's next-unit
-    reads it that way by name (``assignment_claim_next_in_study``).
+    reads it that way by name (``assignment_claim_next_in_study``, ``pool_for_claim``).
     """
     now = now or timezone.now()
     expert = selectors.expert_for_user(user=user)
@@ -193,7 +194,7 @@ def assignment_claim_next_in_study(
     expert is not part of a study of that name (drafts are theirs: "not open yet")."""
     now = now or timezone.now()
     expert = selectors.expert_for_user(user=user)
-    pool = pools_for_claim(expert=expert, now=now).filter(experts=expert, name=name).first()
+    pool = pool_for_claim(expert=expert, name=name, now=now)
     if pool is None:
         return None, Claim(None, WorkState.NOT_ENROLLED)
     return pool, _claim(expert=expert, pool=pool, now=now)
