@@ -20,6 +20,7 @@ from django.utils.translation import gettext
 
 from annotation.blinding import criterion_token, shuffled
 from annotation.models import ACTIVE, Assignment, Expert, Label, Pool, Submission, Unit
+from annotation.selectors import compiled
 from annotation.selectors.pay import pay_rate_annotations
 from benchmark.models import RubricItem
 
@@ -210,12 +211,17 @@ def submissions_today(*, expert: Expert, now: datetime | None = None) -> int:
     return submissions_of_today(expert=expert, now=now).count()
 
 
+def _criteria_of(*, case_id: int) -> QuerySet[RubricItem]:
+    return RubricItem.objects.filter(case_id=case_id)
+
+
 def _criteria(assignment: Assignment) -> list[RubricItem]:
     """The unit's criteria, read once per assignment instance (a request's tokens, versions
     and page share the read)."""
     if "_criteria" not in assignment.__dict__:
-        items = RubricItem.objects.filter(case_id=assignment.unit.response.case_id)
-        assignment.__dict__["_criteria"] = list(items)
+        assignment.__dict__["_criteria"] = compiled.objects(
+            ("criteria of a case",), _criteria_of, case_id=assignment.unit.response.case_id
+        )
     return assignment.__dict__["_criteria"]
 
 

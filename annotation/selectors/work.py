@@ -219,7 +219,7 @@ def _window(
     """(unit id, taken) of up to ``CANDIDATE_WINDOW`` free units of the preference tier, from
     ``pivot`` on, wrapping. Each half is compiled once per shape (``compiled.rows``)."""
 
-    def half(pivot_lookup: str | None, limit: int) -> list[tuple[int, int]]:
+    def half(pivot_lookup: str | None) -> list[tuple[int, int]]:
         def build(*, pool_id: int, expert_id: int, now: datetime, pivot: int = 0) -> QuerySet:
             units = _units_for(
                 pool_id=pool_id,
@@ -230,19 +230,20 @@ def _window(
             ).filter(_preference_tiers(expert=expert, hard=hard)[tier])
             if pivot_lookup:
                 units = units.filter(**{f"pk__{pivot_lookup}": pivot})
-            return units.order_by("pk").values_list("pk", "taken")[:limit]
+            return units.order_by("pk").values_list("pk", "taken")[:CANDIDATE_WINDOW]
 
         key = ("window", pool.raters_per_unit, hard, tuple(expert.specialties), tier)
         values = {"pool_id": pool.pk, "expert_id": expert.pk, "now": now}
         if pivot_lookup:
             values["pivot"] = pivot
-        return compiled.rows((*key, pivot_lookup, limit), build, **values)
+        return compiled.rows((*key, pivot_lookup), build, **values)
 
     if pivot is None:
-        return half(None, CANDIDATE_WINDOW)
-    rows = half("gte", CANDIDATE_WINDOW)
+        return half(None)
+    rows = half("gte")
     if len(rows) < CANDIDATE_WINDOW:
-        rows += half("lt", CANDIDATE_WINDOW - len(rows))
+        # The same limit as the first half (one shape to compile), cut here.
+        rows += half("lt")[: CANDIDATE_WINDOW - len(rows)]
     return rows
 
 

@@ -23,12 +23,14 @@ from datetime import datetime, timedelta
 
 from django.core.cache import cache
 from django.db import IntegrityError, connection, transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext
 
 from annotation import selectors
 from annotation.assignment import rank_candidates
 from annotation.models import ACTIVE, Assignment, Expert, Pool, Unit
+from annotation.selectors import compiled
 from annotation.selectors.work import (
     CalibrationDue,
     WorkState,
@@ -154,8 +156,12 @@ def _claim_slot(*, pool: Pool, expert: Expert, unit_id: int, now: datetime) -> A
     assignment.pk, assignment.slot = row
     assignment._state.adding, assignment._state.db = False, connection.alias
     # The expert's page reads the unit's response and case.
-    assignment.unit = Unit.objects.select_related("response__case").get(pk=unit_id)
+    [assignment.unit] = compiled.objects(("unit for the page",), _unit_for_page, unit_id=unit_id)
     return assignment
+
+
+def _unit_for_page(*, unit_id: int) -> QuerySet[Unit]:
+    return Unit.objects.select_related("response__case").filter(pk=unit_id).order_by()
 
 
 @dataclass(frozen=True)
