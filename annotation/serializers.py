@@ -55,6 +55,41 @@ class AssignmentSerializer(serializers.Serializer):
         kind = data["assignment"].kind
         return "rating" if kind == "calibration" else kind
 
+    def to_representation(self, instance) -> dict:
+        """The fields above, written out: next-unit's payload without DRF's walk of nested
+        fields (the declared fields stay the schema; a test holds the two equal)."""
+        assignment, unit, draft = instance["assignment"], instance["unit"], instance["draft"]
+        active_seconds = instance["active_seconds"]
+        return {
+            "id": str(assignment.public_id),
+            "status": str(assignment.status),
+            "kind": self.get_kind(instance),
+            "lease_expires_at": _DATETIME.to_representation(assignment.lease_expires_at),
+            "unit": {
+                "token": str(unit.token),
+                "dialogue": [
+                    {"role": str(turn["role"]), "content": str(turn["content"])}
+                    for turn in unit.dialogue
+                ],
+                "response": str(unit.response),
+                "criteria": [_criterion(criterion) for criterion in unit.criteria],
+            },
+            "draft": None if draft is None else {str(key): value for key, value in draft.items()},
+            "active_seconds": None if active_seconds is None else int(active_seconds),
+        }
+
+
+_DATETIME = serializers.DateTimeField()
+
+
+def _criterion(criterion) -> dict:
+    """``CriterionSerializer``'s representation, written out."""
+    shown = {"id": str(criterion.id), "text": str(criterion.text)}
+    if criterion.ability is not None:
+        shown["ability"] = str(criterion.ability)
+    shown["version"] = int(criterion.version)
+    return shown
+
 
 class LabelInSerializer(serializers.Serializer):
     criterion = serializers.CharField()

@@ -20,6 +20,7 @@ from django.utils.translation import gettext
 
 from annotation.blinding import criterion_token, shuffled
 from annotation.models import ACTIVE, Assignment, Expert, Label, Pool, Submission, Unit
+from annotation.selectors import compiled
 from annotation.selectors.pay import pay_rate_annotations
 from benchmark.models import RubricItem
 
@@ -189,24 +190,38 @@ def assignments_completed_page(*, user, number: str | int | None) -> Page:
     )
 
 
-def submissions_of_today(*, expert: Expert, now: datetime | None = None) -> QuerySet[Submission]:
-    """The expert's submissions since local midnight, over all studies (the daily capacity)."""
-    start = timezone.localtime(now or timezone.now()).replace(
+def day_start(*, now: datetime | None = None) -> datetime:
+    """Local midnight of ``now``'s day: where the daily capacity's count starts."""
+    return timezone.localtime(now or timezone.now()).replace(
         hour=0, minute=0, second=0, microsecond=0
     )
+
+
+def submissions_since(*, expert: Expert | int, start: datetime) -> QuerySet[Submission]:
+    """The expert's (or expert id's) submissions from ``start`` on, over all studies."""
     return Submission.objects.filter(expert=expert, submitted_at__gte=start)
+
+
+def submissions_of_today(*, expert: Expert, now: datetime | None = None) -> QuerySet[Submission]:
+    """The expert's submissions since local midnight, over all studies (the daily capacity)."""
+    return submissions_since(expert=expert, start=day_start(now=now))
 
 
 def submissions_today(*, expert: Expert, now: datetime | None = None) -> int:
     return submissions_of_today(expert=expert, now=now).count()
 
 
+def _criteria_of(*, case_id: int) -> QuerySet[RubricItem]:
+    return RubricItem.objects.filter(case_id=case_id)
+
+
 def _criteria(assignment: Assignment) -> list[RubricItem]:
     """The unit's criteria, read once per assignment instance (a request's tokens, versions
     and page share the read)."""
     if "_criteria" not in assignment.__dict__:
-        items = RubricItem.objects.filter(case_id=assignment.unit.response.case_id)
-        assignment.__dict__["_criteria"] = list(items)
+        assignment.__dict__["_criteria"] = compiled.objects(
+            ("criteria of a case",), _criteria_of, case_id=assignment.unit.response.case_id
+        )
     return assignment.__dict__["_criteria"]
 
 

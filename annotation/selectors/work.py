@@ -33,6 +33,7 @@ from django.utils import timezone
 from annotation import selectors
 from annotation.assignment import Candidate, HardCases
 from annotation.models import Assignment, CalibrationSet, Expert, Pool, Unit
+from annotation.selectors import compiled
 from annotation.selectors import quality as selectors_quality
 from benchmark.models import RubricItem
 
@@ -124,17 +125,37 @@ def pools_for_claim(*, expert: Expert, now: datetime) -> QuerySet[Pool]:
     None), their submissions today over all studies (``submitted_today``, for ``work_gate``)
     and the first of the pool's unit ids and their span (``unit_first``, ``unit_span``: two
     index probes, None without units; for ``window_pivot``)."""
+    return _pools_for_claim(expert_id=expert.pk, today=selectors.day_start(now=now))
+
+
+def _pools_for_claim(*, expert_id: int, today: datetime) -> QuerySet[Pool]:
     held = Assignment.objects.filter(
-        pool=OuterRef("pk"), expert=expert, status=Assignment.Status.LEASED
+        pool=OuterRef("pk"), expert=expert_id, status=Assignment.Status.LEASED
     ).order_by()
     ids = Unit.objects.filter(pool=OuterRef("pk")).values("pk")
     last, first = Subquery(ids.order_by("-pk")[:1]), Subquery(ids.order_by("pk")[:1])
     return Pool.objects.select_related("calibration_set").annotate(
         held_lease=Subquery(held.values("pk")[:1]),
-        submitted_today=_count_of(selectors.submissions_of_today(expert=expert, now=now)),
+        submitted_today=_count_of(selectors.submissions_since(expert=expert_id, start=today)),
         unit_first=first,
         unit_span=ExpressionWrapper(last - first + Value(1), output_field=IntegerField()),
     )
+
+
+def pool_for_claim(*, expert: Expert, name: str, now: datetime) -> Pool | None:
+    """The expert's study of that name read as ``pools_for_claim`` reads it, or None; the
+    statement compiled once (``compiled.objects``)."""
+
+    def build(*, expert_id: int, name: str, today: datetime) -> QuerySet[Pool]:
+        return _pools_for_claim(expert_id=expert_id, today=today).filter(
+            experts=expert_id, name=name
+        )[:1]
+
+    today = selectors.day_start(now=now)
+    found = compiled.objects(
+        ("pool for claim",), build, expert_id=expert.pk, name=name, today=today
+    )
+    return found[0] if found else None
 
 
 def _count_of(rows: QuerySet) -> Subquery:
@@ -167,11 +188,8 @@ def rating_candidates(
     (fewest raters first, the expert's own spread); a fresh ``pivot`` per claim
     (``window_pivot``) spreads experts asking at once over the pool.
     """
-    units = _free_units(pool=pool, expert=expert, now=now)
-    if hard == HardCases.NONE:
-        units = units.exclude(response__case__difficulty="hard")
-    for tier in _preference_tiers(expert=expert, hard=hard):
-        rows = _window(units.filter(tier), pivot=pivot)
+    for tier in range(len(_preference_tiers(expert=expert, hard=hard))):
+        rows = _window(pool=pool, expert=expert, hard=hard, tier=tier, now=now, pivot=pivot)
         if rows:
             return [Candidate(unit_id=pk, taken=taken) for pk, taken in rows]
     return []
@@ -195,18 +213,43 @@ def _preference_tiers(*, expert: Expert, hard: str) -> list[Q]:
     return tiers
 
 
-def _window(units: QuerySet[Unit], *, pivot: int | None) -> list[tuple[int, int]]:
-    """(unit id, taken) of up to ``CANDIDATE_WINDOW`` units, from ``pivot`` on, wrapping."""
-    ordered = units.order_by("pk").values_list("pk", "taken")
+def _window(
+    *, pool: Pool, expert: Expert, hard: str, tier: int, now: datetime, pivot: int | None
+) -> list[tuple[int, int]]:
+    """(unit id, taken) of up to ``CANDIDATE_WINDOW`` free units of the preference tier, from
+    ``pivot`` on, wrapping. Each half is compiled once per shape (``compiled.rows``)."""
+
+    def half(pivot_lookup: str | None) -> list[tuple[int, int]]:
+        def build(*, pool_id: int, expert_id: int, now: datetime, pivot: int = 0) -> QuerySet:
+            units = _units_for(
+                pool_id=pool_id,
+                raters_per_unit=pool.raters_per_unit,
+                expert_id=expert_id,
+                hard=hard,
+                now=now,
+            ).filter(_preference_tiers(expert=expert, hard=hard)[tier])
+            if pivot_lookup:
+                units = units.filter(**{f"pk__{pivot_lookup}": pivot})
+            return units.order_by("pk").values_list("pk", "taken")[:CANDIDATE_WINDOW]
+
+        key = ("window", pool.raters_per_unit, hard, tuple(expert.specialties), tier)
+        values = {"pool_id": pool.pk, "expert_id": expert.pk, "now": now}
+        if pivot_lookup:
+            values["pivot"] = pivot
+        return compiled.rows((*key, pivot_lookup), build, **values)
+
     if pivot is None:
-        return list(ordered[:CANDIDATE_WINDOW])
-    rows = list(ordered.filter(pk__gte=pivot)[:CANDIDATE_WINDOW])
+        return half(None)
+    rows = half("gte")
     if len(rows) < CANDIDATE_WINDOW:
-        rows += ordered.filter(pk__lt=pivot)[: CANDIDATE_WINDOW - len(rows)]
+        # The same limit as the first half (one shape to compile), cut here.
+        rows += half("lt")[: CANDIDATE_WINDOW - len(rows)]
     return rows
 
 
-def _free_units(*, pool: Pool, expert: Expert, now: datetime) -> QuerySet[Unit]:
+def _free_units(
+    *, pool_id: int, raters_per_unit: int, expert_id: int, now: datetime
+) -> QuerySet[Unit]:
     """The pool's units with a rater slot free at ``now`` that the expert does not hold or
     rated, each with its ``taken`` slots.
 
@@ -222,11 +265,24 @@ def _free_units(*, pool: Pool, expert: Expert, now: datetime) -> QuerySet[Unit]:
     ratings = Assignment.objects.filter(unit=OuterRef("pk"), kind=Assignment.Kind.RATING)
     taken = ratings.filter(live).values("unit").annotate(n=Count("pk")).values("n")
     return (
-        Unit.objects.filter(pool=pool, ratings_complete=False)
-        .exclude(Exists(ratings.filter(live, expert=expert)))
+        Unit.objects.filter(pool=pool_id, ratings_complete=False)
+        .exclude(Exists(ratings.filter(live, expert=expert_id)))
         .annotate(taken=Coalesce(Subquery(taken), 0))
-        .filter(taken__lt=pool.raters_per_unit)
+        .filter(taken__lt=raters_per_unit)
     )
+
+
+def _units_for(
+    *, pool_id: int, raters_per_unit: int, expert_id: int, hard: str, now: datetime
+) -> QuerySet[Unit]:
+    """``_free_units`` less the hard cases the study's policy keeps from the expert (the
+    claim drops exactly those; specialties only order)."""
+    units = _free_units(
+        pool_id=pool_id, raters_per_unit=raters_per_unit, expert_id=expert_id, now=now
+    )
+    if hard == HardCases.NONE:
+        units = units.exclude(response__case__difficulty="hard")
+    return units
 
 
 def hard_cases_for(*, pool: Pool, expert: Expert) -> str:
@@ -258,12 +314,14 @@ def work_state_in_pool(*, expert: Expert, pool: Pool, now: datetime | None = Non
 
 def _units_left(*, pool: Pool, expert: Expert, now: datetime) -> int:
     """How many units the claim could still hand this expert, counted in the database without
-    writing: ``_free_units`` less the hard cases the study's policy keeps from them (the claim
-    drops exactly those; specialties only order)."""
-    units = _free_units(pool=pool, expert=expert, now=now)
-    if hard_cases_for(pool=pool, expert=expert) == HardCases.NONE:
-        units = units.exclude(response__case__difficulty="hard")
-    return units.count()
+    writing (``_units_for``)."""
+    return _units_for(
+        pool_id=pool.pk,
+        raters_per_unit=pool.raters_per_unit,
+        expert_id=expert.pk,
+        hard=hard_cases_for(pool=pool, expert=expert),
+        now=now,
+    ).count()
 
 
 @dataclass(frozen=True)
@@ -279,34 +337,57 @@ class Progress:
 
 def study_progress(*, expert: Expert, pool: Pool, now: datetime | None = None) -> Progress:
     """Counts only: never a unit's labels, votes or who rated it. The expert's own count,
-    today's submissions, the study's units and its complete ones (the flag the submit of a
-    unit's last rating sets, ``Unit.ratings_complete``) are one statement's scalar
-    subqueries."""
+    today's submissions, the study's units, its complete ones (the flag the submit of a
+    unit's last rating sets, ``Unit.ratings_complete``) and, while it is open, the units left
+    for the expert (``_units_for``) are one statement's scalar subqueries, compiled once per
+    shape (``compiled.rows``)."""
     now = now or timezone.now()
-    units = Unit.objects.filter(pool=pool)
-    mine = Assignment.objects.filter(
-        pool=pool,
-        kind=Assignment.Kind.RATING,
-        status=Assignment.Status.SUBMITTED,
-        expert=expert,
-    )
-    counts = (
-        Pool.objects.filter(pk=pool.pk)
-        .values(
-            mine=_count_of(mine),
-            today=_count_of(selectors.submissions_of_today(expert=expert, now=now)),
-            total=_count_of(units),
-            complete=_count_of(units.filter(ratings_complete=True)),
-        )
-        .get()
-    )
     open_now = pool.status == Pool.Status.OPEN
+    hard = hard_cases_for(pool=pool, expert=expert) if open_now else None
+
+    def build(
+        *, pool_id: int, expert_id: int, today: datetime, now: datetime | None = None
+    ) -> QuerySet:
+        units = Unit.objects.filter(pool=pool_id)
+        mine = Assignment.objects.filter(
+            pool=pool_id,
+            kind=Assignment.Kind.RATING,
+            status=Assignment.Status.SUBMITTED,
+            expert=expert_id,
+        )
+        counts = {
+            "mine": _count_of(mine),
+            "today": _count_of(selectors.submissions_since(expert=expert_id, start=today)),
+            "total": _count_of(units),
+            "complete": _count_of(units.filter(ratings_complete=True)),
+        }
+        if open_now:
+            left = _units_for(
+                pool_id=pool_id,
+                raters_per_unit=pool.raters_per_unit,
+                expert_id=expert_id,
+                hard=hard,
+                now=now,
+            )
+            counts["left"] = _count_of(left)
+        return Pool.objects.filter(pk=pool_id).values(**counts)
+
+    values = {
+        "pool_id": pool.pk,
+        "expert_id": expert.pk,
+        "today": selectors.day_start(now=now),
+    }
+    if open_now:
+        values["now"] = now
+    [(mine, today, total, complete, *left)] = compiled.rows(
+        ("progress", open_now, pool.raters_per_unit, hard), build, **values
+    )
     return Progress(
-        mine=counts["mine"],
-        left_for_me=_units_left(pool=pool, expert=expert, now=now) if open_now else 0,
-        capacity_left=max(0, expert.daily_capacity - counts["today"]),
-        team_complete=counts["complete"],
-        team_total=counts["total"],
+        mine=mine,
+        left_for_me=left[0] if open_now else 0,
+        capacity_left=max(0, expert.daily_capacity - today),
+        team_complete=complete,
+        team_total=total,
     )
 
 

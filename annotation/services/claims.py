@@ -23,16 +23,19 @@ from datetime import datetime, timedelta
 
 from django.core.cache import cache
 from django.db import IntegrityError, connection, transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext
 
 from annotation import selectors
 from annotation.assignment import rank_candidates
 from annotation.models import ACTIVE, Assignment, Expert, Pool, Unit
+from annotation.selectors import compiled
 from annotation.selectors.work import (
     CalibrationDue,
     WorkState,
     hard_cases_for,
+    pool_for_claim,
     pools_for_claim,
     rating_candidates,
     window_pivot,
@@ -153,8 +156,12 @@ def _claim_slot(*, pool: Pool, expert: Expert, unit_id: int, now: datetime) -> A
     assignment.pk, assignment.slot = row
     assignment._state.adding, assignment._state.db = False, connection.alias
     # The expert's page reads the unit's response and case.
-    assignment.unit = Unit.objects.select_related("response__case").get(pk=unit_id)
+    [assignment.unit] = compiled.objects(("unit for the page",), _unit_for_page, unit_id=unit_id)
     return assignment
+
+
+def _unit_for_page(*, unit_id: int) -> QuerySet[Unit]:
+    return Unit.objects.select_related("response__case").filter(pk=unit_id).order_by()
 
 
 @dataclass(frozen=True)
@@ -178,7 +185,7 @@ def assignment_claim_next_with_state(*, user, pool: Pool, now: datetime | None =
     """Lease the next unit this expert should rate; without one, say which state holds.
 
     The pool is read again as a claim reads it (``pools_for_claim``); the API's next-unit
-    reads it that way by name (``assignment_claim_next_in_study``).
+    reads it that way by name (``assignment_claim_next_in_study``, ``pool_for_claim``).
     """
     now = now or timezone.now()
     expert = selectors.expert_for_user(user=user)
@@ -193,7 +200,7 @@ def assignment_claim_next_in_study(
     expert is not part of a study of that name (drafts are theirs: "not open yet")."""
     now = now or timezone.now()
     expert = selectors.expert_for_user(user=user)
-    pool = pools_for_claim(expert=expert, now=now).filter(experts=expert, name=name).first()
+    pool = pool_for_claim(expert=expert, name=name, now=now)
     if pool is None:
         return None, Claim(None, WorkState.NOT_ENROLLED)
     return pool, _claim(expert=expert, pool=pool, now=now)

@@ -20,7 +20,7 @@ pytestmark = pytest.mark.django_db
 
 NEXT = 6
 NEXT_SWEEPING = 9  # the first claim in a minute also marks the pool's run-out leases expired
-PROGRESS = 4
+PROGRESS = 3  # token, study, the counts (the units left for me among them)
 DRAFT = 4
 SUBMIT = 8
 LAST_SUBMIT = 15  # the unit's last rating: peer agreement, gold and its announcements

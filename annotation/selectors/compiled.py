@@ -1,0 +1,99 @@
+"""Hot statements compiled by the ORM once per shape, then sent with each call's values.
+
+Building and compiling a queryset with correlated subqueries costs more CPU than the
+database takes to answer it. ``rows`` keeps the SQL text the ORM compiled for a shape (the
+key names everything that changes the text: the database, the filters chosen, the limit) and
+where in its parameters each of the call's values went, found by compiling the shape once
+with stand-in values that no real row has. Later calls send the same text with their own
+values, so the database gets exactly the statement the ORM would have sent (PostgreSQL plans
+it as before), and its rows come back converted as the ORM converts them (``rows``), or as
+model instances with their related rows and annotations (``objects``). Values are ints (ids,
+bounds), strings (names) or aware datetimes, prepared as the ORM prepares a model field's
+value; anything else belongs in the key.
+"""
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+from django.db import connection
+from django.db.models import Model, QuerySet
+from django.db.models.query import get_related_populators
+from django.db.models.sql.compiler import SQLCompiler
+
+_STATEMENTS: dict[tuple, tuple[str, tuple, tuple[str | None, ...], SQLCompiler, dict]] = {}
+
+
+def _stand_in(index: int, value: object) -> object:
+    if isinstance(value, datetime):
+        return datetime(1900 + index, 1, 1, tzinfo=UTC)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return -(10**12) - index
+    if isinstance(value, str):
+        return f"\x00compiled stand-in {index}"
+    raise TypeError(
+        f"a compiled statement's value must be an int, a string or a datetime, not {value!r}"
+    )
+
+
+def _prepared(value: object) -> object:
+    if isinstance(value, datetime):
+        return connection.ops.adapt_datetimefield_value(value)
+    return value
+
+
+def _compile(build: Callable[..., QuerySet], values: dict[str, object]):
+    stand_ins = {name: _stand_in(i, value) for i, (name, value) in enumerate(values.items())}
+    compiler = build(**stand_ins).query.get_compiler(connection=connection)
+    sql, params = compiler.as_sql()
+    names = {_prepared(value): name for name, value in stand_ins.items()}
+    slots = tuple(
+        names.get(param) if isinstance(param, int | str | datetime) else None for param in params
+    )
+    missing = set(values) - set(slots)
+    if missing:
+        raise ValueError(f"the compiled statement does not take {sorted(missing)} as parameters")
+    converters = compiler.get_converters([column for column, _, _ in compiler.select])
+    return sql, tuple(params), slots, compiler, converters
+
+
+def _fetch(key: tuple, build: Callable[..., QuerySet], values: dict[str, object]):
+    shape = (connection.alias, *key)
+    statement = _STATEMENTS.get(shape)
+    if statement is None:
+        statement = _STATEMENTS[shape] = _compile(build, values)
+    sql, params, slots, compiler, converters = statement
+    sent = [
+        param if slot is None else _prepared(values[slot])
+        for param, slot in zip(params, slots, strict=True)
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, sent)
+        fetched = cursor.fetchall()
+    if converters:
+        fetched = list(compiler.apply_converters(fetched, converters))
+    return compiler, fetched
+
+
+def rows(key: tuple, build: Callable[..., QuerySet], /, **values: object) -> list[tuple]:
+    """The rows of ``build(**values)``'s statement (a ``values_list`` or ``values`` one);
+    ``build`` runs once per ``key`` (and database), with stand-ins for ``values``."""
+    return [tuple(row) for row in _fetch(key, build, values)[1]]
+
+
+def objects(key: tuple, build: Callable[..., QuerySet], /, **values: object) -> list[Model]:
+    """The model instances of ``build(**values)``, as its queryset would give them (the rows
+    of ``select_related`` attached, annotations set); ``build`` as for ``rows``."""
+    compiler, fetched = _fetch(key, build, values)
+    klass_info, select = compiler.klass_info, compiler.select
+    first, last = klass_info["select_fields"][0], klass_info["select_fields"][-1] + 1
+    names = [column[0].target.attname for column in select[first:last]]
+    populators = get_related_populators(klass_info, select, connection.alias)
+    found = []
+    for row in fetched:
+        instance = klass_info["model"].from_db(connection.alias, names, row[first:last])
+        for populator in populators:
+            populator.populate(row, instance)
+        for name, position in compiler.annotation_col_map.items():
+            setattr(instance, name, row[position])
+        found.append(instance)
+    return found
