@@ -156,6 +156,17 @@ admin.site.register(models.Judge, JudgeEngineAdmin)
 admin.site.register(models.LLMCacheEntry, ReadOnlyAdmin)
 
 
+class StoredValueAdmin(ReadOnlyAdmin):
+    """Figures kept as data (``benchmark.stored_rows``): listed to see what is kept, never
+    written by hand (a row is computed; deleting one only has it computed again)."""
+
+    list_display = ["key", "kind", "created_at"]
+    search_fields = ["key", "kind"]
+
+
+admin.site.register(models.StoredBoard, StoredValueAdmin)
+
+
 # ---- generation: queue a model's answers from the admin, watch the runs' progress ---------
 
 from django import forms  # noqa: E402

@@ -13,10 +13,10 @@ a rating) — with the majority as gold on the units rated three times (all of t
 study, one in two in an open one).
 
 Each page is then timed in processes of its own, started as `heartbench serve` starts
-(``config.cli._setup``: the start-up objects frozen): cold is the first request of a fresh process
-(Django set up, nothing imported lazily yet), once with the cache emptied and once more in a
-new process with the cache the first left (as after a restart), warm the median of
-``--requests`` more requests in the first process; figures are ms of the clock / ms of the
+(``config.cli.django_setup``: the start-up objects frozen): cold is the first request of a
+fresh process (Django set up, nothing imported lazily yet), once with the cache emptied and
+once more in a new process with the cache the first left (as after a restart), warm the median
+of ``--requests`` more requests in the first process; figures are ms of the clock / ms of the
 web process's CPU (SQL queries): on a shared machine the CPU time moves less with the load.
 Pages: the dashboard overview and one open study's page, one closed study's report as the
 admin's web page and as the API's JSON, and the leaderboard of the 30 models with the judge's
@@ -55,10 +55,10 @@ def _django(code: Path, *, migrate: bool) -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     os.environ.setdefault("DJANGO_ALLOWED_HOSTS", "testserver,127.0.0.1,localhost")
     # As `heartbench serve` starts: Django set up with its objects frozen out of the
-    # collector's passes (config.cli._setup), so a page's figures are the served process's.
-    from config.cli import _setup
+    # collector's passes (config.cli.django_setup), so a page's figures are the served process's.
+    from config.cli import django_setup
 
-    _setup()
+    django_setup()
     if migrate:
         from django.core.management import call_command
 

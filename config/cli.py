@@ -41,12 +41,12 @@ def main(argv: list[str] | None = None) -> None:
         from config.apps import AdminConfig
 
         AdminConfig.discover = False
-    _setup()
+    django_setup()
     translation.activate("en")
     execute_from_command_line(args)
 
 
-def _setup() -> None:
+def django_setup() -> None:
     """``django.setup()`` without the garbage collector's passes over what it builds.
 
     Start-up makes some 130,000 tracked objects (modules, classes, models, the admin) and

@@ -8,10 +8,11 @@ from django.utils.translation import gettext_lazy as _
 
 from annotation import selectors as annotation_selectors
 from annotation.models import Pool
+from benchmark.admin import StoredValueAdmin
 from validation import closing, services
 from validation.adjudication import UnknownAbility, splits_parse
 from validation.gate import GateConfig
-from validation.models import GATE_FIELDS, GoldLabel, Study, StudyUnit
+from validation.models import GATE_FIELDS, GoldLabel, StoredFigures, Study, StudyUnit
 from validation.report.html import STUDY_STATUS
 
 
@@ -181,3 +182,6 @@ class StudyUnitAdmin(admin.ModelAdmin):
 class GoldLabelAdmin(StudyUnitAdmin):
     list_display = ["study_unit", "rubric_item", "hit", "provenance"]
     list_filter = ["provenance", "study_unit__study"]
+
+
+admin.site.register(StoredFigures, StoredValueAdmin)

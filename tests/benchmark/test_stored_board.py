@@ -3,9 +3,11 @@ cache is emptied without computing, computed afresh on a new verdict, a finished
 changed scoring code, and a row that is not JSON refused without a write."""
 
 import json
+from io import StringIO
 
 import pytest
 from django.core.cache import cache
+from django.core.management import call_command
 
 from benchmark.models import JudgeRun, StoredBoard
 from benchmark.selectors.leaderboard import LeaderboardError, leaderboard_compute
@@ -96,3 +98,20 @@ def test_a_board_that_cannot_be_built_stores_nothing(dataset):
     with pytest.raises(LeaderboardError, match="no judge run by 'nobody'"):
         leaderboard_keep(dataset=dataset, judge="nobody")
     assert not StoredBoard.objects.exists()
+
+
+def test_the_command_keeps_the_board_the_page_shows_and_reads_it_back(
+    dataset, admin_client, monkeypatch
+):
+    printed = StringIO()
+    call_command("leaderboard", "--dataset", "kept-set", "--format", "json", stdout=printed)
+    board = json.loads(printed.getvalue())
+    assert StoredBoard.objects.filter(dataset=dataset).count() == 1
+    page = admin_client.get("/leaderboard/", {"dataset": "kept-set"})
+    assert page.status_code == 200
+    assert json.dumps({**page.context["board"], "gate": board["gate"]}) == json.dumps(board)
+    cache.clear()
+    monkeypatch.setattr(stored_board, "leaderboard_compute", _refuse)
+    again = StringIO()
+    call_command("leaderboard", "--dataset", "kept-set", "--format", "json", stdout=again)
+    assert again.getvalue() == printed.getvalue()

@@ -5,7 +5,6 @@ delivers once the receiver is back; the log in the database shows both attempts.
 import json
 import os
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -70,15 +69,27 @@ def test_a_worker_retries_a_receiver_that_is_down_until_it_is_back(worker_env, t
         )
         receiver.start()  # the receiver is back before the retry, 2 s later
         wait_for(lambda: receiver.requests, timeout=60, what="the retry")
-        time.sleep(0.5)  # the worker records the attempt after the answer
-        shown = run(worker_env, HEARTBENCH, "shell", "-c", SHOW).strip().splitlines()[-1]
-        [[attempts, status, delivered, history]] = json.loads(shown)
+        # The worker records the attempt after the answer: read until it is recorded.
+        wait_for(lambda: _recorded(worker_env), timeout=120, what="the delivery recorded")
+        [[attempts, status, delivered, history]] = _deliveries(worker_env)
     finally:
         stack.stop_all()
         receiver.stop()
-    assert (attempts, status, delivered) == (2, 200, True)
-    assert history[0]["status"] is None and history[0]["error"].startswith("ConnectError")
+    # Refused while the receiver was down (once, or more on a machine too busy to start it
+    # within the back-off), then delivered at the first attempt after it was back.
+    *refused, answered = history
+    assert (attempts, status, delivered) == (len(history), 200, True) and refused
+    assert all(h["status"] is None and h["error"].startswith("ConnectError") for h in refused)
+    assert answered["status"] == 200
     [request] = receiver.requests
     assert request["signed"] and request["payload"]["event"] == "study.opened"
     assert request["payload"]["data"]["study"] == "hooked"
     assert request["payload"]["links"]["dashboard"].startswith("https://heartbench.example.org/")
+
+
+def _deliveries(env: dict) -> list:
+    return json.loads(run(env, HEARTBENCH, "shell", "-c", SHOW).strip().splitlines()[-1])
+
+
+def _recorded(env: dict) -> bool:
+    return any(delivered for _attempts, _status, delivered, _history in _deliveries(env))

@@ -10,6 +10,7 @@ what the clients were told (tests.product.invariants).
 """
 
 import hashlib
+import http.client
 import json
 import re
 import threading
@@ -344,3 +345,26 @@ def test_a_team_works_a_whole_study_at_once_on_the_served_product(product, chrom
     assert problems == []
     assert len(submitted) == 24 * 3  # every unit rated by three
     assert "Traceback" not in product.log(), product.log()[-3000:]
+
+
+def test_the_server_keeps_an_idle_connection_longer_than_a_client_pool_does(product):
+    """A client reuses a kept-alive connection until its pool lets it go (httpx: 5 s idle).
+    Were the server's keep-alive shorter, it could close the connection just as the client
+    sends on it, and the request would be dropped ("Server disconnected"). Idle a little past
+    the pool's limit on one raw connection: the server must still answer on it."""
+    idle = httpx.Limits().keepalive_expiry + 0.5
+    connection = http.client.HTTPConnection(product.base_url.removeprefix("http://"), timeout=30)
+    try:
+        connection.request("GET", "/login/")
+        first = connection.getresponse()
+        first.read()
+        assert first.status == 200 and first.getheader("Connection") != "close"
+        kept = connection.sock
+        time.sleep(idle)  # the idleness is what is tested
+        connection.request("GET", "/login/")
+        assert connection.sock is kept, "the client had to open a new connection"
+        again = connection.getresponse()
+        again.read()
+        assert again.status == 200
+    finally:
+        connection.close()

@@ -11,7 +11,9 @@ from benchmark.leaderboard_render import render_csv, render_table
 from benchmark.leaderboard_rules import DEFAULT_MIN_COVERAGE
 from benchmark.scoring import SCORING_MODES
 from benchmark.selectors.datasets import DatasetNotFound, dataset_resolve
-from benchmark.selectors.leaderboard import SPLITS, LeaderboardError, leaderboard_compute
+from benchmark.selectors.leaderboard import SPLITS, LeaderboardError
+from benchmark.services.stored_board import leaderboard_keep
+from benchmark.stored_rows import StoredValueError
 
 
 def _gate(dataset):
@@ -49,20 +51,22 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         try:
             dataset = dataset_resolve(name=options["dataset"])
-            board = leaderboard_compute(
+            # The page's entry point: the board kept as data, computed only when not kept.
+            board = leaderboard_keep(
                 dataset=dataset,
                 split=options["split"],
                 scoring=options["scoring"],
                 judge=options["judge"],
                 min_coverage=options["min_coverage"],
-            ).as_dict()
-        except (DatasetNotFound, LeaderboardError) as exc:
+            )
+        except (DatasetNotFound, LeaderboardError, StoredValueError) as exc:
             raise CommandError(str(exc)) from exc
         if options["format"] == "html":
             text = render_html(board, gate=_gate(dataset))
         elif options["format"] == "json":
-            board["gate"] = _gate(dataset)
-            text = json.dumps(board, ensure_ascii=False, indent=2) + "\n"
+            text = (
+                json.dumps({**board, "gate": _gate(dataset)}, ensure_ascii=False, indent=2) + "\n"
+            )
         elif options["format"] == "csv":
             text = render_csv(board)
         else:

@@ -4,6 +4,12 @@ Threaded workers (gunicorn's ``gthread``): an expert's request waiting on the da
 hold up the others in the same process. Static files come from whitenoise inside the app, so
 nothing else is needed on a laptop. Ctrl-C (SIGINT) or SIGTERM stops it cleanly: gunicorn lets
 the workers finish what they are answering, then exits 0.
+
+An idle kept-alive connection stays open for KEEP_ALIVE seconds, longer than any client or
+proxy in front keeps one idle in its pool (httpx 5 s, nginx's and load balancers' upstream
+60 s). Were it shorter, the server could close a connection just as the client reuses it, and
+the client would see its request dropped ("Server disconnected"); this way the client is
+always the one that lets an idle connection go.
 """
 
 import os
@@ -12,6 +18,8 @@ from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from benchmark.cli_types import port_number, positive_int
+
+KEEP_ALIVE = 75
 
 
 def _gunicorn_application(options: dict):
@@ -80,6 +88,7 @@ class Command(BaseCommand):
                 "threads": threads,
                 "worker_class": "gthread",
                 "timeout": timeout,
+                "keepalive": KEEP_ALIVE,
                 "graceful_timeout": 10,
                 "accesslog": "-" if access_log else None,
                 "errorlog": "-",

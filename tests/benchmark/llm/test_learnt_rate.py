@@ -17,6 +17,7 @@ from benchmark.llm.ratelimit_math import (
     pace_rate,
     pace_throttled,
 )
+from tests.benchmark.llm.test_ratelimit import ask_many
 
 
 def test_the_first_429_sets_the_pace_below_what_was_being_sent():
@@ -56,31 +57,11 @@ def test_the_fake_endpoint_refuses_past_its_rate_at_once_and_says_when_to_come_b
         assert fake.stats()["by_fault"] == {"ok": 2, "over_limit": 1}
 
 
-def ask_all(fake: FakeLLM, *, n: int, concurrency: int) -> ChatClient:
-    async def go() -> ChatClient:
-        client = ChatClient(
-            Endpoint(base_url=fake.base_url, model="m"),
-            concurrency=concurrency,
-            retry=RetryPolicy(max_attempts=20, max_total_wait=60),
-        )
-        gate = asyncio.Semaphore(concurrency)
-
-        async def one(i: int) -> None:
-            async with gate:
-                await client.complete([{"role": "user", "content": f"问题 {i}"}])
-
-        try:
-            await asyncio.gather(*(one(i) for i in range(n)))
-        finally:
-            await client.close()
-        return client
-
-    return asyncio.run(go())
-
-
 def test_an_undeclared_limit_is_learnt_from_the_429s_and_then_kept():
     with FakeLLM(limit_per_second=20, latency=0) as fake:
-        client = ask_all(fake, n=80, concurrency=8)
+        client = ask_many(
+            fake, n=80, concurrency=8, retry=RetryPolicy(max_attempts=20, max_total_wait=60)
+        )
         refused = fake.count(fault="over_limit")
     assert client.counters.calls == 80 + refused
     # Learnt from what the endpoint took before refusing: about its limit of 20 per second,

@@ -63,10 +63,13 @@ def busiest_second(fake: FakeLLM) -> int:
     return max(sum(1 for t in arrivals[i:] if t < start + 1.0) for i, start in enumerate(arrivals))
 
 
-def ask_declared(fake: FakeLLM, limiter, *, n: int, concurrency: int) -> None:
-    async def go() -> None:
+def ask_many(fake: FakeLLM, *, n: int, concurrency: int, **client_options) -> ChatClient:
+    """Ask ``n`` questions, ``concurrency`` at a time, through one ``ChatClient`` built with
+    ``client_options`` (its limiter, its retry policy); the client, closed, with its counters."""
+
+    async def go() -> ChatClient:
         client = ChatClient(
-            Endpoint(base_url=fake.base_url, model="m"), concurrency=concurrency, limiter=limiter
+            Endpoint(base_url=fake.base_url, model="m"), concurrency=concurrency, **client_options
         )
         gate = asyncio.Semaphore(concurrency)
 
@@ -78,11 +81,12 @@ def ask_declared(fake: FakeLLM, limiter, *, n: int, concurrency: int) -> None:
             await asyncio.gather(*(one(i) for i in range(n)))
         finally:
             await client.close()
-            if hasattr(limiter, "close"):
-                await limiter.close()
+            if hasattr(client.limiter, "close"):
+                await client.limiter.close()
+        return client
 
     with collector_paused():  # the fake's clock is this process's: a collection would skew it
-        asyncio.run(go())
+        return asyncio.run(go())
 
 
 # The client declares 9 a second; the endpoint, counting as providers do, refuses a request past
@@ -101,14 +105,14 @@ def assert_kept_the_limit(fake: FakeLLM) -> None:
 @pytest.mark.parametrize("latency", [0.0, 0.3])
 def test_a_declared_limit_is_never_exceeded_in_any_second(latency):
     with FakeLLM(limit_per_second=10, latency=latency) as fake:
-        ask_declared(fake, LocalLimiter(rpm=DECLARED_RPM, tpm=None), n=35, concurrency=8)
+        ask_many(fake, limiter=LocalLimiter(rpm=DECLARED_RPM, tpm=None), n=35, concurrency=8)
         assert_kept_the_limit(fake)
 
 
 def test_a_declared_limit_shared_through_redis_is_never_exceeded_in_any_second(redis_url):
     with FakeLLM(limit_per_second=10, latency=0.3) as fake:
         limiter = RedisLimiter(url=redis_url, scope="window-test", rpm=DECLARED_RPM, tpm=None)
-        ask_declared(fake, limiter, n=35, concurrency=8)
+        ask_many(fake, limiter=limiter, n=35, concurrency=8)
         assert_kept_the_limit(fake)
 
 
@@ -129,7 +133,7 @@ def assert_retries_kept_the_limit(fake: FakeLLM) -> None:
 @pytest.mark.parametrize("latency", [0.0, 0.3])
 def test_retries_and_failed_requests_stay_inside_the_window(latency):
     with faulty_endpoint(latency) as fake:
-        ask_declared(fake, LocalLimiter(rpm=DECLARED_RPM, tpm=None), n=35, concurrency=8)
+        ask_many(fake, limiter=LocalLimiter(rpm=DECLARED_RPM, tpm=None), n=35, concurrency=8)
         assert_retries_kept_the_limit(fake)
 
 
@@ -138,7 +142,7 @@ def test_retries_stay_inside_the_window_shared_through_redis(redis_url):
         limiter = RedisLimiter(
             url=redis_url, scope="window-faults-test", rpm=DECLARED_RPM, tpm=None
         )
-        ask_declared(fake, limiter, n=35, concurrency=8)
+        ask_many(fake, limiter=limiter, n=35, concurrency=8)
         assert_retries_kept_the_limit(fake)
 
 
