@@ -192,8 +192,8 @@ def _worker(url: str, n: int, start, out) -> None:
 def test_two_processes_share_one_redis_limit(redis_url):
     # 20 req/s in any second: one process alone needs ~1 s for 30 requests (20 at once, 10 a
     # second later); two processes sharing the limit need ~2 s for 30 each: the limit is global.
+    # (A loaded machine slows both alike, so the shared run is compared with the one alone.)
     alone = measure(lambda: RedisLimiter(url=redis_url, scope="solo-test", rpm=1200, tpm=None), 30)
-    assert alone < 1.6
     ctx = multiprocessing.get_context("spawn")
     out = ctx.Queue()
     start = ctx.Barrier(2)
@@ -203,4 +203,4 @@ def test_two_processes_share_one_redis_limit(redis_url):
     times = [out.get(timeout=60) for _ in procs]
     for proc in procs:
         proc.join(10)
-    assert max(times) >= 1.8, times
+    assert max(times) >= 1.8 and max(times) - alone >= 0.5, (alone, times)
