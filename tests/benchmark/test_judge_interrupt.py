@@ -14,7 +14,7 @@ from benchmark.llm.fake_server import FakeLLM
 from tests.benchmark.test_judge_kill import CLI, run_tool
 
 pytestmark = pytest.mark.slow
-CASES = 12
+CASES = 36  # about 5 s of work at 0.3 s and two at once: the interrupt lands well inside it
 
 
 @pytest.mark.parametrize("command", ["judge", "generate"])
