@@ -3,16 +3,18 @@
     .venv/bin/python benchmarks/expert_requests.py                        # embedded SQLite
     python -m tests.services --postgres -- .venv/bin/python benchmarks/expert_requests.py
     .venv/bin/python benchmarks/expert_requests.py --cprofile submit      # where the time goes
+    .venv/bin/python benchmarks/expert_requests.py --auth session         # as the workbench
 
 The load test (``load_experts.py``) measures the server under a crowd, where on a shared
 machine the other processes' share moves the figures from minute to minute. This measures
 what one request costs: the process CPU time (``time.process_time``, which other processes'
 load does not add to) and the SQL statements of each of the workbench's four calls (next-unit
 claim, progress line, autosave, submit) through Django's whole request path (middleware, DRF,
-the token authentication), with ``DEBUG`` off as in production. ``--cases`` released cases
-(read in place) with ``--models`` synthetic answers each make one open study, which
-``--experts`` experts rate to the end, round after round; the medians are printed per
-endpoint. The database is a scratch SQLite file, or a scratch database on the server of
+the token authentication, or with ``--auth session`` the session cookie the workbench's
+pages send, read by the configured session engine), with ``DEBUG`` off as in production.
+``--cases`` released cases (read in place) with ``--models`` synthetic answers each make one
+open study, which ``--experts`` experts rate to the end, round after round; the medians are
+printed per endpoint. The database is a scratch SQLite file, or a scratch database on the server of
 ``DATABASE_URL``. Run it with another tree on ``PYTHONPATH`` to measure that tree.
 """
 
@@ -86,12 +88,25 @@ class Meter:
         return reply
 
 
-def rate_everything(*, tokens: list[str], meter: Meter) -> int:
+def expert_clients(*, tokens: list[str], auth: str) -> list:
+    """One test client per expert: its API token in the header, or a logged-in session."""
+    from django.test import Client
+    from rest_framework.authtoken.models import Token
+
+    if auth == "token":
+        return [Client(HTTP_AUTHORIZATION=f"Token {token}") for token in tokens]
+    clients = []
+    for token in Token.objects.select_related("user").filter(key__in=tokens):
+        client = Client()
+        client.force_login(token.user)
+        clients.append(client)
+    return clients
+
+
+def rate_everything(*, clients: list, meter: Meter) -> int:
     """Every expert claims, reads progress, autosaves and submits until nothing is left."""
     from django.db import connection
-    from django.test import Client
 
-    clients = [Client(HTTP_AUTHORIZATION=f"Token {token}") for token in tokens]
     active = set(range(len(clients)))
     done = 0
     with connection.execute_wrapper(meter):
@@ -128,6 +143,9 @@ def main() -> int:
     parser.add_argument("--models", type=int, default=3, help="answers per case (units)")
     parser.add_argument("--experts", type=int, default=3)
     parser.add_argument("--cprofile", choices=ENDPOINTS, help="print this endpoint's profile")
+    parser.add_argument(
+        "--auth", choices=("token", "session"), default="token", help="how the experts log in"
+    )
     args = parser.parse_args()
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from load_experts import database  # a scratch database (or SQLite file), dropped after
@@ -146,12 +164,14 @@ def main() -> int:
             folder=folder,
         )
         meter = Meter(args.cprofile)
-        submitted = rate_everything(tokens=tokens, meter=meter)
+        clients = expert_clients(tokens=tokens, auth=args.auth)
+        submitted = rate_everything(clients=clients, meter=meter)
     from django.db import connection
 
     print(
         f"# {platform.machine()}, {os.cpu_count()} cores, load average "
-        f"{os.getloadavg()[0]:.1f}, {connection.vendor}; {submitted} submissions"
+        f"{os.getloadavg()[0]:.1f}, {connection.vendor}, {args.auth} authentication; "
+        f"{submitted} submissions"
     )
     print("| request | CPU ms median | CPU ms p90 | queries median / max |")
     print("|---|---|---|---|")

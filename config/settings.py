@@ -97,6 +97,8 @@ DATABASES = {
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# Django's password backend, reading the session's user with its expert profile (config.auth).
+AUTHENTICATION_BACKENDS = ["config.auth.ExpertModelBackend"]
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
 ]
@@ -222,6 +224,10 @@ CACHES = {
         "LOCATION": str(DATA_DIR / "cache"),
     }
 }
+# Sessions are read from that cache and written through to the database, so a request with a
+# session cookie reads no session row (after the first, or after the cache lost the entry).
+# Logging out deletes both; the cached entry expires with the session.
+SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 HEARTBENCH_LOGIN_THROTTLE = {
     "per_user": env_int("HEARTBENCH_LOGIN_FAILURES_PER_USER", 5),
     "per_address": env_int("HEARTBENCH_LOGIN_FAILURES_PER_ADDRESS", 30),
