@@ -10,8 +10,9 @@ with tasks in process, exactly as ``make run``; under ``tests.services --postgre
 gets a database of its own on that server, Redis as the broker and one ``heartbench worker``
 on the reports queue, as the deployment guide sets it up. The released cases are imported
 (read in place, never copied) with synthetic answers of ``--models`` models. For each N it
-opens a fresh study over every answer, and N asyncio experts, each with its own API token,
-loop: claim the next unit, read the study's progress (as the workbench does), think, autosave
+opens a fresh study over every answer, and N asyncio experts, each with its own API token and
+its own HTTP client (a kept-alive connection, as a browser keeps one), loop: claim the next
+unit, read the study's progress (as the workbench does), think, autosave
 half of the labels, think, submit all of them, think, for ``--seconds``. Think times are
 uniform in [0.5, 1.5] × ``--think``: a real expert spends minutes on a unit, so the default of
 one second offers about a hundred times the load of the same number of people. A 503 (busy,
@@ -23,7 +24,8 @@ autosaved but unsubmitted draft is there, and every unit has at most three rater
 different. The figures are client side, from send to full response, so they include the
 client's own event-loop delay; the CPU per request is the server's (gunicorn's master and
 workers, read from /proc before and after each level, divided by the level's requests;
-PostgreSQL's and the Celery worker's own CPU are not in it).
+PostgreSQL's and the Celery worker's own CPU are not in it); the client's CPU per request is
+this process's own over the level, to show when the generator rather than the server limits.
 """
 
 import argparse
@@ -98,6 +100,7 @@ def seed_answers(*, data: Path, models: int) -> tuple[object, list]:
 def seed_study(*, name: str, dataset, models: list, experts: int) -> dict[str, str]:
     """A fresh open study with ``experts`` new experts; returns their API tokens."""
     from django.contrib.auth import get_user_model
+    from django.db import connection
     from rest_framework.authtoken.models import Token
 
     from annotation.models import Expert
@@ -118,6 +121,11 @@ def seed_study(*, name: str, dataset, models: list, experts: int) -> dict[str, s
     )
     study_open(study=study)
     tokens = Token.objects.bulk_create(Token(user=u, key=Token.generate_key()) for u in users)
+    if connection.vendor == "postgresql":
+        # The planner's statistics for the rows just written, as autovacuum takes them within
+        # a minute on a server: without them a first level's plans are not the server's.
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE")
     return {t.user.username: t.key for t in tokens}
 
 
@@ -239,8 +247,17 @@ async def level(
     *, base_url: str, tokens: dict[str, str], study: str, seconds: float, think: float, seed: int
 ) -> tuple[Tally, float]:
     tally = Tally()
-    limits = httpx.Limits(max_connections=len(tokens) + 8, max_keepalive_connections=0)
-    async with httpx.AsyncClient(base_url=base_url, timeout=60, limits=limits) as client:
+    # Each expert has a client of their own, as each has a browser: its connection is kept
+    # alive between requests (one shared pool of hundreds of connections costs the generator
+    # more CPU per request than the server spends on it, and would measure the generator).
+    limits = httpx.Limits(max_connections=2, max_keepalive_connections=2)
+    async with contextlib.AsyncExitStack() as stack:
+        clients = [
+            await stack.enter_async_context(
+                httpx.AsyncClient(base_url=base_url, timeout=60, limits=limits)
+            )
+            for _ in tokens
+        ]
         started = time.monotonic()
         await asyncio.gather(
             *(
@@ -253,7 +270,7 @@ async def level(
                     tally=tally,
                     rng=random.Random(f"{seed}:{i}"),
                 )
-                for i, token in enumerate(tokens.values())
+                for i, (client, token) in enumerate(zip(clients, tokens.values(), strict=True))
             )
         )
         return tally, time.monotonic() - started
@@ -402,7 +419,7 @@ def main() -> int:
             for n in levels:
                 name = f"load-{n}"
                 tokens = seed_study(name=name, dataset=dataset, models=models, experts=n)
-                cpu_before = cpu_seconds(server_pid)
+                cpu_before, own_before = cpu_seconds(server_pid), time.process_time()
                 tally, wall = asyncio.run(
                     level(
                         base_url=web,
@@ -414,9 +431,10 @@ def main() -> int:
                     )
                 )
                 cpu = cpu_seconds(server_pid) - cpu_before
+                own = time.process_time() - own_before
                 problems = verify(name=name, tally=tally) + tally.unexpected[:5]
                 failed |= bool(problems)
-                rows.append((n, wall, cpu, tally, problems))
+                rows.append((n, wall, cpu, own, tally, problems))
                 print(
                     f"{n} experts: {len(tally.submitted)} submissions, "
                     f"{'OK' if not problems else problems}",
@@ -430,9 +448,12 @@ def main() -> int:
         f"threads; {args.seconds:g} s per level\n"
     )
     head = " | ".join(f"{e} p50/p95/p99 ms" for e in ENDPOINTS)
-    print(f"| experts | requests/s | submits/s | {head} | CPU ms/request | 503 | errors | checks |")
-    print("|---|---|---|" + "---|" * len(ENDPOINTS) + "---|---|---|---|")
-    for n, wall, cpu, tally, problems in rows:
+    print(
+        f"| experts | requests/s | submits/s | {head} | CPU ms/request | client CPU ms/request "
+        "| 503 | errors | checks |"
+    )
+    print("|---|---|---|" + "---|" * len(ENDPOINTS) + "---|---|---|---|---|")
+    for n, wall, cpu, own, tally, problems in rows:
         requests = sum(len(v) for v in tally.latency.values())
         cells = " | ".join(
             "/".join(f"{percentile(tally.latency[e], q) * 1000:.0f}" for q in (50, 95, 99))
@@ -444,7 +465,8 @@ def main() -> int:
         errors = sum(c for k, c in tally.status.items() if k.split()[-1] not in (*OK, "503"))
         print(
             f"| {n} | {requests / wall:.1f} | {len(tally.submitted) / wall:.1f} | {cells} | "
-            f"{cpu * 1000 / max(requests, 1):.1f} | {busy} | {errors} | "
+            f"{cpu * 1000 / max(requests, 1):.1f} | {own * 1000 / max(requests, 1):.1f} | "
+            f"{busy} | {errors} | "
             f"{'all hold' if not problems else '; '.join(problems)} |"
         )
     return 1 if failed else 0
