@@ -46,6 +46,22 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.database)
 
 
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix, tmp_path_factory):
+    """SQLite tests use a file, as the product does, never Django's in-memory default.
+
+    In memory, the live server's threads and the test share one connection, and so one
+    transaction state: two requests at once (a page and its draft save) can leave it broken
+    for every later test. With a file each thread has its own connection and SQLite's own
+    locking, as under `heartbench serve`.
+    """
+    from django.conf import settings
+
+    database = settings.DATABASES["default"]
+    if database["ENGINE"].endswith("sqlite3"):
+        database.setdefault("TEST", {})["NAME"] = str(tmp_path_factory.mktemp("db") / "test.db")
+
+
 @pytest.fixture(autouse=True)
 def _no_database_unless_marked(request, monkeypatch):
     if request.node.get_closest_marker("database") is None:
