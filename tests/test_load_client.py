@@ -1,0 +1,160 @@
+"""The load test's HTTP/1.1 client (benchmarks/load_experts.py ``Connection``) against a real
+local server: a kept-alive connection reused, bodies by Content-Length and chunked, none on
+204, a server-closed connection reopened (and the request sent again only when nothing was
+answered), and a 503's Retry-After honoured and counted."""
+
+import asyncio
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from benchmarks.load_experts import Connection, Tally, until_not_busy
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    seen: list[tuple[str, int]]  # (path, the client's port: one per connection)
+    busy: list[int]  # 503s still to answer
+
+    def log_message(self, *args) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        self.answer()
+
+    do_POST = do_PUT = do_GET
+
+    def answer(self) -> None:
+        self.seen.append((self.path, self.client_address[1]))
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        if self.path == "/drop":  # closes without a word
+            self.close_connection = True
+            return
+        if self.path == "/chunked":
+            self.send_response(200)
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            self.wfile.write(b'3;ext=1\r\n{"a\r\n7\r\n": "b"}\r\n0\r\nX-Trailer: t\r\n\r\n')
+            return
+        if self.path == "/empty":
+            self.send_response(204)
+            self.end_headers()
+            return
+        if self.path == "/busy" and self.busy:
+            self.busy.pop()
+            self.send_response(503)
+            self.send_header("Retry-After", "0")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        echo = {
+            "method": self.command,
+            "authorization": self.headers["Authorization"],
+            "type": self.headers.get("Content-Type"),
+            "body": body.decode(),
+        }
+        reply = json.dumps(echo).encode()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(reply)))
+        if self.path == "/close":  # says so
+            self.send_header("Connection", "close")
+        self.end_headers()
+        self.wfile.write(reply)
+        # /idle-close: closes after the reply without saying so, as a keep-alive running out
+        self.close_connection = self.path in ("/close", "/idle-close")
+
+
+@pytest.fixture
+def server():
+    handler = type("Scripted", (Handler,), {"seen": [], "busy": []})
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield handler, f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def run(base_url: str, steps):
+    """``steps(connection)`` on one fresh connection with a token header, then closed."""
+
+    async def main():
+        connection = Connection(base_url, {"Authorization": "Token abc"})
+        try:
+            return await steps(connection)
+        finally:
+            connection.close()
+
+    return asyncio.run(main())
+
+
+def test_one_kept_alive_connection_reads_length_chunked_and_empty_bodies(server):
+    handler, url = server
+
+    async def steps(connection):
+        sent = json.dumps({"labels": [{"criterion": "c1", "hit": True}]}).encode()
+        return [
+            await connection.request("PUT", "/length", sent),
+            await connection.request("GET", "/chunked"),
+            await connection.request("POST", "/empty"),
+            await connection.request("GET", "/length"),
+        ]
+
+    put, chunked, empty, get = run(url, steps)
+    assert put.status == 200 and put.json() == {
+        "method": "PUT",
+        "authorization": "Token abc",
+        "type": "application/json",
+        "body": '{"labels": [{"criterion": "c1", "hit": true}]}',
+    }
+    assert chunked.status == 200 and chunked.json() == {"a": "b"}
+    assert empty.status == 204 and empty.body == b""
+    assert get.json()["body"] == "" and get.json()["type"] is None
+    assert len({port for _, port in handler.seen}) == 1, "one connection for all four"
+
+
+@pytest.mark.parametrize("path", ["/close", "/idle-close"])
+def test_a_connection_the_server_closed_is_reopened(server, path):
+    handler, url = server
+
+    async def steps(connection):
+        return [await connection.request("GET", p) for p in (path, "/length", "/length")]
+
+    replies = run(url, steps)
+    assert [r.status for r in replies] == [200, 200, 200]
+    # Each request reached the server once: the second on a new connection, the third on it.
+    assert [p for p, _ in handler.seen] == [path, "/length", "/length"]
+    ports = [port for _, port in handler.seen]
+    assert ports[0] != ports[1] == ports[2]
+
+
+def test_a_request_is_sent_again_once_and_only_when_nothing_was_answered(server):
+    handler, url = server
+
+    async def steps(connection):
+        await connection.request("GET", "/length")
+        await connection.request("POST", "/drop")
+
+    with pytest.raises(asyncio.IncompleteReadError):
+        run(url, steps)
+    # Dropped on the reused connection (retried on a fresh one), dropped again there: raised.
+    assert [p for p, _ in handler.seen] == ["/length", "/drop", "/drop"]
+    assert len({port for _, port in handler.seen}) == 2
+
+
+def test_busy_replies_are_counted_timed_and_retried(server):
+    handler, url = server
+    handler.busy.extend([1, 1])
+    tally = Tally()
+
+    async def steps(connection):
+        return await until_not_busy(connection, tally, "next", "POST", "/busy")
+
+    assert run(url, steps).status == 200
+    assert tally.status == {"next 503": 2, "next 200": 1}
+    assert len(tally.latency["next"]) == 3
+    assert len({port for _, port in handler.seen}) == 1
