@@ -539,7 +539,7 @@ def main() -> int:
         errors = sum(c for k, c in tally.status.items() if k.split()[-1] not in (*OK, "503"))
         print(
             f"| {n} | {requests / wall:.1f} | {len(tally.submitted) / wall:.1f} | {cells} | "
-            f"{cpu * 1000 / max(requests, 1):.1f} | {own * 1000 / max(requests, 1):.1f} | "
+            f"{cpu * 1000 / max(requests, 1):.1f} | {own * 1000 / max(requests, 1):.2f} | "
             f"{busy} | {errors} | "
             f"{'all hold' if not problems else '; '.join(problems)} |"
         )
