@@ -161,7 +161,8 @@ class Connection:
     sent with every request. A connection the server closed while idle (its keep-alive ran
     out) is reopened and the request sent again, as a browser does, but only when the server
     answered nothing on a reused connection. Replies with a Content-Length or a chunked body,
-    or without a body (204, 304), are read in full; ``Connection: close`` closes after one."""
+    without a body (204, 304) or ended by the server closing are read in full;
+    ``Connection: close`` closes after one."""
 
     def __init__(self, base_url: str, headers: dict[str, str]) -> None:
         self.host, _, port = base_url.removeprefix("http://").partition(":")
@@ -191,12 +192,12 @@ class Connection:
                     continue  # closed while idle: nothing was read, so nothing was done
                 raise
             try:
-                return await self._rest(method, head)
+                return await self._rest(head)
             except BaseException:
                 self.close()
                 raise
 
-    async def _rest(self, method: str, head: bytes) -> Reply:
+    async def _rest(self, head: bytes) -> Reply:
         status_line, *lines = head[:-4].decode("latin-1").split("\r\n")
         headers = {}
         for line in lines:
@@ -204,7 +205,7 @@ class Connection:
             headers[name.lower()] = value.strip()
         status = int(status_line.split(" ", 2)[1])
         reader = self.reader
-        if method == "HEAD" or status in (204, 304) or status < 200:
+        if status in (204, 304):
             body = b""
         elif headers.get("transfer-encoding", "").lower() == "chunked":
             chunks = []
@@ -218,7 +219,7 @@ class Connection:
         else:  # delimited by the server closing
             body = await reader.read()
             headers["connection"] = "close"
-        if headers.get("connection", "").lower() == "close" or status_line.startswith("HTTP/1.0"):
+        if headers.get("connection", "").lower() == "close":
             self.close()
         return Reply(status, headers, body)
 

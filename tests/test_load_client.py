@@ -38,6 +38,12 @@ class Handler(BaseHTTPRequestHandler):
             self.end_headers()
             self.wfile.write(b'3;ext=1\r\n{"a\r\n7\r\n": "b"}\r\n0\r\nX-Trailer: t\r\n\r\n')
             return
+        if self.path == "/until-close":  # a body without a length, ended by closing
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(b'{"until": "close"}')
+            self.close_connection = True
+            return
         if self.path == "/empty":
             self.send_response(204)
             self.end_headers()
@@ -117,7 +123,7 @@ def test_one_kept_alive_connection_reads_length_chunked_and_empty_bodies(server)
     assert len({port for _, port in handler.seen}) == 1, "one connection for all four"
 
 
-@pytest.mark.parametrize("path", ["/close", "/idle-close"])
+@pytest.mark.parametrize("path", ["/close", "/idle-close", "/until-close"])
 def test_a_connection_the_server_closed_is_reopened(server, path):
     handler, url = server
 
@@ -126,6 +132,9 @@ def test_a_connection_the_server_closed_is_reopened(server, path):
 
     replies = run(url, steps)
     assert [r.status for r in replies] == [200, 200, 200]
+    assert replies[1].json()["method"] == "GET"
+    until_close = path == "/until-close"
+    assert replies[0].json() == ({"until": "close"} if until_close else replies[1].json())
     # Each request reached the server once: the second on a new connection, the third on it.
     assert [p for p, _ in handler.seen] == [path, "/length", "/length"]
     ports = [port for _, port in handler.seen]
