@@ -9,6 +9,7 @@ points, other raters, or anything about the study's progress.
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 
 from django.conf import settings
 from django.core.paginator import Page, Paginator
@@ -140,11 +141,30 @@ def experts_by_username(*, usernames: list[str]) -> dict[str, Expert]:
     }
 
 
+def _pool_of_expert(*, expert_id: int, name: str) -> QuerySet[Pool]:
+    # ``pools_for_expert``'s rows of one name; names are unique, so no ORDER BY.
+    return Pool.objects.filter(experts=expert_id, name=name).exclude(status=Pool.Status.DRAFT)[:1]
+
+
 def pool_get_for_expert(*, user, name: str) -> Pool:
-    pool = pools_for_expert(user=user).filter(name=name).first()
-    if pool is None:
+    """One of ``pools_for_expert`` by name (every progress read: compiled once)."""
+    found = compiled.objects(
+        ("pool of an expert",),
+        _pool_of_expert,
+        expert_id=expert_for_user(user=user).pk,
+        name=name,
+    )
+    if not found:
         raise Http404(gettext("no such study for you"))
-    return pool
+    return found[0]
+
+
+def _assignment_of_expert(*, public_id, expert_id, pay_rate: bool) -> QuerySet[Assignment]:
+    assignments = Assignment.objects.select_related("pool", "unit", "unit__response__case")
+    if pay_rate:
+        assignments = assignments.annotate(**pay_rate_annotations())
+    # public_id is unique: one row at most, no ORDER BY to compile.
+    return assignments.filter(public_id=public_id, expert_id=expert_id)[:1]
 
 
 def assignment_get_for_expert(
@@ -159,12 +179,15 @@ def assignment_get_for_expert(
     except ValueError as exc:
         raise Http404(gettext("no such assignment")) from exc
     expert = expert_for_user(user=user)
-    assignments = Assignment.objects.select_related("pool", "unit", "unit__response__case")
-    if pay_rate:
-        assignments = assignments.annotate(**pay_rate_annotations())
-    assignment = assignments.filter(public_id=key, expert=expert).first()
-    if assignment is None:
+    found = compiled.objects(
+        ("assignment of an expert", pay_rate),
+        partial(_assignment_of_expert, pay_rate=pay_rate),
+        public_id=key,
+        expert_id=expert.pk,
+    )
+    if not found:
         raise Http404(gettext("no such assignment"))
+    assignment = found[0]
     assignment.expert = expert  # the one the user's login carries, with that user
     return assignment
 
@@ -225,19 +248,31 @@ def _criteria(assignment: Assignment) -> list[RubricItem]:
     return assignment.__dict__["_criteria"]
 
 
+def _criterion_keys(assignment: Assignment) -> list[tuple[int, int]]:
+    """(pk, version) of the unit's criteria, in ``_criteria``'s order: from the criteria when
+    this request read them, else only these two columns (autosave and submit need no more)."""
+    if "_criteria" in assignment.__dict__:
+        return [(item.pk, item.version) for item in assignment.__dict__["_criteria"]]
+    if "_criterion_keys" not in assignment.__dict__:
+        assignment.__dict__["_criterion_keys"] = compiled.rows(
+            ("criterion keys of a case",),
+            lambda case_id: _criteria_of(case_id=case_id).values_list("pk", "version"),
+            case_id=assignment.unit.response.case_id,
+        )
+    return assignment.__dict__["_criterion_keys"]
+
+
 def criterion_versions(*, assignment: Assignment) -> dict[int, int]:
     """RubricItem pk → its current version, for the unit of this assignment."""
-    return {item.pk: item.version for item in _criteria(assignment)}
+    return dict(_criterion_keys(assignment))
 
 
 def criterion_tokens(*, assignment: Assignment) -> dict[str, int]:
     """Opaque criterion id → RubricItem pk, for this assignment only."""
     key = f"{assignment.public_id}:{assignment.shuffle_seed}"
     return {
-        criterion_token(secret=settings.SECRET_KEY, assignment_key=key, criterion_pk=item.pk): (
-            item.pk
-        )
-        for item in _criteria(assignment)
+        criterion_token(secret=settings.SECRET_KEY, assignment_key=key, criterion_pk=pk): pk
+        for pk, _ in _criterion_keys(assignment)
     }
 
 

@@ -8,10 +8,11 @@ with stand-in values that no real row has. Later calls send the same text with t
 values, so the database gets exactly the statement the ORM would have sent (PostgreSQL plans
 it as before), and its rows come back converted as the ORM converts them (``rows``), or as
 model instances with their related rows and annotations (``objects``). Values are ints (ids,
-bounds), strings (names) or aware datetimes, prepared as the ORM prepares a model field's
-value; anything else belongs in the key.
+bounds), strings (names), UUIDs or aware datetimes, prepared as the ORM prepares a model
+field's value; anything else belongs in the key.
 """
 
+import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
 
@@ -30,14 +31,19 @@ def _stand_in(index: int, value: object) -> object:
         return -(10**12) - index
     if isinstance(value, str):
         return f"\x00compiled stand-in {index}"
+    if isinstance(value, uuid.UUID):
+        return uuid.UUID(int=(1 << 127) | index)
     raise TypeError(
-        f"a compiled statement's value must be an int, a string or a datetime, not {value!r}"
+        f"a compiled statement's value must be an int, a string, a UUID or a datetime, "
+        f"not {value!r}"
     )
 
 
 def _prepared(value: object) -> object:
     if isinstance(value, datetime):
         return connection.ops.adapt_datetimefield_value(value)
+    if isinstance(value, uuid.UUID) and not connection.features.has_native_uuid_field:
+        return value.hex  # as UUIDField stores it there
     return value
 
 
@@ -47,7 +53,8 @@ def _compile(build: Callable[..., QuerySet], values: dict[str, object]):
     sql, params = compiler.as_sql()
     names = {_prepared(value): name for name, value in stand_ins.items()}
     slots = tuple(
-        names.get(param) if isinstance(param, int | str | datetime) else None for param in params
+        names.get(param) if isinstance(param, int | str | datetime | uuid.UUID) else None
+        for param in params
     )
     missing = set(values) - set(slots)
     if missing:

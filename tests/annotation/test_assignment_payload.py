@@ -1,5 +1,6 @@
-"""Next-unit's payload is written out by hand (``AssignmentSerializer.to_representation``);
-it must stay what DRF's walk of the declared fields (the API's schema) gives."""
+"""Payloads written out by hand (next-unit's ``AssignmentSerializer``, the autosave's
+``LeaseSerializer``, the submit's ``SubmissionOutSerializer``) must stay what DRF's walk of the
+declared fields (the API's schema) gives."""
 
 import uuid
 from datetime import UTC, datetime
@@ -9,7 +10,7 @@ import pytest
 from rest_framework import serializers
 
 from annotation.selectors import BlindCriterion, BlindUnit
-from annotation.serializers import AssignmentSerializer
+from annotation.serializers import AssignmentSerializer, LeaseSerializer, SubmissionOutSerializer
 
 
 def payload(*, kind: str, ability: str | None, draft: dict | None) -> dict:
@@ -48,3 +49,18 @@ def test_the_written_out_payload_is_the_declared_fields_representation(kind, abi
         list(c) for c in declared["unit"]["criteria"]
     ]
     assert written["kind"] == "rating"  # calibration looks exactly like rating work
+
+
+@pytest.mark.parametrize("status", ["leased", "submitted"])
+@pytest.mark.parametrize("moment", [datetime(2026, 11, 25, 11, 30, 5, 123456, tzinfo=UTC), None])
+def test_the_written_out_lease_and_submission_are_the_declared_fields(status, moment):
+    assignment = SimpleNamespace(
+        public_id=uuid.uuid4(), status=status, lease_expires_at=moment, submitted_at=moment
+    )
+    for serializer in (
+        LeaseSerializer(assignment),
+        SubmissionOutSerializer(SimpleNamespace(assignment=assignment)),
+    ):
+        declared = serializers.Serializer.to_representation(serializer, serializer.instance)
+        assert serializer.data == declared
+        assert list(serializer.data) == list(declared)
