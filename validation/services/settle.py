@@ -11,9 +11,12 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 from django.db import transaction
+from django.db.models import QuerySet
 
 from annotation import selectors as annotation_selectors
 from annotation import services as annotation_services
+from annotation.models import Submission
+from annotation.selectors import compiled
 from benchmark.audit_actions import AuditAction
 from benchmark.models import RubricItem
 from benchmark.services.audit import audit_record
@@ -37,13 +40,18 @@ def unit_settle(*, unit_id: int) -> UnitOutcome | None:
     # No savepoint of its own inside the last rating's transaction: a settle that fails rolls
     # the rating back with it (``annotation.events.unit_rated``).
     with transaction.atomic(savepoint=False):
-        study_unit = (
-            study_units_locked()
-            .select_related("study__pool", "unit")
-            .filter(unit_id=unit_id, state__in=UNSETTLED)
-            .first()
-        )
-        return None if study_unit is None else _settle(study_unit)
+        found = compiled.objects(("unsettled study unit",), _unsettled_locked, unit_id=unit_id)
+        return _settle(found[0]) if found else None
+
+
+def _unsettled_locked(*, unit_id: int) -> QuerySet[StudyUnit]:
+    # Read on every unit's last rating: compiled once (``annotation.selectors.compiled``).
+    return (
+        study_units_locked()
+        .select_related("study__pool", "unit")
+        .filter(unit_id=unit_id, state__in=UNSETTLED)
+        .order_by("pk")[:1]
+    )
 
 
 def study_settle(*, study: Study) -> dict[str, int]:
@@ -81,13 +89,8 @@ def _settle(study_unit: StudyUnit) -> UnitOutcome:
     """Decide the locked, unsettled study unit's outcome and write it."""
     study, unit = study_unit.study, study_unit.unit
     votes, ratings = _rating_votes(unit.pk)
-    decision = (
-        annotation_selectors.decision_submissions()
-        .filter(unit_id=unit.pk)
-        .select_related("expert__user")
-        .prefetch_related("labels")
-        .first()
-    )
+    found = compiled.objects(("decision of a unit",), _decision_of, unit_id=unit.pk)
+    decision = found[0] if found else None
     decisions = None
     if decision is not None:
         decisions = {label.rubric_item_id: label.hit for label in decision.labels.all()}
@@ -137,18 +140,32 @@ def _settle(study_unit: StudyUnit) -> UnitOutcome:
     return outcome
 
 
+def _decision_of(*, unit_id: int) -> QuerySet[Submission]:
+    return (
+        annotation_selectors.decision_submissions()
+        .filter(unit_id=unit_id)
+        .select_related("expert__user")
+        .order_by("pk")[:1]
+    )
+
+
 def _rating_votes(unit_id: int) -> tuple[dict[int, list[bool]], int]:
     """Each criterion's rating votes on a unit, and how many rating submissions it has."""
     votes: dict[int, list[bool]] = defaultdict(list)
-    submissions = annotation_selectors.rating_submissions().filter(unit_id=unit_id)
-    # One row per label, and one (item None) per submission without labels: one query.
-    rows = submissions.order_by("pk", "labels__pk")
     seen = set()
-    for pk, item, hit in rows.values_list("pk", "labels__rubric_item_id", "labels__hit"):
+    for pk, item, hit in compiled.rows(("rating votes of a unit",), _votes_of, unit_id=unit_id):
         seen.add(pk)
         if item is not None:
             votes[item].append(hit)
     return votes, len(seen)
+
+
+def _votes_of(*, unit_id: int) -> QuerySet[Submission]:
+    # One row per label, and one (item None) per submission without labels: one query.
+    submissions = annotation_selectors.rating_submissions().filter(unit_id=unit_id)
+    return submissions.order_by("pk", "labels__pk").values_list(
+        "pk", "labels__rubric_item_id", "labels__hit"
+    )
 
 
 def _abilities(votes: dict[int, list[bool]]) -> dict[int, str]:
