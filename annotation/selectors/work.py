@@ -385,7 +385,8 @@ def study_progress(*, expert: Expert, pool: Pool, now: datetime | None = None) -
                 hard=hard,
                 now=now,
             )
-            counts["left"] = _CountUpTo(left.values("pk")[: LEFT_FOR_ME_CAP + 1])
+            # Unordered: the walk stops at the cap's row instead of sorting every free unit.
+            counts["left"] = _CountUpTo(left.order_by().values("pk")[: LEFT_FOR_ME_CAP + 1])
         return Pool.objects.filter(pk=pool_id).values(**counts)
 
     values = {
