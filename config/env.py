@@ -68,10 +68,6 @@ def _sqlite(name: str) -> dict:
     }
 
 
-# Runs of a statement on one connection after which psycopg prepares it (PostgreSQL).
-PREPARE_THRESHOLD = 2
-
-
 def database_from_url(url: str, *, default_sqlite: Path) -> dict:
     """Turn a DATABASE_URL into a Django DATABASES entry (SQLite when the URL is empty)."""
     if not url:
@@ -84,15 +80,7 @@ def database_from_url(url: str, *, default_sqlite: Path) -> dict:
             path[1:] if path.startswith("//") else path.lstrip("/") or str(default_sqlite)
         )
     if parts.scheme in {"postgres", "postgresql", "pgsql"}:
-        # Parameters bound by the server and a statement prepared on its connection from its
-        # third run on: PostgreSQL then parses and plans the hot statements once per
-        # connection instead of at every call (planning was about half its time per expert
-        # request; docs/benchmarks.md). A pooler in transaction mode would need them off.
-        options = {
-            "server_side_binding": True,
-            "prepare_threshold": PREPARE_THRESHOLD,
-            **dict(parse_qsl(parts.query)),
-        }
+        options = dict(parse_qsl(parts.query))
         return {
             "ENGINE": "django.db.backends.postgresql",
             "NAME": unquote(parts.path.lstrip("/")),
