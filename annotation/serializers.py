@@ -5,7 +5,7 @@ from rest_framework import serializers
 
 from annotation.active_time import MAX_ACTIVE_SECONDS
 from annotation.labels import MAX_NOTE_CHARS
-from annotation.selectors.work import WorkState
+from annotation.selectors.work import LEFT_FOR_ME_CAP, WorkState
 
 ACTIVE_SECONDS_DOC = (
     "seconds the unit was on a visible tab while the expert was active (input within the last "
@@ -186,7 +186,12 @@ class StudyForExpertSerializer(serializers.Serializer):
 class StudyProgressSerializer(serializers.Serializer):
     mine = serializers.IntegerField(help_text="units you rated in this study")
     left_for_me = serializers.IntegerField(
-        help_text="units you could still be handed now (the one you hold not counted)"
+        help_text="units you could still be handed now (the one you hold not counted), "
+        f"counted up to {LEFT_FOR_ME_CAP}"
+    )
+    left_for_me_more = serializers.BooleanField(
+        help_text="true when more than `left_for_me` units are left for you (the count stops "
+        f"at {LEFT_FOR_ME_CAP}; the workbench shows {LEFT_FOR_ME_CAP}+)"
     )
     capacity_left = serializers.IntegerField(
         help_text="units you may still submit today, over all your studies"

@@ -27,6 +27,10 @@ client's own event-loop delay; the CPU per request is the server's (gunicorn's m
 workers, read from /proc before and after each level, divided by the level's requests;
 PostgreSQL's and the Celery worker's own CPU are not in it); the client's CPU per request is
 this process's own over the level, to show when the generator rather than the server limits.
+On PostgreSQL its processes' CPU per request is read the same way (the server's postmaster and
+its backends). Under ``tests.services --postgres --statements``, ``--statements N`` lists the N
+statements of each level that took PostgreSQL the most time (``pg_stat_statements``: execution
+and planning per request, calls per request).
 """
 
 import argparse
@@ -130,6 +134,42 @@ def seed_study(*, name: str, dataset, models: list, experts: int) -> dict[str, s
         with connection.cursor() as cursor:
             cursor.execute("ANALYZE")
     return {t.user.username: t.key for t in tokens}
+
+
+def postgres_pid() -> int | None:
+    """The PostgreSQL server's postmaster (the parent of this process's backend), or None on
+    SQLite."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return None
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        [(backend,)] = cursor.fetchall()
+    return int(Path(f"/proc/{backend}/stat").read_text().rsplit(")", 1)[1].split()[1])
+
+
+def statements_reset() -> None:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+        cursor.execute("SELECT pg_stat_statements_reset()")
+
+
+def statements_top(*, limit: int) -> list[tuple[float, float, float, str]]:
+    """(execution ms, planning ms, calls, statement) of this database's statements since
+    ``statements_reset``, the most time first."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT total_exec_time, total_plan_time, calls, query FROM pg_stat_statements "
+            "WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) "
+            "ORDER BY total_exec_time + total_plan_time DESC LIMIT %s",
+            [limit],
+        )
+        return cursor.fetchall()
 
 
 def verify(*, name: str, tally: Tally) -> list[str]:
@@ -465,6 +505,9 @@ def main() -> int:
     parser.add_argument("--models", type=int, default=3, help="answers per case (units)")
     parser.add_argument("--workers", type=int, default=2, help="heartbench serve --workers")
     parser.add_argument("--threads", type=int, default=8, help="heartbench serve --threads")
+    parser.add_argument(
+        "--statements", type=int, default=0, help="list each level's N costliest statements"
+    )
     args = parser.parse_args()
     base_db, redis_url = os.environ.get("DATABASE_URL", ""), os.environ.get("REDIS_URL", "")
     if base_db.startswith("postgres") and not redis_url:
@@ -482,6 +525,7 @@ def main() -> int:
     folder = Path(tempfile.mkdtemp(prefix="heartbench-load-"))
     with database(base_db, folder) as url:
         setup_django(url)
+        database_pid = postgres_pid()
         dataset, models = seed_answers(data=args.data, models=args.models)
         units = len(models) * dataset.cases.count()
         with served(
@@ -494,7 +538,10 @@ def main() -> int:
             for n in levels:
                 name = f"load-{n}"
                 tokens = seed_study(name=name, dataset=dataset, models=models, experts=n)
+                if args.statements:
+                    statements_reset()
                 cpu_before, own_before = cpu_seconds(server_pid), time.process_time()
+                database_before = cpu_seconds(database_pid) if database_pid else 0
                 tally, wall = asyncio.run(
                     level(
                         base_url=web,
@@ -507,9 +554,11 @@ def main() -> int:
                 )
                 cpu = cpu_seconds(server_pid) - cpu_before
                 own = time.process_time() - own_before
+                pg_cpu = cpu_seconds(database_pid) - database_before if database_pid else None
+                top = statements_top(limit=args.statements) if args.statements else []
                 problems = verify(name=name, tally=tally) + tally.unexpected[:5]
                 failed |= bool(problems)
-                rows.append((n, wall, cpu, own, tally, problems))
+                rows.append((n, wall, cpu, own, pg_cpu, tally, problems, top))
                 print(
                     f"{n} experts: {len(tally.submitted)} submissions, "
                     f"{'OK' if not problems else problems}",
@@ -525,10 +574,10 @@ def main() -> int:
     head = " | ".join(f"{e} p50/p95/p99 ms" for e in ENDPOINTS)
     print(
         f"| experts | requests/s | submits/s | {head} | CPU ms/request | client CPU ms/request "
-        "| 503 | errors | checks |"
+        "| PostgreSQL CPU ms/request | 503 | errors | checks |"
     )
-    print("|---|---|---|" + "---|" * len(ENDPOINTS) + "---|---|---|---|---|")
-    for n, wall, cpu, own, tally, problems in rows:
+    print("|---|---|---|" + "---|" * len(ENDPOINTS) + "---|---|---|---|---|---|")
+    for n, wall, cpu, own, pg_cpu, tally, problems, _ in rows:
         requests = sum(len(v) for v in tally.latency.values())
         cells = " | ".join(
             "/".join(f"{percentile(tally.latency[e], q) * 1000:.0f}" for q in (50, 95, 99))
@@ -541,9 +590,23 @@ def main() -> int:
         print(
             f"| {n} | {requests / wall:.1f} | {len(tally.submitted) / wall:.1f} | {cells} | "
             f"{cpu * 1000 / max(requests, 1):.1f} | {own * 1000 / max(requests, 1):.2f} | "
+            f"{'—' if pg_cpu is None else f'{pg_cpu * 1000 / max(requests, 1):.1f}'} | "
             f"{busy} | {errors} | "
             f"{'all hold' if not problems else '; '.join(problems)} |"
         )
+    for n, _, _, _, _, tally, _, top in rows:
+        if not top:
+            continue
+        requests = max(sum(len(v) for v in tally.latency.values()), 1)
+        print(f"\n{n} experts, {requests} requests: PostgreSQL's costliest statements\n")
+        print("| execution ms/request | planning ms/request | calls/request | statement |")
+        print("|---|---|---|---|")
+        for execution, planning, calls, query in top:
+            text = " ".join(query.split())
+            print(
+                f"| {execution / requests:.3f} | {planning / requests:.3f} | "
+                f"{calls / requests:.2f} | `{text[:160]}` |"
+            )
     return 1 if failed else 0
 
 

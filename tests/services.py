@@ -1,10 +1,11 @@
 """Start the real services a test run needs, run a command against them, and stop them.
 
-    python -m tests.services [--postgres] [--redis] -- COMMAND ...
+    python -m tests.services [--postgres [--statements]] [--redis] -- COMMAND ...
 
 PostgreSQL comes from the installed ``initdb``/``pg_ctl`` binaries, in a temporary folder,
-listening on 127.0.0.1 only; Redis from ``redis-server``. The command gets ``DATABASE_URL``
-and ``REDIS_URL`` in its environment and its exit code is returned.
+listening on 127.0.0.1 only (``--statements``: with ``pg_stat_statements`` loaded, for
+benchmarks that list where its time goes); Redis from ``redis-server``. The command gets
+``DATABASE_URL`` and ``REDIS_URL`` in its environment and its exit code is returned.
 """
 
 import argparse
@@ -39,7 +40,7 @@ def _as_service_user(folder: Path) -> list[str]:
 
 
 @contextlib.contextmanager
-def postgres() -> Iterator[str]:
+def postgres(*, statements: bool = False) -> Iterator[str]:
     for tool in ("initdb", "pg_ctl"):
         if shutil.which(tool) is None:
             raise RuntimeError(f"{tool} is not on PATH: install PostgreSQL's server binaries")
@@ -59,6 +60,11 @@ def postgres() -> Iterator[str]:
         f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c fsync=off "
         "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
     )
+    if statements:
+        options += (
+            " -c shared_preload_libraries=pg_stat_statements"
+            " -c pg_stat_statements.track_planning=on"
+        )
     subprocess.run(
         [*prefix, "pg_ctl", "-D", str(data), "-o", options, "-l", str(log), "-w", "start"],
         check=True,
@@ -134,6 +140,7 @@ def redis() -> Iterator[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--postgres", action="store_true")
+    parser.add_argument("--statements", action="store_true", help="load pg_stat_statements")
     parser.add_argument("--redis", action="store_true")
     parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
@@ -143,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     env = dict(os.environ)
     with contextlib.ExitStack() as stack:
         if args.postgres:
-            env["DATABASE_URL"] = stack.enter_context(postgres())
+            env["DATABASE_URL"] = stack.enter_context(postgres(statements=args.statements))
         if args.redis:
             env["REDIS_URL"] = stack.enter_context(redis())
         return subprocess.run(command, env=env).returncode

@@ -308,20 +308,33 @@ def work_state_in_pool(*, expert: Expert, pool: Pool, now: datetime | None = Non
         return WorkState.READY
     if gate is not None:
         return gate
-    left = _units_left(pool=pool, expert=expert, now=now)
+    left = _any_unit_left(pool=pool, expert=expert, now=now)
     return WorkState.READY if left else WorkState.NOTHING_LEFT
 
 
-def _units_left(*, pool: Pool, expert: Expert, now: datetime) -> int:
-    """How many units the claim could still hand this expert, counted in the database without
-    writing (``_units_for``)."""
+def _any_unit_left(*, pool: Pool, expert: Expert, now: datetime) -> bool:
+    """Whether the claim could still hand this expert a unit, asked in the database without
+    writing (``_units_for``); the walk stops at the first one."""
     return _units_for(
         pool_id=pool.pk,
         raters_per_unit=pool.raters_per_unit,
         expert_id=expert.pk,
         hard=hard_cases_for(pool=pool, expert=expert),
         now=now,
-    ).count()
+    ).exists()
+
+
+# Progress counts the units left for an expert up to here, not over every waiting unit: past
+# it the workbench shows "100+" (``Progress.left_for_me_more``).
+LEFT_FOR_ME_CAP = 100
+
+
+class _CountUpTo(Subquery):
+    """The rows of a sliced queryset, counted as a scalar subquery: the walk stops at the
+    slice's end."""
+
+    template = "(SELECT COUNT(*) FROM (%(subquery)s) AS counted)"
+    output_field = IntegerField()
 
 
 @dataclass(frozen=True)
@@ -329,7 +342,10 @@ class Progress:
     """A study's progress as one expert may see it: their own work and the team's totals."""
 
     mine: int  # units I rated in this study
-    left_for_me: int  # units I could still be handed (the one I hold not counted)
+    # Units I could still be handed (the one I hold not counted), up to LEFT_FOR_ME_CAP;
+    # left_for_me_more when more than that are left.
+    left_for_me: int
+    left_for_me_more: bool
     capacity_left: int  # units I may still submit today, over all studies
     team_complete: int  # units with all their ratings
     team_total: int
@@ -339,8 +355,8 @@ def study_progress(*, expert: Expert, pool: Pool, now: datetime | None = None) -
     """Counts only: never a unit's labels, votes or who rated it. The expert's own count,
     today's submissions, the study's units, its complete ones (the flag the submit of a
     unit's last rating sets, ``Unit.ratings_complete``) and, while it is open, the units left
-    for the expert (``_units_for``) are one statement's scalar subqueries, compiled once per
-    shape (``compiled.rows``)."""
+    for the expert (``_units_for``, counted up to one past ``LEFT_FOR_ME_CAP``) are one
+    statement's scalar subqueries, compiled once per shape (``compiled.rows``)."""
     now = now or timezone.now()
     open_now = pool.status == Pool.Status.OPEN
     hard = hard_cases_for(pool=pool, expert=expert) if open_now else None
@@ -369,7 +385,8 @@ def study_progress(*, expert: Expert, pool: Pool, now: datetime | None = None) -
                 hard=hard,
                 now=now,
             )
-            counts["left"] = _count_of(left)
+            # Unordered: the walk stops at the cap's row instead of sorting every free unit.
+            counts["left"] = _CountUpTo(left.order_by().values("pk")[: LEFT_FOR_ME_CAP + 1])
         return Pool.objects.filter(pk=pool_id).values(**counts)
 
     values = {
@@ -382,9 +399,11 @@ def study_progress(*, expert: Expert, pool: Pool, now: datetime | None = None) -
     [(mine, today, total, complete, *left)] = compiled.rows(
         ("progress", open_now, pool.raters_per_unit, hard), build, **values
     )
+    left_for_me = left[0] if open_now else 0
     return Progress(
         mine=mine,
-        left_for_me=left[0] if open_now else 0,
+        left_for_me=min(left_for_me, LEFT_FOR_ME_CAP),
+        left_for_me_more=left_for_me > LEFT_FOR_ME_CAP,
         capacity_left=max(0, expert.daily_capacity - today),
         team_complete=complete,
         team_total=total,

@@ -57,6 +57,7 @@ def test_progress_over_the_api_and_on_the_workbench_page():
     assert data == {
         "mine": 1,
         "left_for_me": 2,
+        "left_for_me_more": False,
         "capacity_left": expert.daily_capacity - 1,
         "team_complete": 0,
         "team_total": 3,
@@ -73,3 +74,25 @@ def test_left_for_me_leaves_out_the_hard_cases_the_study_keeps_from_me():
     study.pool.hard_min_quality = 0.9  # no standing yet: no hard cases for this expert
     study.pool.save()
     assert selectors_work.study_progress(expert=expert, pool=study.pool).left_for_me == 2
+
+
+def test_left_for_me_stops_counting_at_the_cap_and_says_there_are_more():
+    """Past LEFT_FOR_ME_CAP the count stops (the walk over the waiting units with it): the
+    API gives the cap and ``left_for_me_more``, the workbench "100+"."""
+    assert selectors_work.LEFT_FOR_ME_CAP == 100
+    expert = ExpertFactory()
+    study = open_study(cases=34, models=3, experts=[expert])  # 102 units
+    start = selectors_work.study_progress(expert=expert, pool=study.pool)
+    assert (start.left_for_me, start.left_for_me_more) == (100, True)
+    held = services.assignment_claim_next(user=expert.user, pool=study.pool)
+    client = Client()
+    client.force_login(expert.user)
+    data = client.get("/api/v1/studies/study-a/progress/").json()
+    assert (data["left_for_me"], data["left_for_me_more"]) == (100, True)  # 101 left
+    assert 'data-key="left_for_me" data-more="left_for_me_more">100+<' in (
+        client.get("/rate/study-a/").content.decode()
+    )
+    services.assignment_submit(assignment=held, labels=all_labels(held))
+    rate(expert, study)  # holding none, 100 left: exactly the cap, nothing more
+    done = selectors_work.study_progress(expert=expert, pool=study.pool)
+    assert (done.left_for_me, done.left_for_me_more) == (100, False)

@@ -61,13 +61,16 @@
   }
 
   // The study's progress line: counts from the API after every claim, quietly skipped when
-  // the request fails (the numbers on screen stay as they were).
+  // the request fails (the numbers on screen stay as they were). A count whose data-more
+  // flag is set stopped at its cap: shown as "100+".
   async function refreshProgress() {
     const panel = $("study-progress");
     if (!panel) return;
     const res = await request(panel.dataset.url, "GET").catch(() => null);
     if (!res || !res.ok || !res.data) return;
-    for (const el of panel.querySelectorAll("[data-key]")) el.textContent = res.data[el.dataset.key];
+    for (const el of panel.querySelectorAll("[data-key]")) {
+      el.textContent = `${res.data[el.dataset.key]}${res.data[el.dataset.more] ? "+" : ""}`;
+    }
     Object.assign(panel.querySelector("progress"), { max: res.data.team_total, value: res.data.team_complete });
   }
 
