@@ -22,8 +22,7 @@ class TokenWithExpertAuthentication(TokenAuthentication):
     def authenticate_credentials(self, key):
         # A user without a profile reads as none (``getattr(user, "expert", None)``). The
         # three-table statement is compiled once (every API request pays this read).
-        found = compiled.objects(("api token", self.get_model()), self._token_of, key=key)
-        token = found[0] if found else None
+        token = compiled.first(("api token", self.get_model()), self._token_of, key=key)
         if token is None:
             raise exceptions.AuthenticationFailed(_("Invalid token."))
         if not token.user.is_active:

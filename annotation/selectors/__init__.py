@@ -148,15 +148,15 @@ def _pool_of_expert(*, expert_id: int, name: str) -> QuerySet[Pool]:
 
 def pool_get_for_expert(*, user, name: str) -> Pool:
     """One of ``pools_for_expert`` by name (every progress read: compiled once)."""
-    found = compiled.objects(
+    pool = compiled.first(
         ("pool of an expert",),
         _pool_of_expert,
         expert_id=expert_for_user(user=user).pk,
         name=name,
     )
-    if not found:
+    if pool is None:
         raise Http404(gettext("no such study for you"))
-    return found[0]
+    return pool
 
 
 def _assignment_of_expert(*, public_id, expert_id, pay_rate: bool) -> QuerySet[Assignment]:
@@ -179,15 +179,14 @@ def assignment_get_for_expert(
     except ValueError as exc:
         raise Http404(gettext("no such assignment")) from exc
     expert = expert_for_user(user=user)
-    found = compiled.objects(
+    assignment = compiled.first(
         ("assignment of an expert", pay_rate),
         partial(_assignment_of_expert, pay_rate=pay_rate),
         public_id=key,
         expert_id=expert.pk,
     )
-    if not found:
+    if assignment is None:
         raise Http404(gettext("no such assignment"))
-    assignment = found[0]
     assignment.expert = expert  # the one the user's login carries, with that user
     return assignment
 

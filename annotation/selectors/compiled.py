@@ -104,3 +104,9 @@ def objects(key: tuple, build: Callable[..., QuerySet], /, **values: object) -> 
             setattr(instance, name, row[position])
         found.append(instance)
     return found
+
+
+def first(key: tuple, build: Callable[..., QuerySet], /, **values: object) -> Model | None:
+    """The first of ``objects``, or None (``build`` slices its queryset to one row)."""
+    found = objects(key, build, **values)
+    return found[0] if found else None

@@ -144,7 +144,7 @@ def _pools_for_claim(*, expert_id: int, today: datetime) -> QuerySet[Pool]:
 
 def pool_for_claim(*, expert: Expert, name: str, now: datetime) -> Pool | None:
     """The expert's study of that name read as ``pools_for_claim`` reads it, or None; the
-    statement compiled once (``compiled.objects``)."""
+    statement compiled once (``compiled.first``)."""
 
     def build(*, expert_id: int, name: str, today: datetime) -> QuerySet[Pool]:
         return _pools_for_claim(expert_id=expert_id, today=today).filter(
@@ -152,10 +152,7 @@ def pool_for_claim(*, expert: Expert, name: str, now: datetime) -> Pool | None:
         )[:1]
 
     today = selectors.day_start(now=now)
-    found = compiled.objects(
-        ("pool for claim",), build, expert_id=expert.pk, name=name, today=today
-    )
-    return found[0] if found else None
+    return compiled.first(("pool for claim",), build, expert_id=expert.pk, name=name, today=today)
 
 
 def _count_of(rows: QuerySet) -> Subquery:

@@ -40,8 +40,8 @@ def unit_settle(*, unit_id: int) -> UnitOutcome | None:
     # No savepoint of its own inside the last rating's transaction: a settle that fails rolls
     # the rating back with it (``annotation.events.unit_rated``).
     with transaction.atomic(savepoint=False):
-        found = compiled.objects(("unsettled study unit",), _unsettled_locked, unit_id=unit_id)
-        return _settle(found[0]) if found else None
+        study_unit = compiled.first(("unsettled study unit",), _unsettled_locked, unit_id=unit_id)
+        return None if study_unit is None else _settle(study_unit)
 
 
 def _unsettled_locked(*, unit_id: int) -> QuerySet[StudyUnit]:
@@ -89,8 +89,7 @@ def _settle(study_unit: StudyUnit) -> UnitOutcome:
     """Decide the locked, unsettled study unit's outcome and write it."""
     study, unit = study_unit.study, study_unit.unit
     votes, ratings = _rating_votes(unit.pk)
-    found = compiled.objects(("decision of a unit",), _decision_of, unit_id=unit.pk)
-    decision = found[0] if found else None
+    decision = compiled.first(("decision of a unit",), _decision_of, unit_id=unit.pk)
     decisions = None
     if decision is not None:
         decisions = {label.rubric_item_id: label.hit for label in decision.labels.all()}
