@@ -23,8 +23,11 @@ Afterwards the database is checked (tests.product.invariants): every acknowledge
 is stored exactly once with exactly the labels sent, nothing unacknowledged was stored, every
 autosaved but unsubmitted draft is there, and every unit has at most three raters, all
 different. The figures are client side, from send to full response, so they include the
-client's own event-loop delay; the CPU per request is the server's (gunicorn's master and
-workers, read from /proc before and after each level, divided by the level's requests;
+client's own event-loop delay. Each level is reported in two rows: its arrival, the requests
+sent in its first ``--arrival`` seconds (every expert's first claim and progress read fall in
+the first think, a burst of twice the steady rate on a server not yet warm), and its steady
+state, the rest. The CPU per request is the server's (gunicorn's master and workers, read
+from /proc before, at the arrival's end and after each level, divided by the phase's requests;
 PostgreSQL's and the Celery worker's own CPU are not in it); the client's CPU per request is
 this process's own over the level, to show when the generator rather than the server limits.
 On PostgreSQL its processes' CPU per request is read the same way (the server's postmaster and
@@ -46,6 +49,7 @@ import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
@@ -60,7 +64,12 @@ OK = ("200", "201", "204")
 
 @dataclass
 class Tally:
-    latency: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    # endpoint → (seconds since the level started when sent, seconds to the full response,
+    # status) for every request
+    latency: dict[str, list[tuple[float, float, int]]] = field(
+        default_factory=lambda: defaultdict(list)
+    )
+    started: float = field(default_factory=time.perf_counter)
     status: Counter = field(default_factory=Counter)
     # assignment id acknowledged 201/200 → the labels sent (criterion token → hit)
     submitted: dict[str, dict[str, bool]] = field(default_factory=dict)
@@ -71,6 +80,63 @@ class Tally:
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
+
+
+@dataclass
+class Phase:
+    """One row of the report: the requests sent within ``[start, end)`` seconds of a level."""
+
+    experts: int
+    start: float
+    end: float
+    latency: dict[str, list[float]]  # endpoint → seconds to the full response
+    statuses: Counter  # "endpoint status" → requests
+    cpu: tuple[float, float, float | None]  # server, client, PostgreSQL (None on SQLite)
+
+    def row(self) -> str:
+        seconds = self.end - self.start
+        requests = sum(self.statuses.values())
+        submits = sum(c for k, c in self.statuses.items() if k in ("submit 200", "submit 201"))
+        cells = " | ".join(
+            "/".join(f"{percentile(self.latency[e], q) * 1000:.0f}" for q in (50, 95, 99))
+            if self.latency[e]
+            else "—"
+            for e in ENDPOINTS
+        )
+        server, client, database = (
+            f"{cpu * 1000 / max(requests, 1):.2f}" if cpu is not None else "—" for cpu in self.cpu
+        )
+        busy = sum(c for k, c in self.statuses.items() if k.split()[-1] == "503")
+        errors = sum(c for k, c in self.statuses.items() if k.split()[-1] not in (*OK, "503"))
+        return (
+            f"| {self.experts} | {self.start:.0f}–{self.end:.0f} s | {requests / seconds:.1f} | "
+            f"{submits / seconds:.1f} | {cells} | {server} | {client} | {database} | {busy} | "
+            f"{errors} |"
+        )
+
+
+def phases_of(
+    *, tally: Tally, wall: float, snapshots: tuple[tuple | None, ...], experts: int
+) -> list[Phase]:
+    """The level's arrival (the requests sent before the middle snapshot was taken, at
+    ``--arrival`` seconds) and its steady state (the rest), each with the CPU its snapshots
+    bound; the whole level as one phase when it ended before the arrival did."""
+    before, mark, after = snapshots
+    bounds = [(0.0, wall, before, after)]
+    if mark is not None:
+        arrival = mark[-1]
+        bounds = [(0.0, arrival, before, mark), (arrival, wall, mark, after)]
+    phases = []
+    for start, end, first, last in bounds:
+        latency, statuses = defaultdict(list), Counter()
+        for endpoint, sent in tally.latency.items():
+            for offset, seconds, status in sent:
+                if start <= offset < end:
+                    latency[endpoint].append(seconds)
+                    statuses[f"{endpoint} {status}"] += 1
+        cpu = tuple(None if b is None else b - a for a, b in zip(first[:3], last[:3], strict=True))
+        phases.append(Phase(experts, start, end, latency, statuses, cpu))
+    return phases
 
 
 # ---- the database side (in this process, through the ORM) --------------------------------
@@ -274,7 +340,8 @@ async def timed(
 ) -> Reply:
     started = time.perf_counter()
     reply = await connection.request(method, path, body)
-    tally.latency[endpoint].append(time.perf_counter() - started)
+    elapsed = time.perf_counter() - started
+    tally.latency[endpoint].append((started - tally.started, elapsed, reply.status))
     tally.status[f"{endpoint} {reply.status}"] += 1
     return reply
 
@@ -360,16 +427,30 @@ async def expert(
 
 
 async def level(
-    *, base_url: str, tokens: dict[str, str], study: str, seconds: float, think: float, seed: int
-) -> tuple[Tally, float]:
-    tally = Tally()
+    *,
+    base_url: str,
+    tokens: dict[str, str],
+    study: str,
+    seconds: float,
+    think: float,
+    seed: int,
+    arrival: float,
+    snapshot: Callable[[], tuple[float, ...]],
+) -> tuple[Tally, float, tuple[float, ...] | None]:
+    """The level's tally, its wall time and ``snapshot()`` taken ``arrival`` seconds in, with
+    the seconds since the level started last (None when the level ended before)."""
     # Each expert has a connection of their own, as each has a browser, kept alive between
     # requests. On asyncio streams, not httpx: an httpx client per expert cost the generator
     # 2-3.5 ms of CPU per request on the cores the server measured here runs on.
     connections = [
         Connection(base_url, {"Authorization": f"Token {token}"}) for token in tokens.values()
     ]
+    tally = Tally()
     started = time.monotonic()
+    marks = []
+    asyncio.get_running_loop().call_later(
+        arrival, lambda: marks.append((*snapshot(), time.perf_counter() - tally.started))
+    )
     try:
         async with asyncio.timeout(seconds + 120):  # a server that stops answering ends the run
             await asyncio.gather(
@@ -388,7 +469,7 @@ async def level(
     finally:
         for connection in connections:
             connection.close()
-    return tally, time.monotonic() - started
+    return tally, time.monotonic() - started, marks[0] if marks else None
 
 
 # ---- the stack ---------------------------------------------------------------------------
@@ -506,6 +587,13 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=2, help="heartbench serve --workers")
     parser.add_argument("--threads", type=int, default=8, help="heartbench serve --threads")
     parser.add_argument(
+        "--arrival",
+        type=float,
+        default=5.0,
+        help="seconds at the start of a level reported on a row of their own (default 5): "
+        "every expert arrives within the first think, a burst the steady state does not have",
+    )
+    parser.add_argument(
         "--statements", type=int, default=0, help="list each level's N costliest statements"
     )
     args = parser.parse_args()
@@ -521,7 +609,7 @@ def main() -> int:
     os.environ["DJANGO_SECRET_KEY"] = secrets.token_urlsafe(40)
 
     failed = False
-    rows = []
+    rows, phases = [], []
     folder = Path(tempfile.mkdtemp(prefix="heartbench-load-"))
     with database(base_db, folder) as url:
         setup_django(url)
@@ -540,9 +628,17 @@ def main() -> int:
                 tokens = seed_study(name=name, dataset=dataset, models=models, experts=n)
                 if args.statements:
                     statements_reset()
-                cpu_before, own_before = cpu_seconds(server_pid), time.process_time()
-                database_before = cpu_seconds(database_pid) if database_pid else 0
-                tally, wall = asyncio.run(
+
+                def snapshot() -> tuple[float, float, float | None]:
+                    # The server's, this process's and PostgreSQL's CPU seconds so far.
+                    return (
+                        cpu_seconds(server_pid),
+                        time.process_time(),
+                        cpu_seconds(database_pid) if database_pid else None,
+                    )
+
+                before = snapshot()
+                tally, wall, mark = asyncio.run(
                     level(
                         base_url=web,
                         tokens=tokens,
@@ -550,15 +646,18 @@ def main() -> int:
                         seconds=args.seconds,
                         think=args.think,
                         seed=n,
+                        arrival=args.arrival,
+                        snapshot=snapshot,
                     )
                 )
-                cpu = cpu_seconds(server_pid) - cpu_before
-                own = time.process_time() - own_before
-                pg_cpu = cpu_seconds(database_pid) - database_before if database_pid else None
+                after = snapshot()
                 top = statements_top(limit=args.statements) if args.statements else []
                 problems = verify(name=name, tally=tally) + tally.unexpected[:5]
                 failed |= bool(problems)
-                rows.append((n, wall, cpu, own, pg_cpu, tally, problems, top))
+                rows.append((n, tally, problems, top))
+                phases.extend(
+                    phases_of(tally=tally, wall=wall, snapshots=(before, mark, after), experts=n)
+                )
                 print(
                     f"{n} experts: {len(tally.submitted)} submissions, "
                     f"{'OK' if not problems else problems}",
@@ -573,28 +672,16 @@ def main() -> int:
     )
     head = " | ".join(f"{e} p50/p95/p99 ms" for e in ENDPOINTS)
     print(
-        f"| experts | requests/s | submits/s | {head} | CPU ms/request | client CPU ms/request "
-        "| PostgreSQL CPU ms/request | 503 | errors | checks |"
+        f"| experts | sent at | requests/s | submits/s | {head} | CPU ms/request "
+        "| client CPU ms/request | PostgreSQL CPU ms/request | 503 | errors |"
     )
-    print("|---|---|---|" + "---|" * len(ENDPOINTS) + "---|---|---|---|---|---|")
-    for n, wall, cpu, own, pg_cpu, tally, problems, _ in rows:
-        requests = sum(len(v) for v in tally.latency.values())
-        cells = " | ".join(
-            "/".join(f"{percentile(tally.latency[e], q) * 1000:.0f}" for q in (50, 95, 99))
-            if tally.latency[e]
-            else "—"
-            for e in ENDPOINTS
-        )
-        busy = sum(c for k, c in tally.status.items() if k.split()[-1] == "503")
-        errors = sum(c for k, c in tally.status.items() if k.split()[-1] not in (*OK, "503"))
-        print(
-            f"| {n} | {requests / wall:.1f} | {len(tally.submitted) / wall:.1f} | {cells} | "
-            f"{cpu * 1000 / max(requests, 1):.1f} | {own * 1000 / max(requests, 1):.2f} | "
-            f"{'—' if pg_cpu is None else f'{pg_cpu * 1000 / max(requests, 1):.1f}'} | "
-            f"{busy} | {errors} | "
-            f"{'all hold' if not problems else '; '.join(problems)} |"
-        )
-    for n, _, _, _, _, tally, _, top in rows:
+    print("|---|---|---|---|" + "---|" * len(ENDPOINTS) + "---|---|---|---|---|")
+    for phase in phases:
+        print(phase.row())
+    print("\n| experts | checks |\n|---|---|")
+    for n, _, problems, _ in rows:
+        print(f"| {n} | {'all hold' if not problems else '; '.join(problems)} |")
+    for n, tally, _, top in rows:
         if not top:
             continue
         requests = max(sum(len(v) for v in tally.latency.values()), 1)

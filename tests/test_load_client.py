@@ -10,7 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from benchmarks.load_experts import Connection, Tally, until_not_busy
+from benchmarks.load_experts import Connection, Tally, phases_of, until_not_busy
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -165,5 +165,33 @@ def test_busy_replies_are_counted_timed_and_retried(server):
 
     assert run(url, steps).status == 200
     assert tally.status == {"next 503": 2, "next 200": 1}
-    assert len(tally.latency["next"]) == 3
+    assert [status for _, _, status in tally.latency["next"]] == [503, 503, 200]
     assert len({port for _, port in handler.seen}) == 1
+
+
+def test_a_level_is_reported_as_its_arrival_and_its_steady_state():
+    tally = Tally()
+    tally.latency["next"] += [(0.1, 0.9, 201), (4.9, 0.5, 201), (5.0, 0.02, 201), (9.0, 0.04, 201)]
+    tally.latency["submit"] += [(2.0, 0.3, 503), (6.0, 0.05, 200), (7.0, 0.06, 201)]
+    # CPU seconds (server, client, PostgreSQL) before, at 5 s (with the offset last), after.
+    snapshots = ((10.0, 1.0, 20.0), (10.4, 1.1, 20.2, 5.0), (11.4, 1.3, 20.7))
+    arrival, steady = phases_of(tally=tally, wall=10.0, snapshots=snapshots, experts=3)
+
+    assert (arrival.start, arrival.end, steady.start, steady.end) == (0, 5.0, 5.0, 10.0)
+    assert arrival.latency == {"next": [0.9, 0.5], "submit": [0.3]}
+    assert steady.latency == {"next": [0.02, 0.04], "submit": [0.05, 0.06]}
+    assert steady.cpu == pytest.approx((1.0, 0.2, 0.5))
+    # 4 requests in 5 s, 2 acknowledged submits; CPU per request 1.0 / 4, 0.2 / 4, 0.5 / 4 s.
+    assert steady.row().startswith("| 3 | 5–10 s | 0.8 | 0.4 | 20/40/40 | — | — | 50/60/60 | ")
+    assert steady.row().endswith(" | 250.00 | 50.00 | 125.00 | 0 | 0 |")
+    assert arrival.row().endswith(" | 1 | 0 |")  # the 503
+
+
+def test_a_level_shorter_than_its_arrival_is_one_phase():
+    tally = Tally()
+    tally.latency["draft"].append((0.5, 0.01, 200))
+    [whole] = phases_of(
+        tally=tally, wall=2.0, snapshots=((0.0, 0.0, None), None, (0.1, 0.0, None)), experts=1
+    )
+    assert (whole.start, whole.end, whole.latency) == (0, 2.0, {"draft": [0.01]})
+    assert whole.row().endswith(" | 100.00 | 0.00 | — | 0 | 0 |")
