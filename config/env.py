@@ -68,6 +68,32 @@ def _sqlite(name: str) -> dict:
     }
 
 
+def _postgres_options(query: str) -> dict:
+    """The connection options of a PostgreSQL URL's query (``sslmode=require`` and the like).
+
+    Values are sent apart from the statement's text (server-side binding), and a statement a
+    connection sends again is prepared (from its second run, ``prepare_threshold``): parsed
+    once, and planned once when PostgreSQL finds its generic plan no worse than one for the
+    values. The statements whose best plan depends on their values opt out
+    (``annotation.selectors.compiled.planned_per_call``). ``server_side_binding=false`` turns
+    both off, for a pooler in transaction mode that does not carry prepared statements
+    across its connections; ``prepare_threshold=N`` moves the threshold.
+    """
+    options: dict = {"server_side_binding": True, "prepare_threshold": 2}
+    for key, value in parse_qsl(query):
+        if key == "server_side_binding":
+            if value.lower() not in {"true", "false"}:
+                raise ConfigurationError("DATABASE_URL: server_side_binding must be true or false")
+            options[key] = value.lower() == "true"
+        elif key == "prepare_threshold":
+            if not value.isdigit():
+                raise ConfigurationError("DATABASE_URL: prepare_threshold must be a whole number")
+            options[key] = int(value)
+        else:
+            options[key] = value
+    return options
+
+
 def database_from_url(url: str, *, default_sqlite: Path) -> dict:
     """Turn a DATABASE_URL into a Django DATABASES entry (SQLite when the URL is empty)."""
     if not url:
@@ -80,7 +106,6 @@ def database_from_url(url: str, *, default_sqlite: Path) -> dict:
             path[1:] if path.startswith("//") else path.lstrip("/") or str(default_sqlite)
         )
     if parts.scheme in {"postgres", "postgresql", "pgsql"}:
-        options = dict(parse_qsl(parts.query))
         return {
             "ENGINE": "django.db.backends.postgresql",
             "NAME": unquote(parts.path.lstrip("/")),
@@ -88,7 +113,7 @@ def database_from_url(url: str, *, default_sqlite: Path) -> dict:
             "PASSWORD": unquote(parts.password or ""),
             "HOST": parts.hostname or "",
             "PORT": str(parts.port or ""),
-            "OPTIONS": options,
+            "OPTIONS": _postgres_options(parts.query),
             "CONN_MAX_AGE": 60,
             "CONN_HEALTH_CHECKS": True,
         }

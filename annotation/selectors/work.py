@@ -233,7 +233,8 @@ def _window(
         values = {"pool_id": pool.pk, "expert_id": expert.pk, "now": now}
         if pivot_lookup:
             values["pivot"] = pivot
-        return compiled.rows((*key, pivot_lookup), build, **values)
+        with compiled.planned_per_call():
+            return compiled.rows((*key, pivot_lookup), build, **values)
 
     if pivot is None:
         return half(None)
@@ -312,13 +313,15 @@ def work_state_in_pool(*, expert: Expert, pool: Pool, now: datetime | None = Non
 def _any_unit_left(*, pool: Pool, expert: Expert, now: datetime) -> bool:
     """Whether the claim could still hand this expert a unit, asked in the database without
     writing (``_units_for``); the walk stops at the first one."""
-    return _units_for(
+    units = _units_for(
         pool_id=pool.pk,
         raters_per_unit=pool.raters_per_unit,
         expert_id=expert.pk,
         hard=hard_cases_for(pool=pool, expert=expert),
         now=now,
-    ).exists()
+    )
+    with compiled.planned_per_call():
+        return units.exists()
 
 
 # Progress counts the units left for an expert up to here, not over every waiting unit: past
@@ -393,9 +396,10 @@ def study_progress(*, expert: Expert, pool: Pool, now: datetime | None = None) -
     }
     if open_now:
         values["now"] = now
-    [(mine, today, total, complete, *left)] = compiled.rows(
-        ("progress", open_now, pool.raters_per_unit, hard), build, **values
-    )
+    with compiled.planned_per_call():
+        [(mine, today, total, complete, *left)] = compiled.rows(
+            ("progress", open_now, pool.raters_per_unit, hard), build, **values
+        )
     left_for_me = left[0] if open_now else 0
     return Progress(
         mine=mine,
