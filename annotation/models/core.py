@@ -87,6 +87,10 @@ class Pool(models.Model):
     # Hard cases only to experts whose quality reaches this bar (null: anyone may take them).
     hard_min_quality = models.FloatField(_("minimum quality for hard cases"), null=True, blank=True)
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    # When a claim last marked the pool's run-out leases expired (at most once a minute,
+    # ``annotation.services.claims``); read with the pool by every claim, so deciding costs
+    # no round trip of its own.
+    leases_swept_at = models.DateTimeField(_("leases swept at"), null=True, editable=False)
 
     class Meta:
         ordering = ["name"]

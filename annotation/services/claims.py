@@ -21,9 +21,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from django.core.cache import cache
 from django.db import IntegrityError, connection, transaction
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext
 
@@ -276,8 +275,16 @@ def _sweep_now_and_then(*, pool: Pool, now: datetime) -> None:
     whichever claim comes first. The window reads a run-out lease as free, but its row holds
     the slot in the constraint until marked, so this keeps such slots short-lived (a claim
     whose whole round was refused sweeps too) and the pages and audit trail current. No beat
-    is needed, so the embedded server without a broker sweeps as a deployed one does."""
-    if cache.add(f"annotation:leases-swept:{pool.pk}", True, timeout=LEASE_SWEEP_SECONDS):
+    is needed, so the embedded server without a broker sweeps as a deployed one does.
+
+    The claim's pool read brings ``leases_swept_at``, so the other claims of the minute decide
+    without a round trip; of the claims that find a sweep due, the one whose conditional
+    UPDATE moves it sweeps."""
+    due = now - timedelta(seconds=LEASE_SWEEP_SECONDS)
+    if pool.leases_swept_at is not None and pool.leases_swept_at > due:
+        return
+    not_swept_since = Q(leases_swept_at__isnull=True) | Q(leases_swept_at__lte=due)
+    if Pool.objects.filter(not_swept_since, pk=pool.pk).update(leases_swept_at=now):
         leases_expire(now=now, pool=pool)
 
 

@@ -19,7 +19,7 @@ from tests.validation.factories import open_study
 pytestmark = pytest.mark.django_db
 
 NEXT = 6
-NEXT_SWEEPING = 9  # the first claim in a minute also marks the pool's run-out leases expired
+NEXT_SWEEPING = 10  # the first claim in a minute also records its sweep and marks run-out leases
 PROGRESS = 3  # token, study, the counts (the units left for me among them)
 DRAFT = 4
 SUBMIT = 8

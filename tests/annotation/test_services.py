@@ -250,6 +250,33 @@ def test_a_claim_that_lost_to_the_experts_other_tab_hands_that_tabs_unit_back():
     assert Assignment.objects.filter(expert=expert, status=Assignment.Status.LEASED).count() == 1
 
 
+def test_run_out_leases_are_swept_by_the_first_claim_of_each_minute_only():
+    """The first claim in a pool marks its run-out leases expired and records when; the
+    claims of the next minute leave that to the window, and the first one after it sweeps."""
+    a, b, c, d, e = ExpertFactory.create_batch(5)
+    study = open_study(cases=6, experts=[a, b, c, d, e], lease_minutes=1)
+    t0 = timezone.now()
+
+    def at(seconds: int):
+        return t0 + timedelta(seconds=seconds)
+
+    def swept_at():
+        study.pool.refresh_from_db()
+        return study.pool.leases_swept_at
+
+    claim(a, study, now=at(0))
+    assert swept_at() == at(0)
+    run_out = claim(b, study, now=at(10))  # leased until 70 s
+    claim(c, study, now=at(60))
+    assert swept_at() == at(60)
+    claim(d, study, now=at(80))  # b's lease ran out at 70 s; the last sweep was at 60 s
+    run_out.refresh_from_db()
+    assert (run_out.status, swept_at()) == (Assignment.Status.LEASED, at(60))
+    claim(e, study, now=at(120))
+    run_out.refresh_from_db()
+    assert (run_out.status, swept_at()) == (Assignment.Status.EXPIRED, at(120))
+
+
 def test_a_run_out_lease_not_yet_swept_gives_its_slot_to_the_next_claim(monkeypatch):
     """The window reads a run-out lease as free while its row still holds the slot: the
     claim's insert is refused there, the round's sweep marks it expired, and the next round
