@@ -116,8 +116,8 @@ def first(key: tuple, build: Callable[..., QuerySet], /, **values: object) -> Mo
 @contextmanager
 def planned_per_call() -> Iterator[None]:
     """Statements sent inside are planned for their own values every time, never kept as a
-    prepared statement (PostgreSQL with server-side binding, ``config.env``): for the walks
-    over a pool's free units, whose best plan depends on how full the pool is (a kept
+    prepared statement (PostgreSQL with server-side binding, ``config.env``): for the claim's
+    window over a pool's free units, whose best plan depends on how full the pool is (a kept
     generic plan made the claim 3× slower on a 90 % complete pool). Nothing on SQLite."""
     connection.ensure_connection()
     raw = connection.connection

@@ -387,7 +387,7 @@ def study_progress(*, expert: Expert, pool: Pool, now: datetime | None = None) -
             )
             # Unordered: the walk stops at the cap's row instead of sorting every free unit.
             counts["left"] = _CountUpTo(left.order_by().values("pk")[: LEFT_FOR_ME_CAP + 1])
-        return Pool.objects.filter(pk=pool_id).values(**counts)
+        return Pool.objects.filter(pk=pool_id).order_by().values(**counts)
 
     values = {
         "pool_id": pool.pk,
@@ -396,10 +396,11 @@ def study_progress(*, expert: Expert, pool: Pool, now: datetime | None = None) -
     }
     if open_now:
         values["now"] = now
-    with compiled.planned_per_call():
-        [(mine, today, total, complete, *left)] = compiled.rows(
-            ("progress", open_now, pool.raters_per_unit, hard), build, **values
-        )
+    # Prepared like the other hot reads: its capped count keeps one plan well from an empty
+    # pool to a full one (docs/benchmarks.md), unlike the claim's ordered window.
+    [(mine, today, total, complete, *left)] = compiled.rows(
+        ("progress", open_now, pool.raters_per_unit, hard), build, **values
+    )
     left_for_me = left[0] if open_now else 0
     return Progress(
         mine=mine,
