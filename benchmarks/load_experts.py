@@ -23,11 +23,13 @@ Afterwards the database is checked (tests.product.invariants): every acknowledge
 is stored exactly once with exactly the labels sent, nothing unacknowledged was stored, every
 autosaved but unsubmitted draft is there, and every unit has at most three raters, all
 different. The figures are client side, from send to full response, so they include the
-client's own event-loop delay. Each level is reported in two rows: its arrival, the requests
-sent in its first ``--arrival`` seconds (every expert's first claim and progress read fall in
-the first think, a burst of twice the steady rate on a server not yet warm), and its steady
-state, the rest. The CPU per request is the server's (gunicorn's master and workers, read
-from /proc before, at the arrival's end and after each level, divided by the phase's requests;
+client's own event-loop delay. Each level is reported in rows by when requests were sent:
+its arrival, the first ``--arrival`` seconds (every expert's first claim and progress read
+fall in the first think, a burst of twice the steady rate on a server not yet warm), then a
+row per ``--every`` seconds, so that the study's later life shows apart (claims assign the
+units with the fewest ratings first, so units complete, and the heavier last-rating submits
+come, only once most units have two). The CPU per request is the server's (gunicorn's master
+and workers, read from /proc at each row's bounds, divided by the row's requests;
 PostgreSQL's and the Celery worker's own CPU are not in it); the client's CPU per request is
 this process's own over the level, to show when the generator rather than the server limits.
 On PostgreSQL its processes' CPU per request is read the same way (the server's postmaster and
@@ -51,6 +53,7 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 from urllib.parse import quote
 
@@ -115,19 +118,13 @@ class Phase:
         )
 
 
-def phases_of(
-    *, tally: Tally, wall: float, snapshots: tuple[tuple | None, ...], experts: int
-) -> list[Phase]:
-    """The level's arrival (the requests sent before the middle snapshot was taken, at
-    ``--arrival`` seconds) and its steady state (the rest), each with the CPU its snapshots
-    bound; the whole level as one phase when it ended before the arrival did."""
-    before, mark, after = snapshots
-    bounds = [(0.0, wall, before, after)]
-    if mark is not None:
-        arrival = mark[-1]
-        bounds = [(0.0, arrival, before, mark), (arrival, wall, mark, after)]
+def phases_of(*, tally: Tally, snapshots: list[tuple], experts: int) -> list[Phase]:
+    """One phase per pair of consecutive snapshots (server, client and PostgreSQL CPU
+    seconds, then the seconds since the level started): the requests sent between them, with
+    the CPU they bound."""
     phases = []
-    for start, end, first, last in bounds:
+    for first, last in pairwise(snapshots):
+        start, end = first[-1], last[-1]
         latency, statuses = defaultdict(list), Counter()
         for endpoint, sent in tally.latency.items():
             for offset, seconds, status in sent:
@@ -434,11 +431,11 @@ async def level(
     seconds: float,
     think: float,
     seed: int,
-    arrival: float,
+    marks: list[float],
     snapshot: Callable[[], tuple[float, ...]],
-) -> tuple[Tally, float, tuple[float, ...] | None]:
-    """The level's tally, its wall time and ``snapshot()`` taken ``arrival`` seconds in, with
-    the seconds since the level started last (None when the level ended before)."""
+) -> tuple[Tally, list[tuple]]:
+    """The level's tally and ``snapshot()`` at its start, at each of ``marks`` seconds into it
+    that it lasted to, and at its end, each with the seconds since the start appended."""
     # Each expert has a connection of their own, as each has a browser, kept alive between
     # requests. On asyncio streams, not httpx: an httpx client per expert cost the generator
     # 2-3.5 ms of CPU per request on the cores the server measured here runs on.
@@ -447,10 +444,13 @@ async def level(
     ]
     tally = Tally()
     started = time.monotonic()
-    marks = []
-    asyncio.get_running_loop().call_later(
-        arrival, lambda: marks.append((*snapshot(), time.perf_counter() - tally.started))
-    )
+    taken = []
+
+    def take() -> None:
+        taken.append((*snapshot(), time.perf_counter() - tally.started))
+
+    take()
+    handles = [asyncio.get_running_loop().call_later(mark, take) for mark in marks]
     try:
         async with asyncio.timeout(seconds + 120):  # a server that stops answering ends the run
             await asyncio.gather(
@@ -469,7 +469,10 @@ async def level(
     finally:
         for connection in connections:
             connection.close()
-    return tally, time.monotonic() - started, marks[0] if marks else None
+    for handle in handles:
+        handle.cancel()
+    take()
+    return tally, taken
 
 
 # ---- the stack ---------------------------------------------------------------------------
@@ -594,6 +597,12 @@ def main() -> int:
         "every expert arrives within the first think, a burst the steady state does not have",
     )
     parser.add_argument(
+        "--every",
+        type=float,
+        default=10.0,
+        help="after the arrival, a row per this many seconds (default 10; 0: one row)",
+    )
+    parser.add_argument(
         "--statements", type=int, default=0, help="list each level's N costliest statements"
     )
     args = parser.parse_args()
@@ -637,8 +646,9 @@ def main() -> int:
                         cpu_seconds(database_pid) if database_pid else None,
                     )
 
-                before = snapshot()
-                tally, wall, mark = asyncio.run(
+                step = args.every or args.seconds
+                marks = [args.arrival + step * i for i in range(int(args.seconds / step) + 1)]
+                tally, snapshots = asyncio.run(
                     level(
                         base_url=web,
                         tokens=tokens,
@@ -646,18 +656,15 @@ def main() -> int:
                         seconds=args.seconds,
                         think=args.think,
                         seed=n,
-                        arrival=args.arrival,
+                        marks=[mark for mark in marks if mark < args.seconds],
                         snapshot=snapshot,
                     )
                 )
-                after = snapshot()
                 top = statements_top(limit=args.statements) if args.statements else []
                 problems = verify(name=name, tally=tally) + tally.unexpected[:5]
                 failed |= bool(problems)
                 rows.append((n, tally, problems, top))
-                phases.extend(
-                    phases_of(tally=tally, wall=wall, snapshots=(before, mark, after), experts=n)
-                )
+                phases.extend(phases_of(tally=tally, snapshots=snapshots, experts=n))
                 print(
                     f"{n} experts: {len(tally.submitted)} submissions, "
                     f"{'OK' if not problems else problems}",

@@ -169,13 +169,13 @@ def test_busy_replies_are_counted_timed_and_retried(server):
     assert len({port for _, port in handler.seen}) == 1
 
 
-def test_a_level_is_reported_as_its_arrival_and_its_steady_state():
+def test_a_level_is_reported_in_rows_between_its_snapshots():
     tally = Tally()
     tally.latency["next"] += [(0.1, 0.9, 201), (4.9, 0.5, 201), (5.0, 0.02, 201), (9.0, 0.04, 201)]
     tally.latency["submit"] += [(2.0, 0.3, 503), (6.0, 0.05, 200), (7.0, 0.06, 201)]
-    # CPU seconds (server, client, PostgreSQL) before, at 5 s (with the offset last), after.
-    snapshots = ((10.0, 1.0, 20.0), (10.4, 1.1, 20.2, 5.0), (11.4, 1.3, 20.7))
-    arrival, steady = phases_of(tally=tally, wall=10.0, snapshots=snapshots, experts=3)
+    # CPU seconds (server, client, PostgreSQL), then the seconds since the level started.
+    snapshots = [(10.0, 1.0, 20.0, 0.0), (10.4, 1.1, 20.2, 5.0), (11.4, 1.3, 20.7, 10.0)]
+    arrival, steady = phases_of(tally=tally, snapshots=snapshots, experts=3)
 
     assert (arrival.start, arrival.end, steady.start, steady.end) == (0, 5.0, 5.0, 10.0)
     assert arrival.latency == {"next": [0.9, 0.5], "submit": [0.3]}
@@ -187,11 +187,11 @@ def test_a_level_is_reported_as_its_arrival_and_its_steady_state():
     assert arrival.row().endswith(" | 1 | 0 |")  # the 503
 
 
-def test_a_level_shorter_than_its_arrival_is_one_phase():
+def test_without_postgresql_its_column_is_empty():
     tally = Tally()
     tally.latency["draft"].append((0.5, 0.01, 200))
     [whole] = phases_of(
-        tally=tally, wall=2.0, snapshots=((0.0, 0.0, None), None, (0.1, 0.0, None)), experts=1
+        tally=tally, snapshots=[(0.0, 0.0, None, 0.0), (0.1, 0.0, None, 2.0)], experts=1
     )
     assert (whole.start, whole.end, whole.latency) == (0, 2.0, {"draft": [0.01]})
     assert whole.row().endswith(" | 100.00 | 0.00 | — | 0 | 0 |")
