@@ -170,6 +170,9 @@ CELERY_TASK_ROUTES = {
 }
 CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND") or None
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
+# Celery's Django fixup closes a worker's connections around every task unless told to reuse
+# them; config.celery keeps them as requests keep theirs, and lets the fixup recycle rarely.
+CELERY_DB_REUSE_MAX = 1000
 # Eager tasks still get a producer; for an empty broker URL Celery makes an AMQP connection
 # object that logs "No hostname was supplied" on every task. In process nothing is ever sent,
 # so the producer's connection is an in-memory one.

@@ -283,3 +283,34 @@ def test_a_synthesis_run_queued_for_a_worker_drafts_every_rubric(stack):
     assert status() == {"status": "finished", "done": 3, "total": 3, "errors": 0, "criteria": 15}
     ran = [name for name in ("w1", "w2") if SYNTHESISED.search(stack.log(name))]
     assert len(ran) == 1, "one worker took the run's one task from the generate queue"
+
+
+GOLD_DONE = re.compile(r"Task validation\.tasks\.unit_gold_compute\[[0-9a-f-]+\] succeeded")
+
+
+def test_a_worker_keeps_its_database_connection_from_task_to_task(stack):
+    """Every unit's last rating queues a settle task; a worker opens no new PostgreSQL
+    session per task (Celery's Django fixup would close its connection around each one)."""
+    import psycopg
+    from celery import Celery
+
+    tasks = 12
+
+    def settled() -> int:
+        return sum(len(GOLD_DONE.findall(stack.log(name))) for name in ("w1", "w2"))
+
+    with psycopg.connect(stack.env["DATABASE_URL"], autocommit=True) as conn:
+
+        def sessions() -> int:
+            query = "SELECT sessions FROM pg_stat_database WHERE datname = current_database()"
+            return conn.execute(query).fetchone()[0]
+
+        before, done = sessions(), settled()
+        sender = Celery(broker=stack.env["CELERY_BROKER_URL"])
+        for _ in range(tasks):  # a unit of no study: settled as nothing to do, in one read
+            sender.send_task(
+                "validation.tasks.unit_gold_compute", kwargs={"unit_id": -1}, queue="reports"
+            )
+        wait_for(lambda: settled() == done + tasks, timeout=60, what="the settle tasks")
+        # At most one new session per worker process (one that had none yet).
+        assert sessions() - before <= 2
