@@ -68,33 +68,25 @@ def _sqlite(name: str) -> dict:
     }
 
 
-def _postgres_options(query: str) -> dict:
-    """The connection options of a PostgreSQL URL's query (``sslmode=require`` and the like).
+def _postgres_options(query: str, *, prepared: bool) -> dict:
+    """The connection options of a PostgreSQL URL's query (``sslmode=require`` and the like:
+    libpq's own, so the same URL serves ``pg_dump``), and how statements are sent.
 
-    Values are sent apart from the statement's text (server-side binding), and a statement a
-    connection sends again is prepared (from its second run, ``prepare_threshold``): parsed
-    once, and planned once when PostgreSQL finds its generic plan no worse than one for the
-    values. The statements whose best plan depends on their values opt out
-    (``annotation.selectors.compiled.planned_per_call``). ``server_side_binding=false`` turns
-    both off, for a pooler in transaction mode that does not carry prepared statements
-    across its connections; ``prepare_threshold=N`` moves the threshold.
+    ``prepared`` (the default; ``DATABASE_PREPARED_STATEMENTS``): values are sent apart from
+    the statement's text (server-side binding), and a statement a connection sends again is
+    prepared (from its second run): parsed once, and planned once when PostgreSQL finds its
+    generic plan no worse than one for the values. The claim's reads whose best plan depends
+    on how full the pool is opt out (``annotation.selectors.compiled.planned_per_call``).
+    Without it, values are written into the text and every statement is planned anew, as a
+    pooler in transaction mode that does not carry prepared statements needs.
     """
-    options: dict = {"server_side_binding": True, "prepare_threshold": 2}
-    for key, value in parse_qsl(query):
-        if key == "server_side_binding":
-            if value.lower() not in {"true", "false"}:
-                raise ConfigurationError("DATABASE_URL: server_side_binding must be true or false")
-            options[key] = value.lower() == "true"
-        elif key == "prepare_threshold":
-            if not value.isdigit():
-                raise ConfigurationError("DATABASE_URL: prepare_threshold must be a whole number")
-            options[key] = int(value)
-        else:
-            options[key] = value
+    options: dict = dict(parse_qsl(query))
+    if prepared:
+        options.update(server_side_binding=True, prepare_threshold=2)
     return options
 
 
-def database_from_url(url: str, *, default_sqlite: Path) -> dict:
+def database_from_url(url: str, *, default_sqlite: Path, prepared: bool = True) -> dict:
     """Turn a DATABASE_URL into a Django DATABASES entry (SQLite when the URL is empty)."""
     if not url:
         return _sqlite(str(default_sqlite))
@@ -113,7 +105,7 @@ def database_from_url(url: str, *, default_sqlite: Path) -> dict:
             "PASSWORD": unquote(parts.password or ""),
             "HOST": parts.hostname or "",
             "PORT": str(parts.port or ""),
-            "OPTIONS": _postgres_options(parts.query),
+            "OPTIONS": _postgres_options(parts.query, prepared=prepared),
             "CONN_MAX_AGE": 60,
             "CONN_HEALTH_CHECKS": True,
         }

@@ -92,7 +92,9 @@ TEMPLATES = [
 
 DATABASES = {
     "default": database_from_url(
-        env_str("DATABASE_URL"), default_sqlite=DATA_DIR / "heartbench.sqlite3"
+        env_str("DATABASE_URL"),
+        default_sqlite=DATA_DIR / "heartbench.sqlite3",
+        prepared=env_bool("DATABASE_PREPARED_STATEMENTS", True),
     )
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

@@ -117,8 +117,9 @@ def first(key: tuple, build: Callable[..., QuerySet], /, **values: object) -> Mo
 def planned_per_call() -> Iterator[None]:
     """Statements sent inside are planned for their own values every time, never kept as a
     prepared statement (PostgreSQL with server-side binding, ``config.env``): for the claim's
-    window over a pool's free units, whose best plan depends on how full the pool is (a kept
-    generic plan made the claim 3× slower on a 90 % complete pool). Nothing on SQLite."""
+    reads whose best plan depends on how full the pool is, its window over the free units and
+    its study read (kept generic plans made the claim 3× slower on a 90 % complete pool).
+    Nothing on SQLite."""
     connection.ensure_connection()
     raw = connection.connection
     if connection.vendor != "postgresql" or raw.prepare_threshold is None:

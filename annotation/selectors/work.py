@@ -124,7 +124,10 @@ def pools_for_claim(*, expert: Expert, now: datetime) -> QuerySet[Pool]:
     asks whether the pool is one), the expert's open lease in it (``held_lease``: an id or
     None), their submissions today over all studies (``submitted_today``, for ``work_gate``)
     and the first of the pool's unit ids and their span (``unit_first``, ``unit_span``: two
-    index probes, None without units; for ``window_pivot``)."""
+    index probes, None without units; for ``window_pivot``). Planned per call where it is
+    read (``compiled.planned_per_call``): a kept generic plan of its id-span and today's
+    subqueries took 23 ms a claim on a 90 % complete pool, against 0.3 ms planned for the
+    values."""
     return _pools_for_claim(expert_id=expert.pk, today=selectors.day_start(now=now))
 
 
@@ -152,7 +155,10 @@ def pool_for_claim(*, expert: Expert, name: str, now: datetime) -> Pool | None:
         )[:1]
 
     today = selectors.day_start(now=now)
-    return compiled.first(("pool for claim",), build, expert_id=expert.pk, name=name, today=today)
+    with compiled.planned_per_call():
+        return compiled.first(
+            ("pool for claim",), build, expert_id=expert.pk, name=name, today=today
+        )
 
 
 def _count_of(rows: QuerySet) -> Subquery:

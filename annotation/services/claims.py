@@ -188,7 +188,8 @@ def assignment_claim_next_with_state(*, user, pool: Pool, now: datetime | None =
     """
     now = now or timezone.now()
     expert = selectors.expert_for_user(user=user)
-    pool = pools_for_claim(expert=expert, now=now).get(pk=pool.pk)
+    with compiled.planned_per_call():
+        pool = pools_for_claim(expert=expert, now=now).get(pk=pool.pk)
     return _claim(expert=expert, pool=pool, now=now)
 
 

@@ -1,7 +1,7 @@
 """On PostgreSQL a connection prepares the statements it sends again (``config.env``), except
-the claim's window and the work state's "any left" over a pool's free units
-(``compiled.planned_per_call``): their best plan depends on how full the pool is, and a kept
-generic plan made the claim 3× slower on a full pool. Progress's capped count of the units
+the claim's study read and window and the work state's "any left" over a pool's free units
+(``compiled.planned_per_call``): their best plan depends on how full the pool is, and kept
+generic plans made the claim 3× slower on a full pool. Progress's capped count of the units
 left keeps one plan well, and is prepared."""
 
 from django.db import connection
@@ -46,3 +46,4 @@ def test_hot_statements_are_prepared_and_the_free_unit_walks_never_are(on_postgr
     walks = [statement for statement in statements if FREE_UNITS in statement]
     assert [walk for walk in walks if "LIMIT 101" not in walk] == []  # no window, no "any left"
     assert len(walks) == 1  # progress's
+    assert not any('"unit_span"' in statement for statement in statements)  # the study read
