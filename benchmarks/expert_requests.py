@@ -155,7 +155,8 @@ def main() -> int:
         "--auth", choices=("token", "session"), default="token", help="how the experts log in"
     )
     args = parser.parse_args()
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    # load_experts beside this file, and the project root for tests.services.
+    sys.path[:0] = [str(Path(__file__).resolve().parent), str(ROOT)]
     from load_experts import database  # a scratch database (or SQLite file), dropped after
 
     with (
