@@ -200,6 +200,20 @@ class StudyProgressSerializer(serializers.Serializer):
     team_total = serializers.IntegerField(help_text="units in the study")
 
 
+class ClaimSerializer(AssignmentSerializer):
+    """Next-unit's answer: the unit handed out and the study's progress line read after the
+    claim, so the workbench needs no second request per unit."""
+
+    progress = StudyProgressSerializer(
+        help_text="the study's progress as `GET studies/{name}/progress/` gives it, read "
+        "after this claim (the unit handed out is not among `left_for_me`)"
+    )
+
+    def to_representation(self, instance) -> dict:
+        progress = StudyProgressSerializer(instance["progress"]).data
+        return {**super().to_representation(instance), "progress": progress}
+
+
 class NotEnrolledSerializer(serializers.Serializer):
     detail = serializers.CharField()
     state = serializers.CharField(help_text="always `not_enrolled`")

@@ -30,6 +30,7 @@ from annotation.selectors import work as selectors_work
 from annotation.selectors.work import NOTHING_TO_HAND_OUT, WorkState
 from annotation.serializers import (
     AssignmentSerializer,
+    ClaimSerializer,
     CompletedSerializer,
     FlagInSerializer,
     FlagOutSerializer,
@@ -140,17 +141,14 @@ class ExpertAPIView(APIView):
             user=self.request.user, public_id=assignment_id, pay_rate=pay_rate
         )
 
-    def assignment_payload(self, assignment: Assignment) -> dict:
-        return AssignmentSerializer(
-            {
-                "assignment": assignment,
-                "unit": selectors.unit_get_for_expert(
-                    user=self.request.user, assignment=assignment
-                ),
-                "draft": selectors.draft_for_assignment(assignment=assignment),
-                "active_seconds": selectors.draft_active_seconds(assignment=assignment),
-            }
-        ).data
+    def assignment_fields(self, assignment: Assignment) -> dict:
+        """What ``AssignmentSerializer`` shows of the expert's assignment."""
+        return {
+            "assignment": assignment,
+            "unit": selectors.unit_get_for_expert(user=self.request.user, assignment=assignment),
+            "draft": selectors.draft_for_assignment(assignment=assignment),
+            "active_seconds": selectors.draft_active_seconds(assignment=assignment),
+        }
 
 
 class TokenView(ObtainAuthToken):
@@ -223,7 +221,7 @@ class NextAssignmentView(ExpertAPIView):
             ),
         ],
         responses={
-            201: AssignmentSerializer,
+            201: ClaimSerializer,
             204: OpenApiResponse(
                 description=f"nothing to hand out now; the {WORK_STATE_HEADER} header says why"
             ),
@@ -252,7 +250,11 @@ class NextAssignmentView(ExpertAPIView):
             return Response(
                 status=status.HTTP_204_NO_CONTENT, headers={WORK_STATE_HEADER: claim.state.value}
             )
-        return Response(self.assignment_payload(claim.assignment), status=status.HTTP_201_CREATED)
+        progress = selectors_work.study_progress(
+            expert=selectors.expert_for_user(user=request.user), pool=pool
+        )
+        fields = {**self.assignment_fields(claim.assignment), "progress": progress}
+        return Response(ClaimSerializer(fields).data, status=status.HTTP_201_CREATED)
 
 
 class AssignmentDetailView(ExpertAPIView):
@@ -260,7 +262,8 @@ class AssignmentDetailView(ExpertAPIView):
         parameters=[ASSIGNMENT_ID], responses={200: AssignmentSerializer, 404: NOT_YOURS}
     )
     def get(self, request, assignment_id):
-        return Response(self.assignment_payload(self.assignment(assignment_id)))
+        fields = self.assignment_fields(self.assignment(assignment_id))
+        return Response(AssignmentSerializer(fields).data)
 
 
 class DraftView(ExpertAPIView):

@@ -1,4 +1,4 @@
-"""Payloads written out by hand (next-unit's ``AssignmentSerializer``, the autosave's
+"""Payloads written out by hand (next-unit's ``ClaimSerializer``, the autosave's
 ``LeaseSerializer``, the submit's ``SubmissionOutSerializer``) must stay what DRF's walk of the
 declared fields (the API's schema) gives."""
 
@@ -10,7 +10,13 @@ import pytest
 from rest_framework import serializers
 
 from annotation.selectors import BlindCriterion, BlindUnit
-from annotation.serializers import AssignmentSerializer, LeaseSerializer, SubmissionOutSerializer
+from annotation.selectors.work import Progress
+from annotation.serializers import (
+    AssignmentSerializer,
+    ClaimSerializer,
+    LeaseSerializer,
+    SubmissionOutSerializer,
+)
 
 
 def payload(*, kind: str, ability: str | None, draft: dict | None) -> dict:
@@ -49,6 +55,14 @@ def test_the_written_out_payload_is_the_declared_fields_representation(kind, abi
         list(c) for c in declared["unit"]["criteria"]
     ]
     assert written["kind"] == "rating"  # calibration looks exactly like rating work
+    progress = Progress(
+        mine=3, left_for_me=100, left_for_me_more=True, capacity_left=7, team_complete=2,
+        team_total=9,
+    )  # fmt: skip
+    claim = {**data, "progress": progress}
+    declared = serializers.Serializer.to_representation(ClaimSerializer(claim), claim)
+    assert ClaimSerializer(claim).data == declared
+    assert list(ClaimSerializer(claim).data) == list(declared)
 
 
 @pytest.mark.parametrize("status", ["leased", "submitted"])

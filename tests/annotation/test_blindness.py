@@ -32,6 +32,11 @@ ALLOWED_KEYS = {
     "work_state",
     # The expert's own active time on the unit so far (from their draft), never anyone else's.
     "active_seconds",
+    # The progress line a claim answers with (as GET studies/{name}/progress/): the expert's
+    # own counts and how many of the study's units are complete, never a unit's labels,
+    # votes or raters.
+    "progress", "mine", "left_for_me", "left_for_me_more", "capacity_left", "team_complete",
+    "team_total",
     # A page of a list: the count of the expert's own rows and the links to the next page.
     "count", "next", "previous", "results",
 }  # fmt: skip

@@ -67,6 +67,21 @@ def test_progress_over_the_api_and_on_the_workbench_page():
     assert client.get("/api/v1/studies/other/progress/").status_code == 404
 
 
+def test_a_claim_answers_with_the_progress_line_read_after_it():
+    """The workbench shows the claim's ``progress`` instead of asking for it again: the same
+    object the progress endpoint gives right after, the unit just handed out not left."""
+    expert = ExpertFactory()
+    study = open_study(cases=3, experts=[expert])
+    rate(expert, study)
+    client = Client()
+    client.force_login(expert.user)
+    claimed = client.post("/api/v1/assignments/next/?study=study-a")
+    assert claimed.status_code == 201
+    progress = claimed.json()["progress"]
+    assert progress == client.get("/api/v1/studies/study-a/progress/").json()
+    assert (progress["mine"], progress["left_for_me"], progress["team_total"]) == (1, 1, 3)
+
+
 def test_left_for_me_leaves_out_the_hard_cases_the_study_keeps_from_me():
     expert = ExpertFactory()
     study = open_study(cases=3, experts=[expert])  # case 0 is hard

@@ -18,8 +18,8 @@ from tests.validation.factories import open_study
 
 pytestmark = pytest.mark.django_db
 
-NEXT = 6
-NEXT_SWEEPING = 10  # the first claim in a minute also records its sweep and marks run-out leases
+NEXT = 7  # the claim's answer carries the progress line: its counts are one more statement
+NEXT_SWEEPING = 11  # the first claim in a minute also records its sweep and marks run-out leases
 PROGRESS = 3  # token, study, the counts (the units left for me among them)
 DRAFT = 4
 SUBMIT = 8

@@ -26,12 +26,17 @@ def test_progress_counts_update_after_each_submit(live_server, page_in, artifact
     # Holding the first unit: none rated, two more left, the whole capacity, no unit complete.
     page.wait_for_function("document.querySelector('[data-key=left_for_me]').textContent === '2'")
     assert (count("mine"), count("capacity_left"), count("team_total")) == ("0", "10", "3")
+    sent = []
+    page.on("request", lambda request: sent.append(request.url))
     for _ in range(page.locator("#criteria li").count()):
         page.keyboard.press("1")
     page.keyboard.press("Enter")
     page.wait_for_function("document.querySelector('[data-key=mine]').textContent === '1'")
     assert (count("left_for_me"), count("capacity_left")) == ("1", "9")
     assert count("team_complete") == "0"  # one rating of three
+    # The next unit's claim brought the counts: no second request for them.
+    assert any("/assignments/next/" in url for url in sent)
+    assert not any("/progress/" in url for url in sent), sent
     shoot(page, artifacts, "workbench-progress")
 
 

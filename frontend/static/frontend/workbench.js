@@ -55,23 +55,29 @@
     $("lost").hidden = true; state.lost = false;
     status(gettext("Loading the next unit…"));
     const { data, workState } = await call("POST", "assignments/next/?study=" + encodeURIComponent(study));
-    refreshProgress();
-    if (workState) { showState(workState); return; }
+    if (workState) { refreshProgress(); showState(workState); return; }
+    showProgress(data.progress);
     show(data);
   }
 
-  // The study's progress line: counts from the API after every claim, quietly skipped when
-  // the request fails (the numbers on screen stay as they were). A count whose data-more
-  // flag is set stopped at its cap: shown as "100+".
+  // The study's progress line: a claim's answer carries it; when nothing was handed out it
+  // is read from the API, quietly skipped when that request fails (the numbers on screen
+  // stay as they were).
   async function refreshProgress() {
     const panel = $("study-progress");
     if (!panel) return;
     const res = await request(panel.dataset.url, "GET").catch(() => null);
-    if (!res || !res.ok || !res.data) return;
+    if (res && res.ok && res.data) showProgress(res.data);
+  }
+
+  // A count whose data-more flag is set stopped at its cap: shown as "100+".
+  function showProgress(progress) {
+    const panel = $("study-progress");
+    if (!panel || !progress) return;
     for (const el of panel.querySelectorAll("[data-key]")) {
-      el.textContent = `${res.data[el.dataset.key]}${res.data[el.dataset.more] ? "+" : ""}`;
+      el.textContent = `${progress[el.dataset.key]}${progress[el.dataset.more] ? "+" : ""}`;
     }
-    Object.assign(panel.querySelector("progress"), { max: res.data.team_total, value: res.data.team_complete });
+    Object.assign(panel.querySelector("progress"), { max: progress.team_total, value: progress.team_complete });
   }
 
   // The server rendered one message per state, hidden; show the one the API named (an
