@@ -13,8 +13,11 @@ on the reports queue, as the deployment guide sets it up. The released cases are
 opens a fresh study over every answer, and N asyncio experts, each with its own API token and
 its own kept-alive HTTP/1.1 connection (as a browser keeps one; ``Connection``, a few lines on
 asyncio streams that cost the generator far less CPU than an HTTP library), loop: claim the
-next unit, read the study's progress (as the workbench does), think, autosave half of the
-labels, think, submit all of them, think, for ``--seconds``. Think times are
+next unit (its answer carries the study's progress line, which the workbench shows; from a
+server older than that, read it as the workbench then did, a fourth request), think,
+autosave half of the labels, think, submit all of them, think, for ``--seconds``. Before the
+first level an unmeasured ``--warm-up`` level on a study of its own gives the server and the
+database a history, as a server in use has (``warm_up``). Think times are
 uniform in [0.5, 1.5] × ``--think``: a real expert spends minutes on a unit, so the default of
 one second offers about a hundred times the load of the same number of people. A 503 (busy,
 with Retry-After) is counted and retried.
@@ -24,8 +27,8 @@ is stored exactly once with exactly the labels sent, nothing unacknowledged was 
 autosaved but unsubmitted draft is there, and every unit has at most three raters, all
 different. The figures are client side, from send to full response, so they include the
 client's own event-loop delay. Each level is reported in rows by when requests were sent:
-its arrival, the first ``--arrival`` seconds (every expert's first claim and progress read
-fall in the first think, a burst of twice the steady rate on a server not yet warm), then a
+its arrival, the first ``--arrival`` seconds (every expert's first claim falls in the first
+think, a burst of three times the steady rate of claims), then a
 row per ``--every`` seconds, so that the study's later life shows apart (claims assign the
 units with the fewest ratings first, so units complete, and the heavier last-rating submits
 come, only once most units have two). The CPU per request is the server's (gunicorn's master
@@ -62,6 +65,7 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 ENDPOINTS = ("next", "progress", "draft", "submit")
+WARM_UP_EXPERTS = 50
 OK = ("200", "201", "204")
 
 
@@ -170,7 +174,6 @@ def seed_answers(*, data: Path, models: int) -> tuple[object, list]:
 def seed_study(*, name: str, dataset, models: list, experts: int) -> dict[str, str]:
     """A fresh open study with ``experts`` new experts; returns their API tokens."""
     from django.contrib.auth import get_user_model
-    from django.db import connection
     from rest_framework.authtoken.models import Token
 
     from annotation.models import Expert
@@ -191,12 +194,51 @@ def seed_study(*, name: str, dataset, models: list, experts: int) -> dict[str, s
     )
     study_open(study=study)
     tokens = Token.objects.bulk_create(Token(user=u, key=Token.generate_key()) for u in users)
-    if connection.vendor == "postgresql":
-        # The planner's statistics for the rows just written, as autovacuum takes them within
-        # a minute on a server: without them a first level's plans are not the server's.
-        with connection.cursor() as cursor:
-            cursor.execute("ANALYZE")
+    analyze()
     return {t.user.username: t.key for t in tokens}
+
+
+def analyze() -> None:
+    """The planner's statistics for the rows written so far, as autovacuum takes them within a
+    minute on a server (PostgreSQL only). Only tables holding rows: autovacuum never analyses
+    a table nothing was written to, and one recorded as empty that a level then fills looks
+    free to scan whole to the planner."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return
+    with connection.cursor() as cursor:
+        for table in connection.introspection.table_names(cursor):
+            name = connection.ops.quote_name(table)
+            cursor.execute(f"SELECT EXISTS (SELECT 1 FROM {name})")
+            if cursor.fetchone()[0]:
+                cursor.execute(f"ANALYZE {name}")
+
+
+def warm_up(*, web: str, dataset, models: list, seconds: float, think: float) -> None:
+    """An unmeasured level of ``WARM_UP_EXPERTS`` experts on a study of its own, then the
+    planner's statistics taken again (``seed_study``'s ANALYZE, as autovacuum takes them on a
+    server in use). Without it each run measured a database's first minute: tables created
+    empty, whose indexes the planner takes for empty until autovacuum's first pass (a minute
+    in), so it walked every rating of the table on each claim, and workers
+    that had not yet imported, connected or compiled anything."""
+    tokens = seed_study(name="warm-up", dataset=dataset, models=models, experts=WARM_UP_EXPERTS)
+    tally, _ = asyncio.run(
+        level(
+            base_url=web,
+            tokens=tokens,
+            study="warm-up",
+            seconds=seconds,
+            think=think,
+            seed=0,
+            marks=[],
+            snapshot=lambda: (),
+        )
+    )
+    problems = verify(name="warm-up", tally=tally) + tally.unexpected[:5]
+    if problems:
+        raise SystemExit(f"the warm-up level failed its checks: {problems}")
+    analyze()
 
 
 def postgres_pid() -> int | None:
@@ -382,11 +424,12 @@ async def expert(
             return
         body = reply.json()
         ident = body["id"]
-        # The workbench reads the study's progress line after every claim.
-        reply = await until_not_busy(connection, tally, "progress", "GET", progress)
-        if reply.status != 200:
-            tally.unexpected.append(f"progress {reply.status}: {reply.text[:200]}")
-            return
+        if "progress" not in body:
+            # A server before the claim carried the progress line: the workbench read it then.
+            reply = await until_not_busy(connection, tally, "progress", "GET", progress)
+            if reply.status != 200:
+                tally.unexpected.append(f"progress {reply.status}: {reply.text[:200]}")
+                return
         labels = [
             {"criterion": c["id"], "hit": fake_verdict(c["text"])} for c in body["unit"]["criteria"]
         ]
@@ -605,6 +648,14 @@ def main() -> int:
     parser.add_argument(
         "--statements", type=int, default=0, help="list each level's N costliest statements"
     )
+    parser.add_argument(
+        "--warm-up",
+        type=float,
+        default=10.0,
+        help="seconds of an unmeasured level of its own before the first (default 10; 0: "
+        "none): a server in use has served before and its tables have the planner's "
+        "statistics, a database created for the run has neither",
+    )
     args = parser.parse_args()
     base_db, redis_url = os.environ.get("DATABASE_URL", ""), os.environ.get("REDIS_URL", "")
     if base_db.startswith("postgres") and not redis_url:
@@ -632,6 +683,10 @@ def main() -> int:
             workers=args.workers,
             threads=args.threads,
         ) as (web, server_pid):
+            if args.warm_up:
+                warm_up(
+                    web=web, dataset=dataset, models=models, seconds=args.warm_up, think=args.think
+                )
             for n in levels:
                 name = f"load-{n}"
                 tokens = seed_study(name=name, dataset=dataset, models=models, experts=n)
