@@ -8,8 +8,9 @@
 The load test (``load_experts.py``) measures the server under a crowd, where on a shared
 machine the other processes' share moves the figures from minute to minute. This measures
 what one request costs: the process CPU time (``time.process_time``, which other processes'
-load does not add to) and the SQL statements of each of the workbench's four calls (next-unit
-claim, progress line, autosave, submit) through Django's whole request path (middleware, DRF,
+load does not add to) and the SQL statements of each expert call (the next-unit claim, whose
+answer brings the progress line; the progress line on its own, as the workbench reads it when
+a claim hands out nothing; autosave; submit) through Django's whole request path (middleware, DRF,
 the token authentication, or with ``--auth session`` the session cookie the workbench's
 pages send, read by the configured session engine), with ``DEBUG`` off as in production.
 ``--cases`` released cases (read in place) with ``--models`` synthetic answers each make one
