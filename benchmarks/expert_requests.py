@@ -156,8 +156,10 @@ def main() -> int:
         "--auth", choices=("token", "session"), default="token", help="how the experts log in"
     )
     args = parser.parse_args()
-    # load_experts beside this file, and the project root for tests.services.
-    sys.path[:0] = [str(Path(__file__).resolve().parent), str(ROOT)]
+    # load_experts beside this file; the project root for tests.services last, so that a
+    # tree on PYTHONPATH is the one measured.
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    sys.path.append(str(ROOT))
     from load_experts import database  # a scratch database (or SQLite file), dropped after
 
     with (
