@@ -4,6 +4,7 @@ import pytest
 
 from tests.annotation.factories import PASSWORD, ExpertFactory
 from tests.e2e.conftest import login, shoot
+from tests.e2e.widths import shoot_widths
 from tests.validation.factories import open_study
 
 LABELS = {"en": "Rated by you:", "zh-hans": "你已标注："}
@@ -37,7 +38,7 @@ def test_progress_counts_update_after_each_submit(live_server, page_in, artifact
     # The next unit's claim brought the counts: no second request for them.
     assert any("/assignments/next/" in url for url in sent)
     assert not any("/progress/" in url for url in sent), sent
-    shoot(page, artifacts, "workbench-progress")
+    shoot_widths(page, artifacts, "workbench-progress")
 
 
 @pytest.mark.browser
