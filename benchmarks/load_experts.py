@@ -48,6 +48,7 @@ import json
 import os
 import random
 import secrets
+import shutil
 import signal
 import subprocess
 import sys
@@ -725,6 +726,7 @@ def main() -> int:
                     f"{'OK' if not problems else problems}",
                     file=sys.stderr,
                 )
+    shutil.rmtree(folder, ignore_errors=True)  # the server's log and SQLite file
 
     print(
         f"\nload average {' '.join(f'{x:.1f}' for x in os.getloadavg())} at the end; "
