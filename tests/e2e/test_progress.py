@@ -37,7 +37,7 @@ def test_progress_counts_update_after_each_submit(live_server, page_in, artifact
     assert count("team_complete") == "0"  # one rating of three
     # The next unit's claim brought the counts: no second request for them.
     assert any("/assignments/next/" in url for url in sent)
-    assert not any("/progress/" in url for url in sent), sent
+    assert not any("/api/v1/studies/" in url for url in sent), sent
     shoot_widths(page, artifacts, "workbench-progress")
 
 
