@@ -11,6 +11,12 @@ from urllib.parse import unquote
 from django.urls import register_converter
 
 
+def could_name_a_study(value: str) -> bool:
+    """False for what no stored study name holds: a NUL character. PostgreSQL's text cannot
+    hold one, and a lookup with it is an error there (a 500), not a miss."""
+    return "\x00" not in value
+
+
 class StudyNameConverter:
     """Escapes what a path segment cannot carry as itself: '%' (so unescaping is exact), '/'
     (it would end the segment) and a name of dots alone (browsers resolve '.' and '..' as
@@ -20,7 +26,10 @@ class StudyNameConverter:
     regex = "[^/]*"
 
     def to_python(self, value: str) -> str:
-        return unquote(value)
+        name = unquote(value)
+        if not could_name_a_study(name):
+            raise ValueError("no study has this name")  # the resolver answers 404
+        return name
 
     def to_url(self, value: str) -> str:
         text = str(value).replace("%", "%25").replace("/", "%2F")

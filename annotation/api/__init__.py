@@ -47,6 +47,7 @@ from annotation.serializers import (
 )
 from config.auth import TokenWithExpertAuthentication
 from config.busy import RETRY_AFTER_SECONDS
+from config.converters import could_name_a_study
 from config.openapi import BUSY, bad_request, json_body, refusal
 
 
@@ -238,7 +239,11 @@ class NextAssignmentView(ExpertAPIView):
         name = request.query_params.get("study", "")
         if not name:
             raise ValidationError({"study": [gettext("give ?study=NAME")]})
-        pool, claim = services.assignment_claim_next_in_study(user=request.user, name=name)
+        pool, claim = (
+            services.assignment_claim_next_in_study(user=request.user, name=name)
+            if could_name_a_study(name)
+            else (None, None)
+        )
         if pool is None:
             state = WorkState.NOT_ENROLLED
             return Response(

@@ -5,6 +5,7 @@ Blind like the rest of the expert API: the payload is built only from the
 renewed through the ordinary ``assignments/<id>/renew/`` endpoint.
 """
 
+from django.http import Http404
 from django.utils.translation import gettext
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
@@ -22,6 +23,7 @@ from annotation.api import (
 from annotation.models import Assignment
 from annotation.selectors import adjudication as queue
 from annotation.serializers import SubmissionOutSerializer, TurnSerializer
+from config.converters import could_name_a_study
 from config.openapi import bad_request, json_body, refusal
 
 NOT_YOURS = refusal("no adjudication of yours has this id")
@@ -99,6 +101,8 @@ class NextAdjudicationView(SeniorAPIView):
         name = request.query_params.get("study", "")
         if not name:
             raise ValidationError({"study": [gettext("give ?study=NAME")]})
+        if not could_name_a_study(name):
+            raise Http404("no such study for you")
         pool = queue.pool_get_for_senior(user=request.user, name=name)
         assignment = services.adjudication_claim_next(user=request.user, pool=pool)
         if assignment is None:
