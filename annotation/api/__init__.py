@@ -137,6 +137,14 @@ class ExpertAPIView(APIView):
             )
         return data.get(name)
 
+    def study_query(self) -> str | None:
+        """The ``?study=`` name: 400 when missing; None for a name no study can have
+        (``could_name_a_study``), which the caller answers as an unknown study."""
+        name = self.request.query_params.get("study", "")
+        if not name:
+            raise ValidationError({"study": [gettext("give ?study=NAME")]})
+        return name if could_name_a_study(name) else None
+
     def assignment(self, assignment_id, *, pay_rate: bool = False) -> Assignment:
         return selectors.assignment_get_for_expert(
             user=self.request.user, public_id=assignment_id, pay_rate=pay_rate
@@ -236,13 +244,11 @@ class NextAssignmentView(ExpertAPIView):
         },
     )
     def post(self, request):
-        name = request.query_params.get("study", "")
-        if not name:
-            raise ValidationError({"study": [gettext("give ?study=NAME")]})
+        name = self.study_query()
         pool, claim = (
-            services.assignment_claim_next_in_study(user=request.user, name=name)
-            if could_name_a_study(name)
-            else (None, None)
+            (None, None)
+            if name is None
+            else services.assignment_claim_next_in_study(user=request.user, name=name)
         )
         if pool is None:
             state = WorkState.NOT_ENROLLED

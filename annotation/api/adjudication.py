@@ -6,10 +6,9 @@ renewed through the ordinary ``assignments/<id>/renew/`` endpoint.
 """
 
 from django.http import Http404
-from django.utils.translation import gettext
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
-from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework.exceptions import PermissionDenied
 from rest_framework.response import Response
 
 from annotation import services
@@ -23,7 +22,6 @@ from annotation.api import (
 from annotation.models import Assignment
 from annotation.selectors import adjudication as queue
 from annotation.serializers import SubmissionOutSerializer, TurnSerializer
-from config.converters import could_name_a_study
 from config.openapi import bad_request, json_body, refusal
 
 NOT_YOURS = refusal("no adjudication of yours has this id")
@@ -98,10 +96,8 @@ class NextAdjudicationView(SeniorAPIView):
         },
     )
     def post(self, request):
-        name = request.query_params.get("study", "")
-        if not name:
-            raise ValidationError({"study": [gettext("give ?study=NAME")]})
-        if not could_name_a_study(name):
+        name = self.study_query()
+        if name is None:
             raise Http404("no such study for you")
         pool = queue.pool_get_for_senior(user=request.user, name=name)
         assignment = services.adjudication_claim_next(user=request.user, pool=pool)
