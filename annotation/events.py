@@ -7,9 +7,10 @@ Reading ``validation/apps.py`` shows who listens, and a test can swap the lists.
 - ``unit_rated``: in the transaction of a unit's last rating, before it commits; a handler
   that raises rolls the rating back (the study settles the unit there: gold, or the senior
   queue for a split).
-- ``unit_complete``: after the commit of a unit's last rating or a senior's decision; each
-  subscriber is a Celery task, queued with the unit's id (a senior's decision becomes gold
-  there).
+- ``unit_complete``: after the commit of a senior's decision; each subscriber is a Celery
+  task, queued with the unit's id (the decision becomes gold there). A last rating announces
+  only ``unit_rated``: the unit is settled in its transaction, and a task after the commit
+  would find nothing to do.
 """
 
 from collections.abc import Callable

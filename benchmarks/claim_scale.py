@@ -113,7 +113,8 @@ def time_claims(*, pools: dict, raters: list, rounds: int) -> dict[str, tuple[li
     from django.test.utils import CaptureQueriesContext
 
     from annotation.models import Assignment
-    from annotation.services import assignment_claim_next
+    from annotation.selectors.work import study_progress
+    from annotation.services import assignment_claim_next_in_study
 
     results = {label: ([], []) for label in pools}
     for round_ in range(rounds + 1):
@@ -121,7 +122,12 @@ def time_claims(*, pools: dict, raters: list, rounds: int) -> dict[str, tuple[li
             expert = raters[round_ % len(raters)]
             with CaptureQueriesContext(connection) as queries:
                 start = time.perf_counter()
-                assignment = assignment_claim_next(user=expert.user, pool=pool)
+                # What next-unit serves: the claim in the study of that name, then the
+                # progress line its answer carries.
+                pool, claim = assignment_claim_next_in_study(user=expert.user, name=pool.name)
+                assignment = claim.assignment
+                if assignment is not None:
+                    study_progress(expert=expert, pool=pool)
                 elapsed = (time.perf_counter() - start) * 1000
             assert assignment is not None, f"nothing handed out in {label}"
             Assignment.objects.filter(pk=assignment.pk).update(status=Assignment.Status.RELEASED)

@@ -255,15 +255,14 @@ def _store(
 
 
 def _rating_recorded(*, assignment: Assignment, now: datetime) -> None:
-    """The unit's last rating: peer agreement, then the unit is announced rated (in this
-    transaction) and complete (after it commits)."""
+    """The unit's last rating: peer agreement, then the unit is announced rated, in this
+    transaction (where the study settles it: nothing is left for a task after the commit)."""
     raters = assignment.pool.raters_per_unit
     done = unit_count_rating(unit_id=assignment.unit_id, raters=raters)
     if done >= raters:
         if done >= 2:  # agreement needs another rater
             unit_record_peer_agreement(unit_id=assignment.unit_id, pool_id=assignment.pool_id)
         events.unit_rated(assignment.unit_id)
-        events.unit_complete(assignment.unit_id)
 
 
 def _calibration_recorded(*, assignment: Assignment, now: datetime) -> None:

@@ -289,7 +289,7 @@ GOLD_DONE = re.compile(r"Task validation\.tasks\.unit_gold_compute\[[0-9a-f-]+\]
 
 
 def test_a_worker_keeps_its_database_connection_from_task_to_task(stack):
-    """Every unit's last rating queues a settle task; a worker opens no new PostgreSQL
+    """Every senior's decision queues a settle task; a worker opens no new PostgreSQL
     session per task (Celery's Django fixup would close its connection around each one)."""
     import psycopg
     from celery import Celery

@@ -125,6 +125,34 @@ def test_routing_runs_in_the_transaction_of_the_third_rating(monkeypatch):
     assert not AuditEvent.objects.filter(action="rating.submit", data__slot=3).exists()
 
 
+class _Queued:
+    """Stands for a subscribed task: records what ``delay`` was given."""
+
+    def __init__(self):
+        self.units = []
+
+    def delay(self, *, unit_id):
+        self.units.append(unit_id)
+
+
+def test_a_last_rating_queues_no_task_and_a_senior_decision_queues_one(
+    monkeypatch, django_capture_on_commit_callbacks
+):
+    task = _Queued()
+    monkeypatch.setattr(events, "COMPLETE", [task])
+    with django_capture_on_commit_callbacks(execute=True):
+        study, _, senior = split_study(splits=["*"])
+    # The third rating settled the unit in its own transaction (to the senior queue here):
+    # nothing is left for a task after its commit.
+    assert study.units.get().state == StudyUnit.State.AWAITING
+    assert task.units == []
+    client = api_for(senior)
+    body = client.post(NEXT + study.name).json()
+    with django_capture_on_commit_callbacks(execute=True):
+        assert decide_all(client, body).status_code == 201
+    assert task.units == [study.units.get().unit_id]
+
+
 def test_unknown_ability_codes_are_refused_with_the_valid_ones():
     with pytest.raises(services.StudyError, match=r"unknown ability code.*warmth"):
         open_study(cases=1, experts=[], adjudicate_splits=["warmth", "kindness"])
