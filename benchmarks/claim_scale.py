@@ -9,8 +9,9 @@ one synthetic dataset of ``--large`` cases (four criteria each, one model), a po
 first ``--small`` answers and one over all of them, each open to the same ``--experts``
 experts; ``--filled`` of each pool's units (the first ones) already have their three ratings.
 Then, alternating small and large so both see the same machine, one expert after another
-claims through ``assignment_claim_next`` in this process and gives the unit back (its
-assignment released, so the pool stays as it was); the median and p95 wall time and the SQL
+claims in this process what next-unit serves (``assignment_claim_next_in_study`` by the
+pool's name, then ``study_progress``, the line its answer carries) and gives the unit back
+(its assignment released, so the pool stays as it was); the median and p95 wall time and the SQL
 statements per claim are printed. Run it with another tree on ``PYTHONPATH`` to time that
 tree's claim on the same data.
 """
