@@ -10,11 +10,7 @@ from urllib.parse import unquote
 
 from django.urls import register_converter
 
-
-def could_name_a_study(value: str) -> bool:
-    """False for what no stored study name holds: a NUL character. PostgreSQL's text cannot
-    hold one, and a lookup with it is an error there (a 500), not a miss."""
-    return "\x00" not in value
+from annotation.models import could_name_a_study
 
 
 class StudyNameConverter:

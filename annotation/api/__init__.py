@@ -47,7 +47,6 @@ from annotation.serializers import (
 )
 from config.auth import TokenWithExpertAuthentication
 from config.busy import RETRY_AFTER_SECONDS
-from config.converters import could_name_a_study
 from config.openapi import BUSY, bad_request, json_body, refusal
 
 
@@ -137,13 +136,12 @@ class ExpertAPIView(APIView):
             )
         return data.get(name)
 
-    def study_query(self) -> str | None:
-        """The ``?study=`` name: 400 when missing; None for a name no study can have
-        (``could_name_a_study``), which the caller answers as an unknown study."""
+    def study_query(self) -> str:
+        """The ``?study=`` name; 400 when missing."""
         name = self.request.query_params.get("study", "")
         if not name:
             raise ValidationError({"study": [gettext("give ?study=NAME")]})
-        return name if could_name_a_study(name) else None
+        return name
 
     def assignment(self, assignment_id, *, pay_rate: bool = False) -> Assignment:
         return selectors.assignment_get_for_expert(
@@ -244,11 +242,8 @@ class NextAssignmentView(ExpertAPIView):
         },
     )
     def post(self, request):
-        name = self.study_query()
-        pool, claim = (
-            (None, None)
-            if name is None
-            else services.assignment_claim_next_in_study(user=request.user, name=name)
+        pool, claim = services.assignment_claim_next_in_study(
+            user=request.user, name=self.study_query()
         )
         if pool is None:
             state = WorkState.NOT_ENROLLED

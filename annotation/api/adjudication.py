@@ -5,7 +5,6 @@ Blind like the rest of the expert API: the payload is built only from the
 renewed through the ordinary ``assignments/<id>/renew/`` endpoint.
 """
 
-from django.http import Http404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import PermissionDenied
@@ -96,10 +95,7 @@ class NextAdjudicationView(SeniorAPIView):
         },
     )
     def post(self, request):
-        name = self.study_query()
-        if name is None:
-            raise Http404("no such study for you")
-        pool = queue.pool_get_for_senior(user=request.user, name=name)
+        pool = queue.pool_get_for_senior(user=request.user, name=self.study_query())
         assignment = services.adjudication_claim_next(user=request.user, pool=pool)
         if assignment is None:
             return Response(status=status.HTTP_204_NO_CONTENT)

@@ -28,6 +28,7 @@ from annotation.models.core import (
     Pool,
     Submission,
     Unit,
+    could_name_a_study,
     rater_pseudonym,
     unit_token,
 )
@@ -69,6 +70,7 @@ __all__ = [
     "TaskKind",
     "Unit",
     "certificate_serial",
+    "could_name_a_study",
     "rater_pseudonym",
     "unit_token",
 ]

@@ -55,6 +55,12 @@ class Expert(models.Model):
         return self.tier == self.Tier.SENIOR
 
 
+def could_name_a_study(value: str) -> bool:
+    """False for what no stored study (pool) name holds: a NUL character. PostgreSQL's text
+    cannot hold one, and a lookup with it is an error there (a 500), not a miss."""
+    return "\x00" not in value
+
+
 class Pool(models.Model):
     """The units of one study as the annotation side sees them: who may rate, how, and when."""
 

@@ -12,7 +12,16 @@ from django.db.models import QuerySet
 from django.http import Http404
 
 from annotation import selectors
-from annotation.models import ACTIVE, Assignment, Expert, Label, Pool, Submission, Unit
+from annotation.models import (
+    ACTIVE,
+    Assignment,
+    Expert,
+    Label,
+    Pool,
+    Submission,
+    Unit,
+    could_name_a_study,
+)
 from benchmark.models import RubricItem
 
 
@@ -34,7 +43,10 @@ def pools_for_senior(*, user) -> QuerySet[Pool]:
 
 
 def pool_get_for_senior(*, user, name: str) -> Pool:
-    pool = pools_for_senior(user=user).filter(name=name).first()
+    """The senior's study of that name; 404 when there is none (or no study can have that
+    name, ``could_name_a_study``)."""
+    pools = pools_for_senior(user=user)
+    pool = pools.filter(name=name).first() if could_name_a_study(name) else None
     if pool is None:
         raise Http404("no such study for you")
     return pool

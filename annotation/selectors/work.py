@@ -32,7 +32,7 @@ from django.utils import timezone
 
 from annotation import selectors
 from annotation.assignment import Candidate, HardCases
-from annotation.models import Assignment, CalibrationSet, Expert, Pool, Unit
+from annotation.models import Assignment, CalibrationSet, Expert, Pool, Unit, could_name_a_study
 from annotation.selectors import compiled
 from annotation.selectors import quality as selectors_quality
 from benchmark.models import RubricItem
@@ -146,8 +146,11 @@ def _pools_for_claim(*, expert_id: int, today: datetime) -> QuerySet[Pool]:
 
 
 def pool_for_claim(*, expert: Expert, name: str, now: datetime) -> Pool | None:
-    """The expert's study of that name read as ``pools_for_claim`` reads it, or None; the
-    statement compiled once (``compiled.first``)."""
+    """The expert's study of that name read as ``pools_for_claim`` reads it, or None (also for
+    a name no study can have, ``could_name_a_study``); the statement compiled once
+    (``compiled.first``)."""
+    if not could_name_a_study(name):
+        return None
 
     def build(*, expert_id: int, name: str, today: datetime) -> QuerySet[Pool]:
         return _pools_for_claim(expert_id=expert_id, today=today).filter(
