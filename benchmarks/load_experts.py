@@ -217,9 +217,9 @@ def analyze() -> None:
 
 
 def warm_up(*, web: str, dataset, models: list, seconds: float, think: float) -> None:
-    """An unmeasured level of ``WARM_UP_EXPERTS`` experts on a study of its own, then the
-    planner's statistics taken again (``seed_study``'s ANALYZE, as autovacuum takes them on a
-    server in use). Without it each run measured a database's first minute: tables created
+    """An unmeasured level of ``WARM_UP_EXPERTS`` experts on a study of its own (the next
+    ``seed_study`` then takes the planner's statistics of what it wrote, as autovacuum does on
+    a server in use). Without it each run measured a database's first minute: tables created
     empty, whose indexes the planner takes for empty until autovacuum's first pass (a minute
     in), so it walked every rating of the table on each claim, and workers
     that had not yet imported, connected or compiled anything."""
@@ -236,10 +236,9 @@ def warm_up(*, web: str, dataset, models: list, seconds: float, think: float) ->
             snapshot=lambda: (),
         )
     )
-    problems = verify(name="warm-up", tally=tally) + tally.unexpected[:5]
+    problems = verify(name="warm-up", tally=tally)
     if problems:
         raise SystemExit(f"the warm-up level failed its checks: {problems}")
-    analyze()
 
 
 def postgres_pid() -> int | None:
@@ -279,10 +278,12 @@ def statements_top(*, limit: int) -> list[tuple[float, float, float, str]]:
 
 
 def verify(*, name: str, tally: Tally) -> list[str]:
-    """Problems found in the database after a level; empty when every check holds."""
+    """Problems found after a level, in the database and in the answers the generator did not
+    expect; empty when every check holds."""
     from tests.product.invariants import study_problems
 
-    return study_problems(name=name, submitted=tally.submitted, drafted=tally.drafted)
+    found = study_problems(name=name, submitted=tally.submitted, drafted=tally.drafted)
+    return found + tally.unexpected[:5]
 
 
 # ---- the client side (asyncio streams against gunicorn) ----------------------------------
@@ -717,7 +718,7 @@ def main() -> int:
                     )
                 )
                 top = statements_top(limit=args.statements) if args.statements else []
-                problems = verify(name=name, tally=tally) + tally.unexpected[:5]
+                problems = verify(name=name, tally=tally)
                 failed |= bool(problems)
                 rows.append((n, tally, problems, top))
                 phases.extend(phases_of(tally=tally, snapshots=snapshots, experts=n))
