@@ -43,6 +43,7 @@ def generate(*, small: int, large: int, experts: int, filled: float) -> dict[str
     """Bulk-insert the dataset, the experts and the two open pools; returns the pools."""
     from django.contrib.auth import get_user_model
     from django.db import transaction
+    from django.db.models import Count, Max, Min
     from django.utils import timezone
 
     from annotation.models import Assignment, Expert, Pool, Unit
@@ -104,6 +105,18 @@ def generate(*, small: int, large: int, experts: int, filled: float) -> dict[str
             )  # fmt: skip
             if hasattr(Unit, "ratings_complete"):  # as their last submit marks them
                 Unit.objects.filter(pk__in=full.values("pk")).update(ratings_complete=True)
+            if hasattr(Pool, "units_total"):  # the pool's record of its units, and its tally
+                from annotation.models import PoolTally
+
+                ends = Unit.objects.filter(pool=pool).aggregate(
+                    first=Min("pk"), last=Max("pk"), total=Count("pk")
+                )
+                Pool.objects.filter(pk=pool.pk).update(
+                    unit_id_first=ends["first"],
+                    unit_id_last=ends["last"],
+                    units_total=ends["total"],
+                )
+                PoolTally.objects.create(pool=pool, units_complete=int(size * filled))
             pools[label] = pool
     return {"pools": pools, "raters": raters}
 

@@ -97,6 +97,12 @@ class Pool(models.Model):
     # ``annotation.services.claims``); read with the pool by every claim, so deciding costs
     # no round trip of its own.
     leases_swept_at = models.DateTimeField(_("leases swept at"), null=True, editable=False)
+    # The pool's units, written with them (``annotation.services.core.pool_units_create``;
+    # a pool's units are made once, with the pool): the first and last unit id, from which a
+    # claim draws where its window starts, and how many there are.
+    unit_id_first = models.BigIntegerField(_("first unit id"), null=True, editable=False)
+    unit_id_last = models.BigIntegerField(_("last unit id"), null=True, editable=False)
+    units_total = models.PositiveIntegerField(_("units"), default=0, editable=False)
 
     class Meta:
         ordering = ["name"]
@@ -131,6 +137,33 @@ def _pool_member_str(self) -> str:
 Pool.experts.through.__str__ = _pool_member_str
 Pool.experts.through._meta.verbose_name = _("pool member")
 Pool.experts.through._meta.verbose_name_plural = _("pool members")
+
+
+class PoolTally(models.Model):
+    """What a pool's work added up to so far, counted as it is recorded, so the progress line
+    reads a number instead of counting the pool's units on every claim.
+
+    A row of its own, not the pool's: the submit that completes a unit counts it last in its
+    transaction (``annotation.services.submissions.pool_count_complete``), and nothing else
+    locks this row, so those submits queue only on each other, briefly, and never on a
+    transaction that holds the pool and waits for their assignments (closing the study).
+    Made by the first count; a pool without one has none complete."""
+
+    pool = models.OneToOneField(
+        Pool,
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="tally",
+        verbose_name=_("pool"),
+    )
+    units_complete = models.PositiveIntegerField(_("units complete"), default=0)
+
+    class Meta:
+        verbose_name = _("pool tally")
+        verbose_name_plural = _("pool tallies")
+
+    def __str__(self) -> str:
+        return f"{self.pool}: {self.units_complete}"
 
 
 class Unit(models.Model):

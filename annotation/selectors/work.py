@@ -19,7 +19,6 @@ from enum import StrEnum
 from django.db.models import (
     Count,
     Exists,
-    ExpressionWrapper,
     IntegerField,
     OuterRef,
     Q,
@@ -32,7 +31,15 @@ from django.utils import timezone
 
 from annotation import selectors
 from annotation.assignment import Candidate, HardCases
-from annotation.models import Assignment, CalibrationSet, Expert, Pool, Unit, could_name_a_study
+from annotation.models import (
+    Assignment,
+    CalibrationSet,
+    Expert,
+    Pool,
+    PoolTally,
+    Unit,
+    could_name_a_study,
+)
 from annotation.selectors import compiled
 from annotation.selectors import quality as selectors_quality
 from benchmark.models import RubricItem
@@ -122,12 +129,10 @@ CANDIDATE_WINDOW = 64
 def pools_for_claim(*, expert: Expert, now: datetime) -> QuerySet[Pool]:
     """Pools as a claim reads its study, in one statement: with the calibration set (the gate
     asks whether the pool is one), the expert's open lease in it (``held_lease``: an id or
-    None), their submissions today over all studies (``submitted_today``, for ``work_gate``)
-    and the first of the pool's unit ids and their span (``unit_first``, ``unit_span``: two
-    index probes, None without units; for ``window_pivot``). Planned per call where it is
-    read (``compiled.planned_per_call``): a kept generic plan of its id-span and today's
-    subqueries took 23 ms a claim on a 90 % complete pool, against 0.3 ms planned for the
-    values."""
+    None) and their submissions today over all studies (``submitted_today``, for
+    ``work_gate``); the pool's own record of its units is a column (``window_pivot``). Planned
+    per call where it is read (``compiled.planned_per_call``): the open lease is found
+    through a partial index a generic plan cannot use."""
     return _pools_for_claim(expert_id=expert.pk, today=selectors.day_start(now=now))
 
 
@@ -135,13 +140,9 @@ def _pools_for_claim(*, expert_id: int, today: datetime) -> QuerySet[Pool]:
     held = Assignment.objects.filter(
         pool=OuterRef("pk"), expert=expert_id, status=Assignment.Status.LEASED
     ).order_by()
-    ids = Unit.objects.filter(pool=OuterRef("pk")).values("pk")
-    last, first = Subquery(ids.order_by("-pk")[:1]), Subquery(ids.order_by("pk")[:1])
     return Pool.objects.select_related("calibration_set").annotate(
         held_lease=Subquery(held.values("pk")[:1]),
         submitted_today=_count_of(selectors.submissions_since(expert=expert_id, start=today)),
-        unit_first=first,
-        unit_span=ExpressionWrapper(last - first + Value(1), output_field=IntegerField()),
     )
 
 
@@ -170,15 +171,17 @@ def _count_of(rows: QuerySet) -> Subquery:
     return Subquery(counted.values("n"), output_field=IntegerField())
 
 
-def window_pivot(*, unit_first: int | None, unit_span: int | None) -> int | None:
+def window_pivot(*, pool: Pool) -> int | None:
     """The unit id a claim's window starts from (``rating_candidates``' ``pivot``): a random
     point of a pool whose unit ids span more than one window, so experts asking at once
     spread over it; None on a smaller one, whose first statement then reads it whole from its
-    start (no wrapped half). Drawn here from the study read's id span, so the window's
-    statements compare ids with a number, not with subqueries compiled into each half."""
-    if (unit_span or 0) <= CANDIDATE_WINDOW:
+    start (no wrapped half). Drawn from the pool's first and last unit id (columns written
+    with its units), so the window's statements compare ids with a number, and no statement
+    looks for the pool's ends (on PostgreSQL that walked every unit of the newer pools)."""
+    first, last = pool.unit_id_first, pool.unit_id_last
+    if first is None or last - first + 1 <= CANDIDATE_WINDOW:
         return None
-    return unit_first + int(unit_span * random.random())
+    return first + int((last - first + 1) * random.random())
 
 
 def rating_candidates(
@@ -362,10 +365,11 @@ class Progress:
 
 def study_progress(*, expert: Expert, pool: Pool, now: datetime | None = None) -> Progress:
     """Counts only: never a unit's labels, votes or who rated it. The expert's own count,
-    today's submissions, the study's units, its complete ones (the flag the submit of a
-    unit's last rating sets, ``Unit.ratings_complete``) and, while it is open, the units left
-    for the expert (``_units_for``, counted up to one past ``LEFT_FOR_ME_CAP``) are one
-    statement's scalar subqueries, compiled once per shape (``compiled.rows``)."""
+    today's submissions, the study's complete units (its tally, ``PoolTally``) and, while it
+    is open, the units left for the expert (``_units_for``, counted up to one past
+    ``LEFT_FOR_ME_CAP``) are one statement's scalar subqueries, compiled once per shape
+    (``compiled.rows``); the study's units are the pool's count of them. None of them walks
+    the pool."""
     now = now or timezone.now()
     open_now = pool.status == Pool.Status.OPEN
     hard = hard_cases_for(pool=pool, expert=expert) if open_now else None
@@ -373,7 +377,6 @@ def study_progress(*, expert: Expert, pool: Pool, now: datetime | None = None) -
     def build(
         *, pool_id: int, expert_id: int, today: datetime, now: datetime | None = None
     ) -> QuerySet:
-        units = Unit.objects.filter(pool=pool_id)
         mine = Assignment.objects.filter(
             pool=pool_id,
             kind=Assignment.Kind.RATING,
@@ -383,8 +386,10 @@ def study_progress(*, expert: Expert, pool: Pool, now: datetime | None = None) -
         counts = {
             "mine": _count_of(mine),
             "today": _count_of(selectors.submissions_since(expert=expert_id, start=today)),
-            "total": _count_of(units),
-            "complete": _count_of(units.filter(ratings_complete=True)),
+            "complete": Subquery(
+                PoolTally.objects.filter(pool=pool_id).values("units_complete"),
+                output_field=IntegerField(),
+            ),
         }
         if open_now:
             left = _units_for(
@@ -407,7 +412,7 @@ def study_progress(*, expert: Expert, pool: Pool, now: datetime | None = None) -
         values["now"] = now
     # Prepared like the other hot reads: its capped count keeps one plan well from an empty
     # pool to a full one (docs/benchmarks.md), unlike the claim's ordered window.
-    [(mine, today, total, complete, *left)] = compiled.rows(
+    [(mine, today, complete, *left)] = compiled.rows(
         ("progress", open_now, pool.raters_per_unit, hard), build, **values
     )
     left_for_me = left[0] if open_now else 0
@@ -416,8 +421,8 @@ def study_progress(*, expert: Expert, pool: Pool, now: datetime | None = None) -
         left_for_me=min(left_for_me, LEFT_FOR_ME_CAP),
         left_for_me_more=left_for_me > LEFT_FOR_ME_CAP,
         capacity_left=max(0, expert.daily_capacity - today),
-        team_complete=complete,
-        team_total=total,
+        team_complete=complete or 0,
+        team_total=pool.units_total,
     )
 
 

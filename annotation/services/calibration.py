@@ -21,6 +21,7 @@ from annotation.models import (
 )
 from annotation.references import ReferenceRow
 from annotation.selectors import quality as selectors_quality
+from annotation.services.core import pool_units_create
 from annotation.services.errors import AnnotationError
 from annotation.services.leases import lease_held_renew
 from annotation.services.locks import pool_lock
@@ -91,11 +92,12 @@ def calibration_create(
         calibration_set = CalibrationSet.objects.create(
             pool=pool, pass_threshold=pass_threshold, reference_by=senior
         )
-        for response, labels in planned:
-            unit = Unit.objects.create(pool=pool, response=response)
-            ReferenceLabel.objects.bulk_create(
-                ReferenceLabel(unit=unit, rubric_item=item, hit=hit) for item, hit in labels
-            )
+        units = pool_units_create(pool=pool, responses=[response for response, _ in planned])
+        ReferenceLabel.objects.bulk_create(
+            ReferenceLabel(unit=unit, rubric_item=item, hit=hit)
+            for unit, (_, labels) in zip(units, planned, strict=True)
+            for item, hit in labels
+        )
         audit_record(
             actor=actor,
             action=AuditAction.CALIBRATION_CREATE,

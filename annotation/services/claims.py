@@ -236,7 +236,7 @@ def _claim(*, expert: Expert, pool: Pool, now: datetime) -> Claim:
             expert=expert,
             hard=hard,
             now=now,
-            pivot=window_pivot(unit_first=pool.unit_first, unit_span=pool.unit_span),
+            pivot=window_pivot(pool=pool),
         )
         if not candidates:
             # Nothing left, or what is left is kept for experts of proven quality.

@@ -108,8 +108,19 @@ def pool_create(
             show_ability=show_ability,
         )
         pool.experts.set(list(experts))
-        Unit.objects.bulk_create([Unit(pool=pool, response=r) for r in responses])
+        pool_units_create(pool=pool, responses=responses)
     return pool
+
+
+def pool_units_create(*, pool: Pool, responses: Iterable[Response]) -> list[Unit]:
+    """The new pool's units, one per response, in order, with the pool's record of them: the
+    first and last unit id and the count (a pool's units are made once, here)."""
+    units = Unit.objects.bulk_create([Unit(pool=pool, response=r) for r in responses])
+    if units:
+        pool.unit_id_first, pool.unit_id_last = units[0].pk, units[-1].pk
+    pool.units_total = len(units)
+    pool.save(update_fields=["unit_id_first", "unit_id_last", "units_total"])
+    return units
 
 
 def pool_set_status(*, pool: Pool, status: str, actor=None) -> Pool:

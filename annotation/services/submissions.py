@@ -20,7 +20,7 @@ from annotation import events, selectors
 from annotation.active_time import active_seconds_parse
 from annotation.decisions import decisions_parse
 from annotation.labels import LabelValue, label_versions, labels_parse
-from annotation.models import Assignment, Label, Submission, Unit
+from annotation.models import Assignment, Label, PoolTally, Submission, Unit
 from annotation.selectors import adjudication as queue
 from annotation.selectors.pay import pay_rate_annotations
 from annotation.services.agreement import unit_record_peer_agreement
@@ -158,6 +158,19 @@ def unit_count_rating(*, unit_id: int, raters: int) -> int:
         return cursor.fetchone()[0]
 
 
+def pool_count_complete(*, pool_id: int) -> None:
+    """One more unit of the pool has all its ratings: its tally goes up (made at the first), in
+    one statement. Called last in the submit's transaction, so the tally's row is held only
+    until it commits (``PoolTally``)."""
+    table = connection.ops.quote_name(PoolTally._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {table} (pool_id, units_complete) VALUES (%s, 1) "
+            f"ON CONFLICT (pool_id) DO UPDATE SET units_complete = {table}.units_complete + 1",
+            [pool_id],
+        )
+
+
 def _with_pay_rate(assignment: Assignment) -> Assignment:
     """The assignment with its pool, expert and pay rate: as the API's scoped read gives it
     (``assignment_get_for_expert(pay_rate=True)``), or read again with them."""
@@ -263,6 +276,7 @@ def _rating_recorded(*, assignment: Assignment, now: datetime) -> None:
         if done >= 2:  # agreement needs another rater
             unit_record_peer_agreement(unit_id=assignment.unit_id, pool_id=assignment.pool_id)
         events.unit_rated(assignment.unit_id)
+        pool_count_complete(pool_id=assignment.pool_id)
 
 
 def _calibration_recorded(*, assignment: Assignment, now: datetime) -> None:

@@ -46,4 +46,4 @@ def test_hot_statements_are_prepared_and_the_free_unit_walks_never_are(on_postgr
     walks = [statement for statement in statements if FREE_UNITS in statement]
     assert [walk for walk in walks if "LIMIT 101" not in walk] == []  # no window, no "any left"
     assert len(walks) == 1  # progress's
-    assert not any('"unit_span"' in statement for statement in statements)  # the study read
+    assert not any('"held_lease"' in statement for statement in statements)  # the study read

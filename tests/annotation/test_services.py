@@ -7,7 +7,7 @@ from django.utils import timezone
 from annotation import services
 from annotation.assignment import HardCases
 from annotation.labels import InvalidLabels
-from annotation.models import Assignment, Submission
+from annotation.models import Assignment, Pool, Submission
 from annotation.selectors import work as selectors_work
 from annotation.services import claims
 from benchmark.models import AuditEvent
@@ -222,9 +222,13 @@ def test_the_window_reads_from_its_pivot_on_and_wraps_to_the_pools_start(monkeyp
 
 def test_the_pivot_is_drawn_inside_the_pools_ids_only_past_one_window():
     span = selectors_work.CANDIDATE_WINDOW
-    assert selectors_work.window_pivot(unit_first=10, unit_span=span) is None
-    assert selectors_work.window_pivot(unit_first=None, unit_span=None) is None
-    pivots = {selectors_work.window_pivot(unit_first=10, unit_span=span + 1) for _ in range(500)}
+
+    def pivot(first, last):
+        return selectors_work.window_pivot(pool=Pool(unit_id_first=first, unit_id_last=last))
+
+    assert pivot(10, 10 + span - 1) is None
+    assert pivot(None, None) is None
+    pivots = {pivot(10, 10 + span) for _ in range(500)}
     assert pivots <= set(range(10, 10 + span + 1)) and len(pivots) > 1
 
 

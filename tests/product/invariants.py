@@ -23,7 +23,7 @@ def study_problems(
     (criterion token → hit; None to check only that one label per criterion was stored);
     ``drafted``: unsubmitted assignment id → labels autosaved; ``closed``: the study was closed,
     so every unit with three ratings must have gold."""
-    from annotation.models import Assignment, Label, Submission, Unit
+    from annotation.models import Assignment, Label, Pool, Submission, Unit
     from annotation.selectors import criterion_tokens
     from benchmark.models import RubricItem
     from validation.models import GoldLabel, StudyUnit
@@ -55,6 +55,13 @@ def study_problems(
         problems.append(
             f"{len(miscounted)} units whose rating counter or complete flag is not their ratings"
         )
+    pool = Pool.objects.select_related("tally").get(name=name)
+    tally = getattr(pool, "tally", None)
+    complete = Unit.objects.filter(pool=pool, ratings_complete=True).count()
+    if (tally.units_complete if tally else 0) != complete:
+        problems.append(f"the pool's tally of complete units is not its {complete} complete units")
+    if pool.units_total != Unit.objects.filter(pool=pool).count():
+        problems.append("the pool's count of units is not its units")
 
     criteria = dict(RubricItem.objects.values_list("case").annotate(n=Count("id")))
     wrong = short = 0
