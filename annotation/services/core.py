@@ -117,7 +117,8 @@ def pool_units_create(*, pool: Pool, responses: Iterable[Response]) -> list[Unit
     first and last unit id and the count (a pool's units are made once, here)."""
     units = Unit.objects.bulk_create([Unit(pool=pool, response=r) for r in responses])
     if units:
-        pool.unit_id_first, pool.unit_id_last = units[0].pk, units[-1].pk
+        ids = [unit.pk for unit in units]
+        pool.unit_id_first, pool.unit_id_last = min(ids), max(ids)
     pool.units_total = len(units)
     pool.save(update_fields=["unit_id_first", "unit_id_last", "units_total"])
     return units
