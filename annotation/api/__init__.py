@@ -257,7 +257,9 @@ class NextAssignmentView(ExpertAPIView):
                 status=status.HTTP_204_NO_CONTENT, headers={WORK_STATE_HEADER: claim.state.value}
             )
         progress = selectors_work.study_progress(
-            expert=selectors.expert_for_user(user=request.user), pool=pool
+            expert=selectors.expert_for_user(user=request.user),
+            pool=pool,
+            submitted_today=pool.submitted_today,  # the claim's study read counted them
         )
         fields = {**self.assignment_fields(claim.assignment), "progress": progress}
         return Response(ClaimSerializer(fields).data, status=status.HTTP_201_CREATED)

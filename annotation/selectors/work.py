@@ -363,19 +363,31 @@ class Progress:
     team_total: int
 
 
-def study_progress(*, expert: Expert, pool: Pool, now: datetime | None = None) -> Progress:
+def study_progress(
+    *,
+    expert: Expert,
+    pool: Pool,
+    now: datetime | None = None,
+    submitted_today: int | None = None,
+) -> Progress:
     """Counts only: never a unit's labels, votes or who rated it. The expert's own count,
-    today's submissions, the study's complete units (its tally, ``PoolTally``) and, while it
-    is open, the units left for the expert (``_units_for``, counted up to one past
+    the study's complete units (its tally, ``PoolTally``), today's submissions (unless the
+    caller read them already: ``submitted_today``, as the claim's study read does) and, while
+    it is open, the units left for the expert (``_units_for``, counted up to one past
     ``LEFT_FOR_ME_CAP``) are one statement's scalar subqueries, compiled once per shape
     (``compiled.rows``); the study's units are the pool's count of them. None of them walks
     the pool."""
     now = now or timezone.now()
     open_now = pool.status == Pool.Status.OPEN
     hard = hard_cases_for(pool=pool, expert=expert) if open_now else None
+    count_today = submitted_today is None
 
     def build(
-        *, pool_id: int, expert_id: int, today: datetime, now: datetime | None = None
+        *,
+        pool_id: int,
+        expert_id: int,
+        today: datetime | None = None,
+        now: datetime | None = None,
     ) -> QuerySet:
         mine = Assignment.objects.filter(
             pool=pool_id,
@@ -385,12 +397,13 @@ def study_progress(*, expert: Expert, pool: Pool, now: datetime | None = None) -
         )
         counts = {
             "mine": _count_of(mine),
-            "today": _count_of(selectors.submissions_since(expert=expert_id, start=today)),
             "complete": Subquery(
                 PoolTally.objects.filter(pool=pool_id).values("units_complete"),
                 output_field=IntegerField(),
             ),
         }
+        if count_today:
+            counts["today"] = _count_of(selectors.submissions_since(expert=expert_id, start=today))
         if open_now:
             left = _units_for(
                 pool_id=pool_id,
@@ -403,19 +416,19 @@ def study_progress(*, expert: Expert, pool: Pool, now: datetime | None = None) -
             counts["left"] = _CountUpTo(left.order_by().values("pk")[: LEFT_FOR_ME_CAP + 1])
         return Pool.objects.filter(pk=pool_id).order_by().values(**counts)
 
-    values = {
-        "pool_id": pool.pk,
-        "expert_id": expert.pk,
-        "today": selectors.day_start(now=now),
-    }
+    values = {"pool_id": pool.pk, "expert_id": expert.pk}
+    if count_today:
+        values["today"] = selectors.day_start(now=now)
     if open_now:
         values["now"] = now
     # Prepared like the other hot reads: its capped count keeps one plan well from an empty
     # pool to a full one (docs/benchmarks.md), unlike the claim's ordered window.
-    [(mine, today, complete, *left)] = compiled.rows(
-        ("progress", open_now, pool.raters_per_unit, hard), build, **values
+    [row] = compiled.rows(
+        ("progress", open_now, count_today, pool.raters_per_unit, hard), build, **values
     )
-    left_for_me = left[0] if open_now else 0
+    mine, complete, *rest = row
+    today = rest.pop(0) if count_today else submitted_today
+    left_for_me = rest[0] if open_now else 0
     return Progress(
         mine=mine,
         left_for_me=min(left_for_me, LEFT_FOR_ME_CAP),

@@ -3,7 +3,9 @@
 import datetime
 
 import pytest
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 
 from annotation import services
 from annotation.selectors import work as selectors_work
@@ -75,8 +77,12 @@ def test_a_claim_answers_with_the_progress_line_read_after_it():
     rate(expert, study)
     client = Client()
     client.force_login(expert.user)
-    claimed = client.post("/api/v1/assignments/next/?study=study-a")
+    with CaptureQueriesContext(connection) as queries:
+        claimed = client.post("/api/v1/assignments/next/?study=study-a")
     assert claimed.status_code == 201
+    # Today's submissions are counted once, by the claim's study read, not again for progress.
+    counting = [q for q in queries.captured_queries if '"annotation_submission"' in q["sql"]]
+    assert len(counting) == 1
     progress = claimed.json()["progress"]
     assert progress == client.get("/api/v1/studies/study-a/progress/").json()
     assert (progress["mine"], progress["left_for_me"], progress["team_total"]) == (1, 1, 3)

@@ -44,11 +44,14 @@ def study_problems(
     if crowded:
         problems.append(f"{len(crowded)} units with more than three or repeated raters")
     counted = {r["unit"]: r["n"] for r in raters}
-    miscounted = [
-        pk
-        for pk, ratings, complete, needed in Unit.objects.filter(pool__name=name).values_list(
+    units = list(
+        Unit.objects.filter(pool__name=name).values_list(
             "pk", "ratings", "ratings_complete", "pool__raters_per_unit"
         )
+    )
+    miscounted = [
+        pk
+        for pk, ratings, complete, needed in units
         if ratings != counted.get(pk, 0) or complete != (ratings >= needed)
     ]
     if miscounted:
@@ -57,10 +60,10 @@ def study_problems(
         )
     pool = Pool.objects.select_related("tally").get(name=name)
     tally = getattr(pool, "tally", None)
-    complete = Unit.objects.filter(pool=pool, ratings_complete=True).count()
+    complete = sum(flag for _, _, flag, _ in units)
     if (tally.units_complete if tally else 0) != complete:
         problems.append(f"the pool's tally of complete units is not its {complete} complete units")
-    if pool.units_total != Unit.objects.filter(pool=pool).count():
+    if pool.units_total != len(units):
         problems.append("the pool's count of units is not its units")
 
     criteria = dict(RubricItem.objects.values_list("case").annotate(n=Count("id")))
