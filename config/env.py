@@ -99,7 +99,7 @@ def database_from_url(url: str, *, default_sqlite: Path, prepared: bool = True) 
         )
     if parts.scheme in {"postgres", "postgresql", "pgsql"}:
         return {
-            "ENGINE": "django.db.backends.postgresql",
+            "ENGINE": "config.postgresql",
             "NAME": unquote(parts.path.lstrip("/")),
             "USER": unquote(parts.username or ""),
             "PASSWORD": unquote(parts.password or ""),
