@@ -5,13 +5,16 @@ database takes to answer it. ``rows`` keeps the SQL text the ORM compiled for a 
 key names everything that changes the text: the database, the filters chosen, the limit) and
 where in its parameters each of the call's values went, found by compiling the shape once
 with stand-in values that no real row has. Later calls send the same text with their own
-values, so the database gets exactly the statement the ORM would have sent (PostgreSQL plans
-it as before), and its rows come back converted as the ORM converts them (``rows``), or as
+values, so the database gets the statement the ORM would have sent, except that the shape's
+constant words (a status, a kind) are written into it as literals (``_words_written``: a plan
+PostgreSQL keeps for a prepared statement can then use the partial indexes they name), and its
+rows come back converted as the ORM converts them (``rows``), or as
 model instances with their related rows and annotations (``objects``). Values are ints (ids,
 bounds), strings (names), UUIDs or aware datetimes, prepared as the ORM prepares a model
 field's value; anything else belongs in the key.
 """
 
+import re
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -48,6 +51,28 @@ def _prepared(value: object) -> object:
     return value
 
 
+# A constant the shape's text may carry as a literal: a status, a kind (choices' values).
+_WORD = re.compile(r"[a-z_]+")
+
+
+def _words_written(sql: str, params: tuple, slots: tuple) -> tuple[str, tuple, tuple]:
+    """The shape's constant words (``_WORD``: never a call's value) written into its text as
+    literals, the rest left as parameters. A plan PostgreSQL keeps for a prepared statement
+    is made without the parameters' values, so only a literal ``status = 'leased'`` lets it
+    use an index whose condition names that status."""
+    values = iter(zip(params, slots, strict=True))
+    pieces, kept = [], []
+    for piece in re.split(r"(%%|%s)", sql):  # Django's placeholder, and its escaped percent
+        if piece == "%s":
+            param, slot = next(values)
+            if slot is None and isinstance(param, str) and _WORD.fullmatch(param):
+                piece = f"'{param}'"
+            else:
+                kept.append((param, slot))
+        pieces.append(piece)
+    return "".join(pieces), tuple(p for p, _ in kept), tuple(s for _, s in kept)
+
+
 def _compile(build: Callable[..., QuerySet], values: dict[str, object]):
     stand_ins = {name: _stand_in(i, value) for i, (name, value) in enumerate(values.items())}
     compiler = build(**stand_ins).query.get_compiler(connection=connection)
@@ -61,7 +86,7 @@ def _compile(build: Callable[..., QuerySet], values: dict[str, object]):
     if missing:
         raise ValueError(f"the compiled statement does not take {sorted(missing)} as parameters")
     converters = compiler.get_converters([column for column, _, _ in compiler.select])
-    return sql, tuple(params), slots, compiler, converters
+    return (*_words_written(sql, tuple(params), slots), compiler, converters)
 
 
 def _fetch(key: tuple, build: Callable[..., QuerySet], values: dict[str, object]):
@@ -116,10 +141,11 @@ def first(key: tuple, build: Callable[..., QuerySet], /, **values: object) -> Mo
 @contextmanager
 def planned_per_call() -> Iterator[None]:
     """Statements sent inside are planned for their own values every time, never kept as a
-    prepared statement (PostgreSQL with server-side binding, ``config.env``): for the claim's
-    reads whose best plan depends on how full the pool is, its window over the free units and
-    its study read (kept generic plans made the claim 3× slower on a 90 % complete pool).
-    Nothing on SQLite."""
+    prepared statement (PostgreSQL with server-side binding, ``config.env``): for the reads
+    over a pool's units that the ORM sends with their statuses and kinds as parameters (the
+    claim by pool id, the work state's "any left"). A plan kept for those cannot use the
+    partial indexes that name a status, which made the claim 3× slower on a 90 % complete pool;
+    the compiled statements carry those words as literals and are prepared. Nothing on SQLite."""
     connection.ensure_connection()
     raw = connection.connection
     if connection.vendor != "postgresql" or raw.prepare_threshold is None:

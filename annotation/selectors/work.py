@@ -130,9 +130,10 @@ def pools_for_claim(*, expert: Expert, now: datetime) -> QuerySet[Pool]:
     """Pools as a claim reads its study, in one statement: with the calibration set (the gate
     asks whether the pool is one), the expert's open lease in it (``held_lease``: an id or
     None) and their submissions today over all studies (``submitted_today``, for
-    ``work_gate``); the pool's own record of its units is a column (``window_pivot``). Planned
-    per call where it is read (``compiled.planned_per_call``): the open lease is found
-    through a partial index a generic plan cannot use."""
+    ``work_gate``); the pool's own record of its units is a column (``window_pivot``). The
+    open lease is found through a partial index that names its status: sent by the ORM, with
+    the status a parameter, the statement is planned per call (``compiled.planned_per_call``);
+    ``pool_for_claim`` compiles it with the status written in, and it is prepared."""
     return _pools_for_claim(expert_id=expert.pk, today=selectors.day_start(now=now))
 
 
@@ -159,10 +160,7 @@ def pool_for_claim(*, expert: Expert, name: str, now: datetime) -> Pool | None:
         )[:1]
 
     today = selectors.day_start(now=now)
-    with compiled.planned_per_call():
-        return compiled.first(
-            ("pool for claim",), build, expert_id=expert.pk, name=name, today=today
-        )
+    return compiled.first(("pool for claim",), build, expert_id=expert.pk, name=name, today=today)
 
 
 def _count_of(rows: QuerySet) -> Subquery:
@@ -245,8 +243,7 @@ def _window(
         values = {"pool_id": pool.pk, "expert_id": expert.pk, "now": now}
         if pivot_lookup:
             values["pivot"] = pivot
-        with compiled.planned_per_call():
-            return compiled.rows((*key, pivot_lookup), build, **values)
+        return compiled.rows((*key, pivot_lookup), build, **values)
 
     if pivot is None:
         return half(None)

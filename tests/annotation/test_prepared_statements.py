@@ -1,8 +1,9 @@
-"""On PostgreSQL a connection prepares the statements it sends again (``config.env``), except
-the claim's study read and window and the work state's "any left" over a pool's free units
-(``compiled.planned_per_call``): their best plan depends on how full the pool is, and kept
-generic plans made the claim 3× slower on a full pool. Progress's capped count of the units
-left keeps one plan well, and is prepared."""
+"""On PostgreSQL a connection prepares the statements it sends again (``config.env``): the
+claim's study read, its window and progress's capped count too, compiled with their statuses
+and kinds written in (``compiled._words_written``), so that a kept plan can use the partial
+indexes that name them. The work state's "any left", which the ORM sends with them as
+parameters, is planned per call (``compiled.planned_per_call``): kept, such plans made the
+claim 3× slower on a full pool."""
 
 from django.db import connection
 from rest_framework.authtoken.models import Token
@@ -10,6 +11,7 @@ from rest_framework.test import APIClient
 
 from annotation.models import Pool
 from annotation.selectors import work as selectors_work
+from annotation.selectors.work import CANDIDATE_WINDOW, LEFT_FOR_ME_CAP
 from tests.annotation.factories import ExpertFactory
 from tests.validation.factories import open_study
 
@@ -23,7 +25,7 @@ def prepared() -> list[str]:
         return [statement for (statement,) in cursor.fetchall()]
 
 
-def test_hot_statements_are_prepared_and_the_free_unit_walks_never_are(on_postgres):
+def test_hot_statements_are_prepared_with_their_words_and_any_left_never_is(on_postgres):
     experts = ExpertFactory.create_batch(2)
     open_study(cases=6, experts=experts)
     client = APIClient()
@@ -43,8 +45,13 @@ def test_hot_statements_are_prepared_and_the_free_unit_walks_never_are(on_postgr
     statements = prepared()
     assert any('FROM "authtoken_token"' in statement for statement in statements)
     assert any('FROM "annotation_pool"' in statement for statement in statements)
+    [study_read] = [statement for statement in statements if '"held_lease"' in statement]
+    assert """"status" = 'leased'""" in study_read
     walks = [statement for statement in statements if FREE_UNITS in statement]
-    assert [walk for walk in walks if "LIMIT 101" not in walk] == []  # no window, no "any left"
-    # Progress's two shapes: the endpoint's, and the claim's (today counted by its study read).
-    assert len(walks) == 2
-    assert not any('"held_lease"' in statement for statement in statements)  # the study read
+    assert all(""""kind" = 'rating'""" in walk for walk in walks)
+    windows = [walk for walk in walks if walk.endswith(f"LIMIT {CANDIDATE_WINDOW}")]
+    assert windows
+    # Besides, progress's two shapes: the endpoint's, and the claim's (today counted by its
+    # study read); no "any left" (its walk ends at LIMIT 1).
+    assert len(walks) == len(windows) + 2
+    assert sum(f"LIMIT {LEFT_FOR_ME_CAP + 1}" in walk for walk in walks) == 2
