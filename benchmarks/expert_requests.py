@@ -13,6 +13,8 @@ answer brings the progress line; the progress line on its own, as the workbench 
 a claim hands out nothing; autosave; submit) through Django's whole request path (middleware, DRF,
 the token authentication, or with ``--auth session`` the session cookie the workbench's
 pages send, read by the configured session engine), with ``DEBUG`` off as in production.
+On PostgreSQL it also reads the CPU the connection's server process spent on each request
+(from /proc, so the server must run on this machine, as under ``tests.services``).
 ``--cases`` released cases (read in place) with ``--models`` synthetic answers each make one
 open study, which ``--experts`` experts rate to the end, round after round; the medians are
 printed per endpoint. The database is a scratch SQLite file, or a scratch database on the server of
