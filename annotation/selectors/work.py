@@ -418,8 +418,8 @@ def study_progress(
         values["today"] = selectors.day_start(now=now)
     if open_now:
         values["now"] = now
-    # Prepared like the other hot reads: its capped count keeps one plan well from an empty
-    # pool to a full one (docs/benchmarks.md), unlike the claim's ordered window.
+    # Prepared like the other hot reads: with its statuses written in (``compiled``), its capped
+    # count keeps one plan well from an empty pool to a full one (docs/benchmarks.md).
     [row] = compiled.rows(
         ("progress", open_now, count_today, pool.raters_per_unit, hard), build, **values
     )
