@@ -262,14 +262,14 @@ def statements_reset() -> None:
         cursor.execute("SELECT pg_stat_statements_reset()")
 
 
-def statements_top(*, limit: int) -> list[tuple[float, float, float, str]]:
-    """(execution ms, planning ms, calls, statement) of this database's statements since
-    ``statements_reset``, the most time first."""
+def statements_top(*, limit: int) -> list[tuple[float, float, int, int, str]]:
+    """(execution ms, planning ms, calls, plans, statement) of this database's statements
+    since ``statements_reset``, the most time first."""
     from django.db import connection
 
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT total_exec_time, total_plan_time, calls, query FROM pg_stat_statements "
+            "SELECT total_exec_time, total_plan_time, calls, plans, query FROM pg_stat_statements "
             "WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) "
             "ORDER BY total_exec_time + total_plan_time DESC LIMIT %s",
             [limit],
@@ -751,13 +751,18 @@ def main() -> int:
             continue
         requests = max(sum(len(v) for v in tally.latency.values()), 1)
         print(f"\n{n} experts, {requests} requests: PostgreSQL's costliest statements\n")
-        print("| execution ms/request | planning ms/request | calls/request | statement |")
-        print("|---|---|---|---|")
-        for execution, planning, calls, query in top:
+        # Plans per call: 1 when every call is planned, near 0 when a prepared statement's
+        # plan is kept.
+        print(
+            "| execution ms/request | planning ms/request | calls/request | plans/call "
+            "| statement |"
+        )
+        print("|---|---|---|---|---|")
+        for execution, planning, calls, plans, query in top:
             text = " ".join(query.split())
             print(
                 f"| {execution / requests:.3f} | {planning / requests:.3f} | "
-                f"{calls / requests:.2f} | `{text[:160]}` |"
+                f"{calls / requests:.2f} | {plans / max(calls, 1):.2f} | `{text[:160]}` |"
             )
     return 1 if failed else 0
 

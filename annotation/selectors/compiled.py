@@ -8,7 +8,8 @@ with stand-in values that no real row has. Later calls send the same text with t
 values, so the database gets the statement the ORM would have sent, except that the shape's
 constant words (a status, a kind) are written into it as literals (``_words_written``: a plan
 PostgreSQL keeps for a prepared statement can then use the partial indexes they name), and its
-rows come back converted as the ORM converts them (``rows``), or as
+rows come back converted as the ORM converts them (``rows``, or ``rows_one_plan`` for a shape
+whose plan is the same whatever its values), or as
 model instances with their related rows and annotations (``objects``). Values are ints (ids,
 bounds), strings (names), UUIDs or aware datetimes, prepared as the ORM prepares a model
 field's value; anything else belongs in the key.
@@ -55,11 +56,17 @@ def _prepared(value: object) -> object:
 _WORD = re.compile(r"[a-z_]+")
 
 
-def _words_written(sql: str, params: tuple, slots: tuple) -> tuple[str, tuple, tuple]:
+def _words_written(
+    sql: str, params: tuple, slots: tuple, *, hide_values: bool = False
+) -> tuple[str, tuple, tuple]:
     """The shape's constant words (``_WORD``: never a call's value) written into its text as
     literals, the rest left as parameters. A plan PostgreSQL keeps for a prepared statement
     is made without the parameters' values, so only a literal ``status = 'leased'`` lets it
-    use an index whose condition names that status."""
+    use an index whose condition names that status.
+
+    With ``hide_values``, each of the call's values is sent as a scalar subquery of its
+    parameter, ``(SELECT %s)``: a value the planner cannot see, in a plan made for this call
+    as in the plan it keeps (``rows_one_plan``)."""
     values = iter(zip(params, slots, strict=True))
     pieces, kept = [], []
     for piece in re.split(r"(%%|%s)", sql):  # Django's placeholder, and its escaped percent
@@ -69,11 +76,13 @@ def _words_written(sql: str, params: tuple, slots: tuple) -> tuple[str, tuple, t
                 piece = f"'{param}'"
             else:
                 kept.append((param, slot))
+                if hide_values and slot is not None:
+                    piece = "(SELECT %s)"
         pieces.append(piece)
     return "".join(pieces), tuple(p for p, _ in kept), tuple(s for _, s in kept)
 
 
-def _compile(build: Callable[..., QuerySet], values: dict[str, object]):
+def _compile(build: Callable[..., QuerySet], values: dict[str, object], *, hide_values: bool):
     stand_ins = {name: _stand_in(i, value) for i, (name, value) in enumerate(values.items())}
     compiler = build(**stand_ins).query.get_compiler(connection=connection)
     sql, params = compiler.as_sql()
@@ -86,14 +95,23 @@ def _compile(build: Callable[..., QuerySet], values: dict[str, object]):
     if missing:
         raise ValueError(f"the compiled statement does not take {sorted(missing)} as parameters")
     converters = compiler.get_converters([column for column, _, _ in compiler.select])
-    return (*_words_written(sql, tuple(params), slots), compiler, converters)
+    text = _words_written(sql, tuple(params), slots, hide_values=hide_values)
+    return (*text, compiler, converters)
 
 
-def _fetch(key: tuple, build: Callable[..., QuerySet], values: dict[str, object]):
-    shape = (connection.alias, *key)
+def _fetch(
+    key: tuple,
+    build: Callable[..., QuerySet],
+    values: dict[str, object],
+    *,
+    one_plan: bool = False,
+):
+    # Hidden values only where a plan is kept between calls (PostgreSQL's prepared statements).
+    hide_values = one_plan and connection.vendor == "postgresql"
+    shape = (connection.alias, hide_values, *key)
     statement = _STATEMENTS.get(shape)
     if statement is None:
-        statement = _STATEMENTS[shape] = _compile(build, values)
+        statement = _STATEMENTS[shape] = _compile(build, values, hide_values=hide_values)
     sql, params, slots, compiler, converters = statement
     sent = [
         param if slot is None else _prepared(values[slot])
@@ -111,6 +129,18 @@ def rows(key: tuple, build: Callable[..., QuerySet], /, **values: object) -> lis
     """The rows of ``build(**values)``'s statement (a ``values_list`` or ``values`` one);
     ``build`` runs once per ``key`` (and database), with stand-ins for ``values``."""
     return [tuple(row) for row in _fetch(key, build, values)[1]]
+
+
+def rows_one_plan(key: tuple, build: Callable[..., QuerySet], /, **values: object) -> list[tuple]:
+    """``rows``, for a shape whose best plan is the same whatever the call's values (the
+    claim's window: a walk of the pool's waiting units from a point on). PostgreSQL plans a
+    prepared statement for each call's values while that plan looks cheaper than the one it
+    would keep, and for the window it did at almost every call (a random starting point makes
+    a few plans look cheaper): planning then cost it more than running the statement. Its
+    values hidden from the planner (``_words_written``), every plan looks alike and the kept
+    one is used. Not for a shape whose plan should follow its values (progress's counts: a
+    kept plan of those walked an expert's every past rating on a large, mostly rated pool)."""
+    return [tuple(row) for row in _fetch(key, build, values, one_plan=True)[1]]
 
 
 def objects(key: tuple, build: Callable[..., QuerySet], /, **values: object) -> list[Model]:

@@ -224,7 +224,8 @@ def _window(
     *, pool: Pool, expert: Expert, hard: str, tier: int, now: datetime, pivot: int | None
 ) -> list[tuple[int, int]]:
     """(unit id, taken) of up to ``CANDIDATE_WINDOW`` free units of the preference tier, from
-    ``pivot`` on, wrapping. Each half is compiled once per shape (``compiled.rows``)."""
+    ``pivot`` on, wrapping. Each half is compiled once per shape, its plan kept whatever the
+    pivot (``compiled.rows_one_plan``)."""
 
     def half(pivot_lookup: str | None) -> list[tuple[int, int]]:
         def build(*, pool_id: int, expert_id: int, now: datetime, pivot: int = 0) -> QuerySet:
@@ -243,7 +244,7 @@ def _window(
         values = {"pool_id": pool.pk, "expert_id": expert.pk, "now": now}
         if pivot_lookup:
             values["pivot"] = pivot
-        return compiled.rows((*key, pivot_lookup), build, **values)
+        return compiled.rows_one_plan((*key, pivot_lookup), build, **values)
 
     if pivot is None:
         return half(None)

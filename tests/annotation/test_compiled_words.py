@@ -1,6 +1,7 @@
 """A compiled shape's constant words (a status, a kind) go into its text as literals, so that
 a plan PostgreSQL keeps for it can use the partial indexes named by them; the call's values
-and every other constant stay parameters (``annotation.selectors.compiled``)."""
+and every other constant stay parameters (``annotation.selectors.compiled``), the call's values
+behind a scalar subquery where they are hidden from the planner (``rows_one_plan``)."""
 
 from annotation.selectors.compiled import _words_written
 
@@ -31,4 +32,16 @@ def test_an_escaped_percent_is_not_a_placeholder():
         "WHERE \"note\" LIKE '%%s' AND \"status\" = 'leased'",
         (),
         (),
+    )
+
+
+def test_hidden_values_go_behind_a_scalar_subquery_and_constants_do_not():
+    sql = 'WHERE "pool_id" = %s AND "status" = %s AND "id" >= %s AND "n" < %s'
+    params = (-1, "leased", -2, 3)
+    slots = ("pool_id", None, "pivot", None)
+    assert _words_written(sql, params, slots, hide_values=True) == (
+        """WHERE "pool_id" = (SELECT %s) AND "status" = 'leased' AND "id" >= (SELECT %s) """
+        """AND "n" < %s""",
+        (-1, -2, 3),
+        ("pool_id", "pivot", None),
     )

@@ -3,7 +3,9 @@ claim's study read, its window and progress's capped count too, compiled with th
 and kinds written in (``compiled._words_written``), so that a kept plan can use the partial
 indexes that name them. The work state's "any left", which the ORM sends with them as
 parameters, is planned per call (``compiled.planned_per_call``): kept, such plans made the
-claim 3× slower on a full pool."""
+claim 3× slower on a full pool. The window's values are hidden from the planner
+(``compiled.rows_one_plan``), so that PostgreSQL keeps its plan instead of planning it for
+every starting point."""
 
 from django.db import connection
 from rest_framework.authtoken.models import Token
@@ -51,6 +53,9 @@ def test_hot_statements_are_prepared_with_their_words_and_any_left_never_is(on_p
     assert all(""""kind" = 'rating'""" in walk for walk in walks)
     windows = [walk for walk in walks if walk.endswith(f"LIMIT {CANDIDATE_WINDOW}")]
     assert windows
+    # The window's values hidden from the planner; progress's in plain sight.
+    assert all('"pool_id" = (SELECT $' in window for window in windows)
+    assert not any('"pool_id" = (SELECT $' in walk for walk in walks if walk not in windows)
     # Besides, progress's two shapes: the endpoint's, and the claim's (today counted by its
     # study read); no "any left" (its walk ends at LIMIT 1).
     assert len(walks) == len(windows) + 2
