@@ -260,6 +260,7 @@ class NextAssignmentView(ExpertAPIView):
             expert=selectors.expert_for_user(user=request.user),
             pool=pool,
             submitted_today=pool.submitted_today,  # the claim's study read counted them
+            hard=claim.hard,  # and the claim applied the hard-case policy
         )
         fields = {**self.assignment_fields(claim.assignment), "progress": progress}
         return Response(ClaimSerializer(fields).data, status=status.HTTP_201_CREATED)

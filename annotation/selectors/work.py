@@ -367,17 +367,22 @@ def study_progress(
     pool: Pool,
     now: datetime | None = None,
     submitted_today: int | None = None,
+    hard: str | None = None,
 ) -> Progress:
     """Counts only: never a unit's labels, votes or who rated it. The expert's own count,
     the study's complete units (its tally, ``PoolTally``), today's submissions (unless the
     caller read them already: ``submitted_today``, as the claim's study read does) and, while
     it is open, the units left for the expert (``_units_for``, counted up to one past
-    ``LEFT_FOR_ME_CAP``) are one statement's scalar subqueries, compiled once per shape
-    (``compiled.rows``); the study's units are the pool's count of them. None of them walks
-    the pool."""
+    ``LEFT_FOR_ME_CAP``, under the study's hard-case policy for them: ``hard``, unless the
+    caller applied it already, as the claim does) are one statement's scalar subqueries,
+    compiled once per shape (``compiled.rows``); the study's units are the pool's count of
+    them. None of them walks the pool."""
     now = now or timezone.now()
     open_now = pool.status == Pool.Status.OPEN
-    hard = hard_cases_for(pool=pool, expert=expert) if open_now else None
+    if not open_now:
+        hard = None
+    elif hard is None:
+        hard = hard_cases_for(pool=pool, expert=expert)
     count_today = submitted_today is None
 
     def build(

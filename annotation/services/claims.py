@@ -170,6 +170,9 @@ class Claim:
 
     assignment: Assignment | None
     state: WorkState
+    # The study's hard-case policy for the expert when the claim applied it
+    # (``hard_cases_for``), so that the progress line does not read the expert's quality again.
+    hard: str | None = None
 
 
 def assignment_claim_next(*, user, pool: Pool, now: datetime | None = None) -> Assignment | None:
@@ -240,7 +243,7 @@ def _claim(*, expert: Expert, pool: Pool, now: datetime) -> Claim:
         )
         if not candidates:
             # Nothing left, or what is left is kept for experts of proven quality.
-            return Claim(None, WorkState.NOTHING_LEFT)
+            return Claim(None, WorkState.NOTHING_LEFT, hard)
         ranked = rank_candidates(
             candidates=candidates,
             specialties=(),  # the window is of one specialty tier already
@@ -249,7 +252,7 @@ def _claim(*, expert: Expert, pool: Pool, now: datetime) -> Claim:
         for unit_id in ranked[:CLAIM_TRIES_PER_ROUND]:
             assignment = _claim_slot(pool=pool, expert=expert, unit_id=unit_id, now=now)
             if assignment is not None:
-                return Claim(assignment, WorkState.READY)
+                return Claim(assignment, WorkState.READY, hard)
         # Every unit tried was refused: the expert's other tab may have won a lease meanwhile,
         # or run-out leases not yet marked expired hold the slots the window saw free.
         if held := _held(pool=pool, expert=expert, now=now):

@@ -8,6 +8,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from annotation import services
+from annotation.selectors import quality as selectors_quality
 from annotation.selectors import work as selectors_work
 from tests.annotation.factories import ExpertFactory
 from tests.annotation.helpers import all_labels
@@ -95,6 +96,28 @@ def test_left_for_me_leaves_out_the_hard_cases_the_study_keeps_from_me():
     study.pool.hard_min_quality = 0.9  # no standing yet: no hard cases for this expert
     study.pool.save()
     assert selectors_work.study_progress(expert=expert, pool=study.pool).left_for_me == 2
+
+
+def test_a_claim_under_a_hard_case_policy_reads_the_experts_quality_once(monkeypatch):
+    """The claim applies the study's hard-case policy (the expert's quality against the
+    study's bar); its progress line counts what is left under the same policy, not read again."""
+    expert = ExpertFactory()
+    study = open_study(cases=3, experts=[expert])  # case 0 is hard
+    study.pool.hard_min_quality = 0.9  # no standing yet: no hard cases for this expert
+    study.pool.save()
+    reads = []
+    quality_get = selectors_quality.expert_quality_get
+    monkeypatch.setattr(
+        selectors_quality,
+        "expert_quality_get",
+        lambda **kwargs: reads.append(kwargs) or quality_get(**kwargs),
+    )
+    client = Client()
+    client.force_login(expert.user)
+    claimed = client.post("/api/v1/assignments/next/?study=study-a")
+    assert claimed.status_code == 201
+    assert len(reads) == 1
+    assert claimed.json()["progress"]["left_for_me"] == 1  # 2 of 3 not hard, 1 held
 
 
 def test_left_for_me_stops_counting_at_the_cap_and_says_there_are_more():
