@@ -75,8 +75,9 @@ def _postgres_options(query: str, *, prepared: bool) -> dict:
     ``prepared`` (the default; ``DATABASE_PREPARED_STATEMENTS``): values are sent apart from
     the statement's text (server-side binding), and a statement a connection sends again is
     prepared (from its second run): parsed once, and planned once when PostgreSQL finds its
-    generic plan no worse than one for the values. Reads over a pool's units sent with their
-    statuses as parameters opt out (``annotation.selectors.compiled.planned_per_call``).
+    generic plan no worse than one for the values. The hot reads are compiled with their
+    statuses written in, so that a kept plan can use the partial indexes that name them
+    (``annotation.selectors.compiled``).
     Without it, values are written into the text and every statement is planned anew, as a
     pooler in transaction mode that does not carry prepared statements needs.
     """

@@ -17,8 +17,7 @@ field's value; anything else belongs in the key.
 
 import re
 import uuid
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 from django.db import connection
@@ -106,8 +105,13 @@ def _fetch(
     *,
     one_plan: bool = False,
 ):
-    # Hidden values only where a plan is kept between calls (PostgreSQL's prepared statements).
-    hide_values = one_plan and connection.vendor == "postgresql"
+    # Hidden values only where a plan is kept between calls: PostgreSQL's prepared statements
+    # (``config.env``, unless DATABASE_PREPARED_STATEMENTS turns them off).
+    hide_values = (
+        one_plan
+        and connection.vendor == "postgresql"
+        and connection.settings_dict["OPTIONS"].get("prepare_threshold") is not None
+    )
     shape = (connection.alias, hide_values, *key)
     statement = _STATEMENTS.get(shape)
     if statement is None:
@@ -166,23 +170,3 @@ def first(key: tuple, build: Callable[..., QuerySet], /, **values: object) -> Mo
     """The first of ``objects``, or None (``build`` slices its queryset to one row)."""
     found = objects(key, build, **values)
     return found[0] if found else None
-
-
-@contextmanager
-def planned_per_call() -> Iterator[None]:
-    """Statements sent inside are planned for their own values every time, never kept as a
-    prepared statement (PostgreSQL with server-side binding, ``config.env``): for the reads
-    over a pool's units that the ORM sends with their statuses and kinds as parameters (the
-    claim by pool id, the work state's "any left"). A plan kept for those cannot use the
-    partial indexes that name a status, which made the claim 3× slower on a 90 % complete pool;
-    the compiled statements carry those words as literals and are prepared. Nothing on SQLite."""
-    connection.ensure_connection()
-    raw = connection.connection
-    if connection.vendor != "postgresql" or raw.prepare_threshold is None:
-        yield
-        return
-    threshold, raw.prepare_threshold = raw.prepare_threshold, None
-    try:
-        yield
-    finally:
-        raw.prepare_threshold = threshold

@@ -126,18 +126,13 @@ def work_gate(
 CANDIDATE_WINDOW = 64
 
 
-def pools_for_claim(*, expert: Expert, now: datetime) -> QuerySet[Pool]:
+def _pools_for_claim(*, expert_id: int, today: datetime) -> QuerySet[Pool]:
     """Pools as a claim reads its study, in one statement: with the calibration set (the gate
     asks whether the pool is one), the expert's open lease in it (``held_lease``: an id or
     None) and their submissions today over all studies (``submitted_today``, for
     ``work_gate``); the pool's own record of its units is a column (``window_pivot``). The
-    open lease is found through a partial index that names its status: sent by the ORM, with
-    the status a parameter, the statement is planned per call (``compiled.planned_per_call``);
-    ``pool_for_claim`` compiles it with the status written in, and it is prepared."""
-    return _pools_for_claim(expert_id=expert.pk, today=selectors.day_start(now=now))
-
-
-def _pools_for_claim(*, expert_id: int, today: datetime) -> QuerySet[Pool]:
+    open lease is found through a partial index that names its status, so the statement is
+    compiled with the status written in (``pool_for_claim``, ``pool_for_claim_by_id``)."""
     held = Assignment.objects.filter(
         pool=OuterRef("pk"), expert=expert_id, status=Assignment.Status.LEASED
     ).order_by()
@@ -148,9 +143,9 @@ def _pools_for_claim(*, expert_id: int, today: datetime) -> QuerySet[Pool]:
 
 
 def pool_for_claim(*, expert: Expert, name: str, now: datetime) -> Pool | None:
-    """The expert's study of that name read as ``pools_for_claim`` reads it, or None (also for
-    a name no study can have, ``could_name_a_study``); the statement compiled once
-    (``compiled.first``)."""
+    """The expert's study of that name read as a claim reads it (``_pools_for_claim``), or
+    None (also for a name no study can have, ``could_name_a_study``); the statement compiled
+    once (``compiled.first``)."""
     if not could_name_a_study(name):
         return None
 
@@ -161,6 +156,22 @@ def pool_for_claim(*, expert: Expert, name: str, now: datetime) -> Pool | None:
 
     today = selectors.day_start(now=now)
     return compiled.first(("pool for claim",), build, expert_id=expert.pk, name=name, today=today)
+
+
+def pool_for_claim_by_id(*, expert: Expert, pool_id: int, now: datetime) -> Pool:
+    """The pool of that id read as a claim reads it (``_pools_for_claim``), whether or not the
+    expert is part of it (the caller chose the pool); ``Pool.DoesNotExist`` when it is gone."""
+
+    def build(*, expert_id: int, pool_id: int, today: datetime) -> QuerySet[Pool]:
+        return _pools_for_claim(expert_id=expert_id, today=today).filter(pk=pool_id)[:1]
+
+    today = selectors.day_start(now=now)
+    pool = compiled.first(
+        ("pool for claim by id",), build, expert_id=expert.pk, pool_id=pool_id, today=today
+    )
+    if pool is None:
+        raise Pool.DoesNotExist(f"no pool {pool_id}")
+    return pool
 
 
 def _count_of(rows: QuerySet) -> Subquery:
@@ -322,16 +333,22 @@ def work_state_in_pool(*, expert: Expert, pool: Pool, now: datetime | None = Non
 
 def _any_unit_left(*, pool: Pool, expert: Expert, now: datetime) -> bool:
     """Whether the claim could still hand this expert a unit, asked in the database without
-    writing (``_units_for``); the walk stops at the first one."""
-    units = _units_for(
-        pool_id=pool.pk,
-        raters_per_unit=pool.raters_per_unit,
-        expert_id=expert.pk,
-        hard=hard_cases_for(pool=pool, expert=expert),
-        now=now,
-    )
-    with compiled.planned_per_call():
-        return units.exists()
+    writing (``_units_for``); the walk stops at the first one. Compiled once per shape, its
+    plan kept whatever the values, as the window's (``compiled.rows_one_plan``)."""
+    hard = hard_cases_for(pool=pool, expert=expert)
+
+    def build(*, pool_id: int, expert_id: int, now: datetime) -> QuerySet:
+        units = _units_for(
+            pool_id=pool_id,
+            raters_per_unit=pool.raters_per_unit,
+            expert_id=expert_id,
+            hard=hard,
+            now=now,
+        )
+        return units.order_by().values_list("pk")[:1]
+
+    key = ("any unit left", pool.raters_per_unit, hard)
+    return bool(compiled.rows_one_plan(key, build, pool_id=pool.pk, expert_id=expert.pk, now=now))
 
 
 # Progress counts the units left for an expert up to here, not over every waiting unit: past

@@ -35,7 +35,7 @@ from annotation.selectors.work import (
     WorkState,
     hard_cases_for,
     pool_for_claim,
-    pools_for_claim,
+    pool_for_claim_by_id,
     rating_candidates,
     window_pivot,
     work_gate,
@@ -186,13 +186,13 @@ def assignment_claim_next(*, user, pool: Pool, now: datetime | None = None) -> A
 def assignment_claim_next_with_state(*, user, pool: Pool, now: datetime | None = None) -> Claim:
     """Lease the next unit this expert should rate; without one, say which state holds.
 
-    The pool is read again as a claim reads it (``pools_for_claim``); the API's next-unit
-    reads it that way by name (``assignment_claim_next_in_study``, ``pool_for_claim``).
+    The pool is read again as a claim reads it (``pool_for_claim_by_id``); the API's
+    next-unit reads it that way by name (``assignment_claim_next_in_study``,
+    ``pool_for_claim``).
     """
     now = now or timezone.now()
     expert = selectors.expert_for_user(user=user)
-    with compiled.planned_per_call():
-        pool = pools_for_claim(expert=expert, now=now).get(pk=pool.pk)
+    pool = pool_for_claim_by_id(expert=expert, pool_id=pool.pk, now=now)
     return _claim(expert=expert, pool=pool, now=now)
 
 
@@ -210,7 +210,7 @@ def assignment_claim_next_in_study(
 
 
 def _claim(*, expert: Expert, pool: Pool, now: datetime) -> Claim:
-    """The claim proper, on a pool read by ``pools_for_claim``.
+    """The claim proper, on a pool read as a claim reads it (``_pools_for_claim``).
 
     An expert holding an open lease in the pool gets that one back (renewed). While the pool
     is open, experts get rating slots; adjudication has its own senior queue

@@ -246,7 +246,7 @@ def test_a_claim_that_lost_to_the_experts_other_tab_hands_that_tabs_unit_back():
     expert = ExpertFactory()
     study = open_study(cases=3, experts=[expert])
     now = timezone.now()
-    read_before = selectors_work.pools_for_claim(expert=expert, now=now).get(pk=study.pool.pk)
+    read_before = selectors_work.pool_for_claim_by_id(expert=expert, pool_id=study.pool.pk, now=now)
     assert read_before.held_lease is None
     other_tab = claim(expert, study)
     again = claims._claim(expert=expert, pool=read_before, now=now)
