@@ -316,10 +316,7 @@ def hard_cases_for(*, pool: Pool, expert: Expert) -> str:
 def work_state_in_pool(*, expert: Expert, pool: Pool, now: datetime | None = None) -> WorkState:
     """The state the next-unit claim would find, read without claiming or writing anything."""
     now = now or timezone.now()
-    held = Assignment.objects.filter(
-        pool=pool, expert=expert, status=Assignment.Status.LEASED, lease_expires_at__gt=now
-    )
-    if held.exists():
+    if _lease_held(pool=pool, expert=expert, now=now):
         return WorkState.READY
     today = selectors.submissions_today(expert=expert, now=now)
     gate = work_gate(pool=pool, expert=expert, submitted_today=today)
@@ -329,6 +326,25 @@ def work_state_in_pool(*, expert: Expert, pool: Pool, now: datetime | None = Non
         return gate
     left = _any_unit_left(pool=pool, expert=expert, now=now)
     return WorkState.READY if left else WorkState.NOTHING_LEFT
+
+
+def _lease_held(*, pool: Pool, expert: Expert, now: datetime) -> bool:
+    """Whether the expert holds a lease in the pool that has not run out; compiled
+    (``compiled.rows``), so that a kept plan names the status and finds the lease through its
+    partial index. Sent by the ORM with the status a parameter, a kept plan walked the
+    expert's every assignment: 14 ms for an expert with 7,000 ratings."""
+
+    def build(*, pool_id: int, expert_id: int, now: datetime) -> QuerySet:
+        return Assignment.objects.filter(
+            pool=pool_id,
+            expert=expert_id,
+            status=Assignment.Status.LEASED,
+            lease_expires_at__gt=now,
+        ).values_list("pk")[:1]
+
+    return bool(
+        compiled.rows(("lease held",), build, pool_id=pool.pk, expert_id=expert.pk, now=now)
+    )
 
 
 def _any_unit_left(*, pool: Pool, expert: Expert, now: datetime) -> bool:

@@ -1,5 +1,5 @@
 """On PostgreSQL a connection prepares the statements it sends again (``config.env``): the
-claim's study read, its window, progress's capped count and the study state's "any left" too,
+claim's study read, its window, progress's capped count and the study state's reads too,
 compiled with their statuses and kinds written in (``compiled._words_written``), so that a
 kept plan can use the partial indexes that name them (sent by the ORM with them as
 parameters, kept plans made the claim 3× slower on a full pool). The window's and "any
@@ -48,6 +48,14 @@ def test_hot_statements_are_prepared_with_their_words_written_in(on_postgres):
     assert any('FROM "annotation_pool"' in statement for statement in statements)
     [study_read] = [statement for statement in statements if '"held_lease"' in statement]
     assert """"status" = 'leased'""" in study_read
+    # The study state's "do I hold a lease here", by its partial index too.
+    [lease_held] = [
+        statement
+        for statement in statements
+        if statement.startswith('SELECT "annotation_assignment"."id" AS "pk"')
+        and '"lease_expires_at" >' in statement
+    ]
+    assert """"status" = 'leased'""" in lease_held
     walks = [statement for statement in statements if FREE_UNITS in statement]
     assert all(""""kind" = 'rating'""" in walk for walk in walks)
     windows = [walk for walk in walks if walk.endswith(f"LIMIT {CANDIDATE_WINDOW}")]
