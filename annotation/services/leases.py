@@ -4,9 +4,11 @@ from collections.abc import Mapping
 from datetime import datetime, timedelta
 
 from django.db import IntegrityError, transaction
+from django.db.models import QuerySet
 from django.utils.translation import gettext
 
 from annotation.models import Assignment, Expert, Pool
+from annotation.selectors import compiled
 from annotation.services.errors import AnnotationError, LeaseLost
 from annotation.services.locks import assignment_lock
 
@@ -14,15 +16,24 @@ from annotation.services.locks import assignment_lock
 def lease_held_renew(*, pool: Pool, expert: Expert, now: datetime) -> Assignment | None:
     """The unit the expert already holds in this pool, its lease extended; None if none.
 
-    A claim hands this back first, so reloading the page never takes a second unit.
+    A claim hands this back first, so reloading the page never takes a second unit. The read
+    is compiled (``compiled.first``) with its status written in, so that a kept plan finds the
+    lease through its partial index rather than walking the expert's every assignment.
     """
-    held = Assignment.objects.filter(
-        pool=pool, expert=expert, status=Assignment.Status.LEASED
-    ).first()
+    held = compiled.first(
+        ("lease held in pool",), _held_in_pool, pool_id=pool.pk, expert_id=expert.pk
+    )
     if held is not None:
         held.lease_expires_at = now + timedelta(seconds=pool.lease_seconds)
         held.save(update_fields=["lease_expires_at"])
     return held
+
+
+def _held_in_pool(*, pool_id: int, expert_id: int) -> QuerySet[Assignment]:
+    # At most one row (the one-open-lease constraint): a slice, no ORDER BY.
+    return Assignment.objects.filter(
+        pool=pool_id, expert=expert_id, status=Assignment.Status.LEASED
+    ).order_by()[:1]
 
 
 def lease_extend(

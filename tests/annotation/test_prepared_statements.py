@@ -34,6 +34,8 @@ def test_hot_statements_are_prepared_with_their_words_written_in(on_postgres):
     pool = Pool.objects.get(name="study-a")
     for _ in range(3):
         claimed = client.post("/api/v1/assignments/next/?study=study-a").json()
+        # A reload claims again: the unit held comes back.
+        assert client.post("/api/v1/assignments/next/?study=study-a").json()["id"] == claimed["id"]
         assert client.get("/api/v1/studies/study-a/progress/").status_code == 200
         labels = [{"criterion": c["id"], "hit": True} for c in claimed["unit"]["criteria"]]
         submitted = client.post(
@@ -56,6 +58,14 @@ def test_hot_statements_are_prepared_with_their_words_written_in(on_postgres):
         and '"lease_expires_at" >' in statement
     ]
     assert """"status" = 'leased'""" in lease_held
+    # The reload's read of the lease it renews.
+    [renewed] = [
+        statement
+        for statement in statements
+        if statement.startswith('SELECT "annotation_assignment"."id", "annotation_assignment"')
+        and '"annotation_assignment"."pool_id" = $' in statement
+    ]
+    assert """"status" = 'leased'""" in renewed
     walks = [statement for statement in statements if FREE_UNITS in statement]
     assert all(""""kind" = 'rating'""" in walk for walk in walks)
     windows = [walk for walk in walks if walk.endswith(f"LIMIT {CANDIDATE_WINDOW}")]
