@@ -18,7 +18,8 @@ def lease_held_renew(*, pool: Pool, expert: Expert, now: datetime) -> Assignment
 
     A claim hands this back first, so reloading the page never takes a second unit. The read
     is compiled (``compiled.first``) with its status written in, so that a kept plan finds the
-    lease through its partial index rather than walking the expert's every assignment.
+    lease through the partial index of open leases, which a plan kept for any status cannot
+    use (``selectors.work._lease_held`` has the figure).
     """
     held = compiled.first(
         ("lease held in pool",), _held_in_pool, pool_id=pool.pk, expert_id=expert.pk
