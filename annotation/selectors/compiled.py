@@ -138,13 +138,13 @@ def rows(key: tuple, build: Callable[..., QuerySet], /, **values: object) -> lis
 def rows_one_plan(key: tuple, build: Callable[..., QuerySet], /, **values: object) -> list[tuple]:
     """``rows``, for a shape whose best plan is the same whatever the call's values (the
     claim's window and the study state's "any left": walks of the pool's waiting units in id
-    order). PostgreSQL plans a
-    prepared statement for each call's values while that plan looks cheaper than the one it
-    would keep, and for the window it did at almost every call (a random starting point makes
-    a few plans look cheaper): planning then cost it more than running the statement. Its
-    values hidden from the planner (``_words_written``), every plan looks alike and the kept
-    one is used. Not for a shape whose plan should follow its values (progress's counts: a
-    kept plan of those walked an expert's every past rating on a large, mostly rated pool)."""
+    order). PostgreSQL plans a prepared statement for each call's values while that plan
+    looks cheaper than the one it would keep, and for the window it did at almost every call
+    (a random starting point makes a few plans look cheaper): planning then cost it more than
+    running the statement. Its values hidden from the planner (``_words_written``), every
+    plan looks alike and the kept one is used. Not for a shape whose plan should follow its
+    values (progress's counts: a kept plan of those walked an expert's every past rating on a
+    large, mostly rated pool)."""
     return [tuple(row) for row in _fetch(key, build, values, one_plan=True)[1]]
 
 

@@ -316,7 +316,8 @@ def hard_cases_for(*, pool: Pool, expert: Expert) -> str:
 def work_state_in_pool(*, expert: Expert, pool: Pool, now: datetime | None = None) -> WorkState:
     """The state the next-unit claim would find, read without claiming or writing anything."""
     now = now or timezone.now()
-    if _lease_held(pool=pool, expert=expert, now=now):
+    held = lease_open_in_pool(pool=pool, expert=expert)
+    if held is not None and held.lease_expires_at > now:
         return WorkState.READY
     today = selectors.submissions_today(expert=expert, now=now)
     gate = work_gate(pool=pool, expert=expert, submitted_today=today)
@@ -328,23 +329,21 @@ def work_state_in_pool(*, expert: Expert, pool: Pool, now: datetime | None = Non
     return WorkState.READY if left else WorkState.NOTHING_LEFT
 
 
-def _lease_held(*, pool: Pool, expert: Expert, now: datetime) -> bool:
-    """Whether the expert holds a lease in the pool that has not run out; compiled
-    (``compiled.rows``), so that a kept plan names the status and finds the lease through its
-    partial index. Sent by the ORM with the status a parameter, the kept plan scanned every
-    assignment of every study: 12.6 ms at 136,350 of them (docs/benchmarks.md)."""
+def lease_open_in_pool(*, pool: Pool, expert: Expert) -> Assignment | None:
+    """The expert's open lease in the pool (at most one: the one-open-lease constraint), run
+    out or not, or None; what a reload gets back and the study state's "do I hold a unit".
+    Compiled (``compiled.first``) with its status written in, so that a kept plan finds the
+    lease through the partial index of open leases. Sent by the ORM with the status a
+    parameter, the kept plan scanned every assignment of every study: 12.6 ms at 136,350 of
+    them (docs/benchmarks.md)."""
 
-    def build(*, pool_id: int, expert_id: int, now: datetime) -> QuerySet:
+    def build(*, pool_id: int, expert_id: int) -> QuerySet[Assignment]:
+        # A slice, no ORDER BY: one row at most.
         return Assignment.objects.filter(
-            pool=pool_id,
-            expert=expert_id,
-            status=Assignment.Status.LEASED,
-            lease_expires_at__gt=now,
-        ).values_list("pk")[:1]
+            pool=pool_id, expert=expert_id, status=Assignment.Status.LEASED
+        ).order_by()[:1]
 
-    return bool(
-        compiled.rows(("lease held",), build, pool_id=pool.pk, expert_id=expert.pk, now=now)
-    )
+    return compiled.first(("open lease in pool",), build, pool_id=pool.pk, expert_id=expert.pk)
 
 
 def _any_unit_left(*, pool: Pool, expert: Expert, now: datetime) -> bool:

@@ -4,11 +4,10 @@ from collections.abc import Mapping
 from datetime import datetime, timedelta
 
 from django.db import IntegrityError, transaction
-from django.db.models import QuerySet
 from django.utils.translation import gettext
 
 from annotation.models import Assignment, Expert, Pool
-from annotation.selectors import compiled
+from annotation.selectors.work import lease_open_in_pool
 from annotation.services.errors import AnnotationError, LeaseLost
 from annotation.services.locks import assignment_lock
 
@@ -16,25 +15,13 @@ from annotation.services.locks import assignment_lock
 def lease_held_renew(*, pool: Pool, expert: Expert, now: datetime) -> Assignment | None:
     """The unit the expert already holds in this pool, its lease extended; None if none.
 
-    A claim hands this back first, so reloading the page never takes a second unit. The read
-    is compiled (``compiled.first``) with its status written in, so that a kept plan finds the
-    lease through the partial index of open leases, which a plan kept for any status cannot
-    use (``selectors.work._lease_held`` has the figure).
+    A claim hands this back first, so reloading the page never takes a second unit.
     """
-    held = compiled.first(
-        ("lease held in pool",), _held_in_pool, pool_id=pool.pk, expert_id=expert.pk
-    )
+    held = lease_open_in_pool(pool=pool, expert=expert)
     if held is not None:
         held.lease_expires_at = now + timedelta(seconds=pool.lease_seconds)
         held.save(update_fields=["lease_expires_at"])
     return held
-
-
-def _held_in_pool(*, pool_id: int, expert_id: int) -> QuerySet[Assignment]:
-    # At most one row (the one-open-lease constraint): a slice, no ORDER BY.
-    return Assignment.objects.filter(
-        pool=pool_id, expert=expert_id, status=Assignment.Status.LEASED
-    ).order_by()[:1]
 
 
 def lease_extend(
