@@ -31,12 +31,12 @@ app.set_default()
 @task_prerun.connect(weak=False)
 @task_postrun.connect(weak=False)
 def _connections_as_a_request_keeps_them(task=None, **kwargs) -> None:
-    """A worker's task meets the database as a request does: its connection is kept for
-    ``CONN_MAX_AGE`` and checked before reuse (``CONN_HEALTH_CHECKS``), instead of being
-    opened and closed for every task as Celery's Django fixup does (``CELERY_DB_REUSE_MAX``
-    makes that a rare recycle). Every unit's last rating queues a task, so a new connection
-    each, with none of its statements prepared, was PostgreSQL's second-largest cost in a
-    study's last third (docs/benchmarks.md). Tasks run in process are the caller's business:
-    their connection may be inside the caller's transaction."""
+    """A worker's task meets the database as a request does: its connection is kept
+    (``CONN_MAX_AGE``, for good) and checked before reuse (``CONN_HEALTH_CHECKS``), instead of
+    being opened and closed for every task as Celery's Django fixup does
+    (``CELERY_DB_REUSE_MAX`` makes that a rare recycle). Every unit's last rating queues a
+    task, so a new connection each, with none of its statements prepared, was PostgreSQL's
+    second-largest cost in a study's last third (docs/benchmarks.md). Tasks run in process are
+    the caller's business: their connection may be inside the caller's transaction."""
     if task is not None and not task.request.is_eager:
         close_old_connections()

@@ -107,7 +107,9 @@ def database_from_url(url: str, *, default_sqlite: Path, prepared: bool = True) 
             "HOST": parts.hostname or "",
             "PORT": str(parts.port or ""),
             "OPTIONS": _postgres_options(parts.query, prepared=prepared),
-            "CONN_MAX_AGE": 60,
+            # Kept for good (checked at each request's first use): a new session has none of
+            # its statements prepared, so recycling them made every thread plan anew at once.
+            "CONN_MAX_AGE": None,
             "CONN_HEALTH_CHECKS": True,
         }
     raise ConfigurationError(f"DATABASE_URL scheme {parts.scheme!r} is not supported")

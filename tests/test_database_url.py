@@ -22,6 +22,12 @@ def test_postgres_binds_values_on_the_server_and_prepares_what_a_connection_repe
     }
 
 
+def test_postgres_sessions_are_kept_and_checked_not_recycled():
+    # A recycled session plans every statement anew; a dead one is found by the health check.
+    database = database_from_url(URL, default_sqlite=SQLITE)
+    assert (database["CONN_MAX_AGE"], database["CONN_HEALTH_CHECKS"]) == (None, True)
+
+
 def test_without_prepared_statements_only_the_urls_own_options_are_left():
     options = database_from_url(URL, default_sqlite=SQLITE, prepared=False)["OPTIONS"]
     assert options == {"sslmode": "require"}

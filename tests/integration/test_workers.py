@@ -19,6 +19,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
@@ -314,3 +315,61 @@ def test_a_worker_keeps_its_database_connection_from_task_to_task(stack):
         wait_for(lambda: settled() == done + tasks, timeout=60, what="the settle tasks")
         # At most one new session per worker process (one that had none yet).
         assert sessions() - before <= 2
+
+
+def test_heartbench_serve_opens_every_threads_connection_before_a_crowd_arrives(stack):
+    """`heartbench serve` starts each worker's threads with their PostgreSQL sessions before
+    the first request, and keeps them: a crowd arriving at once opens no session (a new one
+    has none of its statements prepared)."""
+    import psycopg
+
+    workers, threads = 2, 3
+    with psycopg.connect(stack.env["DATABASE_URL"], autocommit=True) as conn:
+
+        def sessions() -> set[int]:
+            query = (
+                "SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+                "AND backend_type = 'client backend' AND pid <> pg_backend_pid()"
+            )
+            return {pid for (pid,) in conn.execute(query)}
+
+        before = sessions()
+        port = free_port()
+        stack.start("serve", str(BIN / "heartbench"), "serve", "--port", str(port),
+                    "--workers", str(workers), "--threads", str(threads))  # fmt: skip
+        try:
+            wait_for(
+                lambda: len(sessions() - before) == workers * threads,
+                timeout=60,
+                what=f"{workers * threads} sessions opened by the served threads",
+            )
+            ready = sessions()
+            base_url = f"http://127.0.0.1:{port}"
+            wait_for(lambda: _up(base_url), timeout=60, what="heartbench serve up")
+
+            def ask(_: int) -> int:
+                # A token the database is asked about: every request reads it there.
+                with httpx.Client(base_url=base_url, timeout=30) as client:
+                    bad = {"Authorization": "Token not-a-token"}
+                    return client.get("/api/v1/studies/", headers=bad).status_code
+
+            with ThreadPoolExecutor(max_workers=4 * workers * threads) as crowd:
+                assert set(crowd.map(ask, range(8 * workers * threads))) == {401}
+            assert sessions() == ready
+        finally:
+            stack.kill("serve")
+
+
+def test_heartbench_serve_starts_and_says_so_when_its_threads_cannot_connect_ahead(stack):
+    """A database not reachable when the workers start: each worker logs the threads that
+    opened no connection and serves regardless (its requests connect as always)."""
+    port = free_port()
+    nowhere = f"postgres://heartbench@127.0.0.1:{free_port()}/none"  # nothing listens there
+    stack.start("serve-alone", str(BIN / "heartbench"), "serve", "--port", str(port),
+                "--workers", "1", "--threads", "2",
+                env={**stack.env, "DATABASE_URL": nowhere})  # fmt: skip
+    try:
+        wait_for(lambda: _up(f"http://127.0.0.1:{port}"), timeout=60, what="heartbench serve up")
+        assert "2 of 2 threads opened no database connection ahead" in stack.log("serve-alone")
+    finally:
+        stack.kill("serve-alone")

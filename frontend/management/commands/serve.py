@@ -10,9 +10,17 @@ proxy in front keeps one idle in its pool (httpx 5 s, nginx's and load balancers
 60 s). Were it shorter, the server could close a connection just as the client reuses it, and
 the client would see its request dropped ("Server disconnected"); this way the client is
 always the one that lets an idle connection go.
+
+Every thread of a worker is started, and opens its database connection, before the worker
+takes its first request (``_connect_every_thread``). gunicorn's thread pool otherwise starts a
+thread only when no started one is free, so a crowd arriving at once (hundreds of experts
+after a calibration call) met threads starting and PostgreSQL sessions opening, each with none
+of its statements prepared, in the very second the crowd arrived (docs/benchmarks.md).
 """
 
 import os
+import threading
+from concurrent import futures
 
 from django.conf import settings
 from django.core.management.base import BaseCommand
@@ -20,6 +28,40 @@ from django.core.management.base import BaseCommand
 from benchmark.cli_types import port_number, positive_int
 
 KEEP_ALIVE = 75
+# Seconds a worker waits at start for its threads' connections, at most (and at most half its
+# --timeout: the arbiter restarts a worker silent for longer); then it serves regardless.
+CONNECT_AHEAD_SECONDS = 10
+
+
+def _connect_every_thread(worker) -> None:
+    """gunicorn's ``post_worker_init``: start every thread of the worker's pool and open each
+    one's database connection. Only where connections are kept between requests
+    (``CONN_MAX_AGE``, PostgreSQL's; the embedded SQLite opens one per request). Threads that
+    could not connect in time are logged; their requests connect as always."""
+    from django.db import connection
+
+    if connection.settings_dict["CONN_MAX_AGE"] == 0:
+        return
+    threads = worker.cfg.threads
+    seconds = min(CONNECT_AHEAD_SECONDS, worker.cfg.timeout / 2)
+    # The pool starts a new thread for a task only while every started one is busy: held at
+    # the barrier, the tasks take one thread each.
+    together = threading.Barrier(threads)
+
+    def connect() -> None:
+        together.wait(timeout=seconds)
+        connection.ensure_connection()
+
+    tasks = [worker.tpool.submit(connect) for _ in range(threads)]
+    done, late = futures.wait(tasks, timeout=seconds)
+    errors = [task.exception() for task in done if task.exception() is not None]
+    if errors or late:
+        worker.log.warning(
+            "%d of %d threads opened no database connection ahead (%s)",
+            len(errors) + len(late),
+            threads,
+            errors[0] if errors else "no answer in time",
+        )
 
 
 def _gunicorn_application(options: dict):
@@ -94,5 +136,6 @@ class Command(BaseCommand):
                 "errorlog": "-",
                 "loglevel": "warning",
                 "proc_name": "heartbench",
+                "post_worker_init": _connect_every_thread,
             }
         ).run()
