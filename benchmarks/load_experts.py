@@ -254,6 +254,21 @@ def postgres_pid() -> int | None:
     return int(Path(f"/proc/{backend}/stat").read_text().rsplit(")", 1)[1].split()[1])
 
 
+def sessions_alive() -> set[int] | None:
+    """The backends now connected to this database, this process's own left out; None on
+    SQLite. Those a level adds are the sessions the server (and worker) opened during it."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return None
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+            "AND backend_type = 'client backend' AND pid <> pg_backend_pid()"
+        )
+        return {pid for (pid,) in cursor.fetchall()}
+
+
 def statements_reset() -> None:
     from django.db import connection
 
@@ -703,6 +718,7 @@ def main() -> int:
                         cpu_seconds(database_pid) if database_pid else None,
                     )
 
+                alive = sessions_alive()
                 step = args.every or args.seconds
                 marks = [args.arrival + step * i for i in range(int(args.seconds / step) + 1)]
                 tally, snapshots = asyncio.run(
@@ -717,10 +733,11 @@ def main() -> int:
                         snapshot=snapshot,
                     )
                 )
+                opened = None if alive is None else len(sessions_alive() - alive)
                 top = statements_top(limit=args.statements) if args.statements else []
                 problems = verify(name=name, tally=tally)
                 failed |= bool(problems)
-                rows.append((n, tally, problems, top))
+                rows.append((n, tally, problems, top, opened))
                 phases.extend(phases_of(tally=tally, snapshots=snapshots, experts=n))
                 print(
                     f"{n} experts: {len(tally.submitted)} submissions, "
@@ -743,10 +760,13 @@ def main() -> int:
     print("|---|---|---|---|" + "---|" * len(ENDPOINTS) + "---|---|---|---|---|")
     for phase in phases:
         print(phase.row())
-    print("\n| experts | checks |\n|---|---|")
-    for n, _, problems, _ in rows:
-        print(f"| {n} | {'all hold' if not problems else '; '.join(problems)} |")
-    for n, tally, _, top in rows:
+    # Sessions opened during the level and still open at its end: each plans its statements
+    # anew before any plan is kept.
+    print("\n| experts | checks | PostgreSQL sessions opened |\n|---|---|---|")
+    for n, _, problems, _, opened in rows:
+        checks = "all hold" if not problems else "; ".join(problems)
+        print(f"| {n} | {checks} | {'—' if opened is None else opened} |")
+    for n, tally, _, top, _ in rows:
         if not top:
             continue
         requests = max(sum(len(v) for v in tally.latency.values()), 1)

@@ -339,7 +339,7 @@ def test_heartbench_serve_opens_every_threads_connection_before_a_crowd_arrives(
                     "--workers", str(workers), "--threads", str(threads))  # fmt: skip
         try:
             wait_for(
-                lambda: len(sessions() - before) == workers * threads,
+                lambda: len(sessions() - before) >= workers * threads,
                 timeout=60,
                 what=f"{workers * threads} sessions opened by the served threads",
             )
