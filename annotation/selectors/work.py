@@ -133,9 +133,7 @@ def _pools_for_claim(*, expert_id: int, today: datetime) -> QuerySet[Pool]:
     ``work_gate``); the pool's own record of its units is a column (``window_pivot``). The
     open lease is found through a partial index that names its status, so the statement is
     compiled with the status written in (``pool_for_claim``, ``pool_for_claim_by_id``)."""
-    held = Assignment.objects.filter(
-        pool=OuterRef("pk"), expert=expert_id, status=Assignment.Status.LEASED
-    ).order_by()
+    held = _open_leases(pool=OuterRef("pk"), expert=expert_id)
     return Pool.objects.select_related("calibration_set").annotate(
         held_lease=Subquery(held.values("pk")[:1]),
         submitted_today=_count_of(selectors.submissions_since(expert=expert_id, start=today)),
@@ -338,12 +336,18 @@ def lease_open_in_pool(*, pool: Pool, expert: Expert) -> Assignment | None:
     them (docs/benchmarks.md)."""
 
     def build(*, pool_id: int, expert_id: int) -> QuerySet[Assignment]:
-        # A slice, no ORDER BY: one row at most.
-        return Assignment.objects.filter(
-            pool=pool_id, expert=expert_id, status=Assignment.Status.LEASED
-        ).order_by()[:1]
+        return _open_leases(pool=pool_id, expert=expert_id)[:1]
 
     return compiled.first(("open lease in pool",), build, pool_id=pool.pk, expert_id=expert.pk)
+
+
+def _open_leases(*, pool, expert) -> QuerySet[Assignment]:
+    """The expert's leases in the pool, run out or not: one at most (the one-open-lease
+    constraint), so unordered. The claim's study read asks it as a subquery (``pool`` an
+    ``OuterRef``), ``lease_open_in_pool`` on its own."""
+    return Assignment.objects.filter(
+        pool=pool, expert=expert, status=Assignment.Status.LEASED
+    ).order_by()
 
 
 def _any_unit_left(*, pool: Pool, expert: Expert, now: datetime) -> bool:

@@ -21,6 +21,7 @@ from annotation.models import (
 )
 from annotation.references import ReferenceRow
 from annotation.selectors import quality as selectors_quality
+from annotation.selectors.work import lease_open_in_pool
 from annotation.services.core import pool_units_create
 from annotation.services.errors import AnnotationError
 from annotation.services.leases import lease_held_renew
@@ -191,9 +192,7 @@ def calibration_claim_next(
             )
     except IntegrityError:
         # The same expert claimed from a second tab at the same moment: give that lease back.
-        return Assignment.objects.filter(
-            pool=pool, expert=expert, status=Assignment.Status.LEASED
-        ).first()
+        return lease_open_in_pool(pool=pool, expert=expert)
 
 
 def calibration_finish_if_complete(*, attempt: CalibrationAttempt, now: datetime) -> bool:

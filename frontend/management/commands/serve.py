@@ -54,7 +54,7 @@ def _connect_every_thread(worker) -> None:
 
     tasks = [worker.tpool.submit(connect) for _ in range(threads)]
     done, late = futures.wait(tasks, timeout=seconds)
-    errors = [task.exception() for task in done if task.exception() is not None]
+    errors = [error for error in (task.exception() for task in done) if error is not None]
     if errors or late:
         worker.log.warning(
             "%d of %d threads opened no database connection ahead (%s)",
