@@ -22,18 +22,21 @@ COMPLETE: list = []  # Celery tasks: ``task.delay(unit_id=...)``
 
 
 def subscribe(*, rated: Callable[..., object] | None = None, complete=None) -> None:
-    """Add a handler (``rated(unit_id=...)``) or a task (``complete.delay(unit_id=...)``);
-    subscribing the same one twice is a no-op, so a repeated ``ready()`` is harmless."""
+    """Add a handler (``rated(unit_id=..., ratings=...)``) or a task
+    (``complete.delay(unit_id=...)``); subscribing the same one twice is a no-op, so a repeated
+    ``ready()`` is harmless."""
     if rated is not None and rated not in RATED:
         RATED.append(rated)
     if complete is not None and complete not in COMPLETE:
         COMPLETE.append(complete)
 
 
-def unit_rated(unit_id: int) -> None:
-    """Announce, inside the caller's transaction, that a unit has all its ratings."""
+def unit_rated(unit_id: int, *, ratings: list) -> None:
+    """Announce, inside the caller's transaction, that a unit has all its ratings; ``ratings``
+    are its rating rows (``annotation.selectors.unit_rating_rows``), read once for every
+    handler."""
     for handler in RATED:
-        handler(unit_id=unit_id)
+        handler(unit_id=unit_id, ratings=ratings)
 
 
 def unit_complete(unit_id: int) -> None:

@@ -141,29 +141,35 @@ Pool.experts.through._meta.verbose_name_plural = _("pool members")
 
 class PoolTally(models.Model):
     """What a pool's work added up to so far, counted as it is recorded, so the progress line
-    reads a number instead of counting the pool's units on every claim.
+    reads a number instead of counting the pool's units on every claim: the sum of the pool's
+    rows, one per shard.
 
-    A row of its own, not the pool's: the submit that completes a unit counts it last in its
-    transaction (``annotation.services.submissions.pool_count_complete``), and nothing else
-    locks this row, so those submits queue only on each other, briefly, and never on a
-    transaction that holds the pool and waits for their assignments (closing the study).
-    Made by the first count; a pool without one has none complete."""
+    Rows of their own, not the pool's: the submit that completes a unit counts it last in its
+    transaction (``annotation.services.submissions.pool_count_complete``), in the row of the
+    unit's shard (its id modulo ``SHARDS``), and nothing else locks these rows. A row is held
+    until that transaction commits, so the submits of a crowd's last third, nearly all of them
+    last ratings, would queue on a single row one commit after another; spread over the shards
+    they seldom meet. They never wait on a transaction that holds the pool and waits for their
+    assignments (closing the study). Made by a shard's first count; a pool without rows has
+    none complete."""
 
-    pool = models.OneToOneField(
-        Pool,
-        on_delete=models.CASCADE,
-        primary_key=True,
-        related_name="tally",
-        verbose_name=_("pool"),
+    SHARDS = 16
+
+    pool = models.ForeignKey(
+        Pool, on_delete=models.CASCADE, related_name="tallies", verbose_name=_("pool")
     )
+    shard = models.PositiveSmallIntegerField(_("shard"), default=0)
     units_complete = models.PositiveIntegerField(_("units complete"), default=0)
 
     class Meta:
         verbose_name = _("pool tally")
         verbose_name_plural = _("pool tallies")
+        constraints = [
+            models.UniqueConstraint(fields=["pool", "shard"], name="pool_tally_shard_unique")
+        ]
 
     def __str__(self) -> str:
-        return f"{self.pool}: {self.units_complete}"
+        return f"{self.pool} ({self.shard}): {self.units_complete}"
 
 
 class Unit(models.Model):

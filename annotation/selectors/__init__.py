@@ -56,6 +56,27 @@ def rating_submissions() -> QuerySet[Submission]:
     return Submission.objects.filter(kind=Assignment.Kind.RATING)
 
 
+RatingRow = tuple[int, int, int | None, bool | None]
+"""(submission id, expert id, criterion id, hit) of a rating label; criterion and hit None for
+a rating submission without labels."""
+
+
+def unit_rating_rows(*, unit_id: int) -> list[RatingRow]:
+    """The unit's rating submissions and their labels, one row per label (``RatingRow``), in
+    one statement compiled once: read at every unit's last rating, where its peer agreement
+    and its settling share the rows (``annotation.events.unit_rated``)."""
+    return compiled.rows(("rating rows of a unit",), _rating_rows_of, unit_id=unit_id)
+
+
+def _rating_rows_of(*, unit_id: int) -> QuerySet:
+    return (
+        rating_submissions()
+        .filter(unit_id=unit_id)
+        .order_by("pk", "labels__pk")
+        .values_list("pk", "expert_id", "labels__rubric_item_id", "labels__hit")
+    )
+
+
 def rating_labels() -> QuerySet[Label]:
     """The labels of every rating submission (see ``rating_submissions``)."""
     return Label.objects.filter(submission__kind=Assignment.Kind.RATING)

@@ -24,6 +24,7 @@ from django.db.models import (
     Q,
     QuerySet,
     Subquery,
+    Sum,
     Value,
 )
 from django.db.models.functions import Coalesce
@@ -176,6 +177,12 @@ def _count_of(rows: QuerySet) -> Subquery:
     """``rows.count()`` as a scalar subquery, to read several counts in one statement."""
     counted = rows.order_by().annotate(one=Value(1)).values("one").annotate(n=Count("pk"))
     return Subquery(counted.values("n"), output_field=IntegerField())
+
+
+def _sum_of(rows: QuerySet, field: str) -> Subquery:
+    """The rows' sum of ``field`` as a scalar subquery (NULL without rows)."""
+    summed = rows.order_by().annotate(one=Value(1)).values("one").annotate(n=Sum(field))
+    return Subquery(summed.values("n"), output_field=IntegerField())
 
 
 def window_pivot(*, pool: Pool) -> int | None:
@@ -436,10 +443,7 @@ def study_progress(
         )
         counts = {
             "mine": _count_of(mine),
-            "complete": Subquery(
-                PoolTally.objects.filter(pool=pool_id).values("units_complete"),
-                output_field=IntegerField(),
-            ),
+            "complete": _sum_of(PoolTally.objects.filter(pool=pool_id), "units_complete"),
         }
         if count_today:
             counts["today"] = _count_of(selectors.submissions_since(expert=expert_id, start=today))

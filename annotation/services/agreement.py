@@ -7,24 +7,24 @@ its labels never change.
 """
 
 from collections import defaultdict
+from collections.abc import Iterable
 
 from django.apps import apps as installed_apps
 from django.db import transaction
 from django.db.models import Count, F, Q
 
 from annotation.quality import unit_peer_agreements
+from annotation.selectors import RatingRow
 
 BACKFILL_BATCH = 500
 
 
-def _record(*, unit_pools: dict[int, int], apps) -> int:
-    label_model = apps.get_model("annotation", "Label")
+def _record(
+    *, labels: Iterable[tuple[int, int, int, int, bool]], unit_pools: dict[int, int], apps
+) -> int:
+    """Write the rows of these units from their rating labels: (unit id, submission id,
+    expert id, criterion id, hit)."""
     row_model = apps.get_model("annotation", "PeerAgreement")
-    labels = label_model.objects.filter(
-        submission__unit_id__in=list(unit_pools), submission__kind="rating"
-    ).values_list(
-        "submission__unit_id", "submission_id", "submission__expert_id", "rubric_item_id", "hit"
-    )
     per_unit: dict[int, list[tuple[int, int, bool]]] = defaultdict(list)
     experts: dict[int, int] = {}
     for unit_id, submission_id, expert_id, item_id, hit in labels:
@@ -46,10 +46,16 @@ def _record(*, unit_pools: dict[int, int], apps) -> int:
     return len(rows)
 
 
-def unit_record_peer_agreement(*, unit_id: int, pool_id: int) -> int:
-    """Record the rows of a unit that has just completed; called inside the submit's
-    transaction. Returns how many rows (one per rating submission)."""
-    return _record(unit_pools={unit_id: pool_id}, apps=installed_apps)
+def unit_record_peer_agreement(*, unit_id: int, pool_id: int, ratings: list[RatingRow]) -> int:
+    """Record the rows of a unit that has just completed from its rating rows (read once by
+    the submit, ``unit_rating_rows``); called inside the submit's transaction. Returns how
+    many rows (one per rating submission with labels)."""
+    labels = (
+        (unit_id, submission_id, expert_id, item_id, hit)
+        for submission_id, expert_id, item_id, hit in ratings
+        if item_id is not None
+    )
+    return _record(labels=labels, unit_pools={unit_id: pool_id}, apps=installed_apps)
 
 
 def peer_agreements_backfill(*, apps=installed_apps, batch: int = BACKFILL_BATCH) -> int:
@@ -66,8 +72,19 @@ def peer_agreements_backfill(*, apps=installed_apps, batch: int = BACKFILL_BATCH
         .order_by("id")
         .values_list("id", "pool_id")
     )
+    label_model = apps.get_model("annotation", "Label")
+    written = 0
     with transaction.atomic():
-        return sum(
-            _record(unit_pools=dict(complete[start : start + batch]), apps=apps)
-            for start in range(0, len(complete), batch)
-        )
+        for start in range(0, len(complete), batch):
+            unit_pools = dict(complete[start : start + batch])
+            labels = label_model.objects.filter(
+                submission__unit_id__in=list(unit_pools), submission__kind="rating"
+            ).values_list(
+                "submission__unit_id",
+                "submission_id",
+                "submission__expert_id",
+                "rubric_item_id",
+                "hit",
+            )
+            written += _record(labels=labels, unit_pools=unit_pools, apps=apps)
+    return written

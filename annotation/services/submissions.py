@@ -158,16 +158,17 @@ def unit_count_rating(*, unit_id: int, raters: int) -> int:
         return cursor.fetchone()[0]
 
 
-def pool_count_complete(*, pool_id: int) -> None:
-    """One more unit of the pool has all its ratings: its tally goes up (made at the first), in
-    one statement. Called last in the submit's transaction, so the tally's row is held only
-    until it commits (``PoolTally``)."""
+def pool_count_complete(*, pool_id: int, unit_id: int) -> None:
+    """One more unit of the pool has all its ratings: the tally of its shard goes up (made at
+    the first), in one statement. Called last in the submit's transaction, so the row is held
+    only until it commits (``PoolTally``)."""
     table = connection.ops.quote_name(PoolTally._meta.db_table)
     with connection.cursor() as cursor:
         cursor.execute(
-            f"INSERT INTO {table} (pool_id, units_complete) VALUES (%s, 1) "
-            f"ON CONFLICT (pool_id) DO UPDATE SET units_complete = {table}.units_complete + 1",
-            [pool_id],
+            f"INSERT INTO {table} (pool_id, shard, units_complete) VALUES (%s, %s, 1) "
+            f"ON CONFLICT (pool_id, shard) "
+            f"DO UPDATE SET units_complete = {table}.units_complete + 1",
+            [pool_id, unit_id % PoolTally.SHARDS],
         )
 
 
@@ -271,12 +272,14 @@ def _rating_recorded(*, assignment: Assignment, now: datetime) -> None:
     """The unit's last rating: peer agreement, then the unit is announced rated, in this
     transaction (where the study settles it: nothing is left for a task after the commit)."""
     raters = assignment.pool.raters_per_unit
-    done = unit_count_rating(unit_id=assignment.unit_id, raters=raters)
+    unit_id, pool_id = assignment.unit_id, assignment.pool_id
+    done = unit_count_rating(unit_id=unit_id, raters=raters)
     if done >= raters:
+        ratings = selectors.unit_rating_rows(unit_id=unit_id)  # read once, for both
         if done >= 2:  # agreement needs another rater
-            unit_record_peer_agreement(unit_id=assignment.unit_id, pool_id=assignment.pool_id)
-        events.unit_rated(assignment.unit_id)
-        pool_count_complete(pool_id=assignment.pool_id)
+            unit_record_peer_agreement(unit_id=unit_id, pool_id=pool_id, ratings=ratings)
+        events.unit_rated(unit_id, ratings=ratings)
+        pool_count_complete(pool_id=pool_id, unit_id=unit_id)
 
 
 def _calibration_recorded(*, assignment: Assignment, now: datetime) -> None:

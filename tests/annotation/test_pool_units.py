@@ -3,7 +3,8 @@ of complete units, counted as their last ratings arrive; migration 0007 writes b
 pools that were there before."""
 
 import pytest
-from django.db.models import Max, Min
+from django.db import connection
+from django.db.models import Max, Min, Sum
 
 from annotation import services
 from annotation.models import Pool, PoolTally, Unit
@@ -20,6 +21,10 @@ __all__ = ["latest_schema_after"]  # the fixture, used by name below
 def record(pool: Pool) -> tuple:
     pool.refresh_from_db()
     return pool.unit_id_first, pool.unit_id_last, pool.units_total
+
+
+def tally_of(pool: Pool) -> int:
+    return PoolTally.objects.filter(pool=pool).aggregate(n=Sum("units_complete"))["n"] or 0
 
 
 def made(pool: Pool) -> tuple:
@@ -46,8 +51,7 @@ def test_the_tally_counts_each_unit_once_when_its_last_rating_arrives():
         assignment = services.assignment_claim_next(user=expert.user, pool=study.pool)
         services.assignment_submit(assignment=assignment, labels=all_labels(assignment))
         complete = Unit.objects.filter(pool=study.pool, ratings_complete=True).count()
-        tally = PoolTally.objects.filter(pool=study.pool).values_list("units_complete", flat=True)
-        assert list(tally) == ([complete] if complete else []), round_
+        assert tally_of(study.pool) == complete, round_
     assert complete == 2
     progress = selectors_work.study_progress(expert=experts[0], pool=Pool.objects.get())
     assert (progress.team_complete, progress.team_total) == (2, 2)
@@ -78,3 +82,27 @@ def test_the_migration_records_the_units_of_the_pools_there_before():
     assert record(study.pool) == expected
     assert record(empty) == (None, None, 0)
     assert list(PoolTally.objects.values_list("pool", "units_complete")) == [(study.pool.pk, 3)]
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("latest_schema_after")
+def test_the_tally_keeps_its_count_through_the_shards_migration_both_ways():
+    experts = ExpertFactory.create_batch(3)
+    study = open_study(cases=3, experts=experts, lease_minutes=60)
+    for expert in experts * 3:
+        assignment = services.assignment_claim_next(user=expert.user, pool=study.pool)
+        services.assignment_submit(assignment=assignment, labels=all_labels(assignment))
+    # Three units of consecutive ids: counted in three shards.
+    assert PoolTally.objects.filter(pool=study.pool).count() == 3
+    assert tally_of(study.pool) == 3
+
+    migrate([("annotation", "0007_pool_units_tally")])
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pool_id, units_complete FROM annotation_pooltally")
+        assert cursor.fetchall() == [(study.pool.pk, 3)]
+
+    migrate([("annotation", "0008_pool_tally_shards")])
+    rows = PoolTally.objects.values_list("pool", "shard", "units_complete")
+    assert list(rows) == [(study.pool.pk, 0, 3)]
+    progress = selectors_work.study_progress(expert=experts[0], pool=Pool.objects.get())
+    assert (progress.team_complete, progress.team_total) == (3, 3)

@@ -23,7 +23,7 @@ NEXT_SWEEPING = 11  # the first claim in a minute also records its sweep and mar
 PROGRESS = 3  # token, study, the counts (the units left for me among them)
 DRAFT = 4
 SUBMIT = 8
-LAST_SUBMIT = 16  # the unit's last rating: peer agreement, gold, its announcements, the tally
+LAST_SUBMIT = 14  # the unit's last rating: its ratings read once, peer agreement, gold, the tally
 
 
 def client_for(expert, auth: str) -> APIClient:

@@ -8,7 +8,7 @@ from webhooks.events import Event
 from webhooks.services import announce
 
 
-def unit_completed_announce(*, unit_id: int) -> None:
+def unit_completed_announce(*, unit_id: int, **_) -> None:
     """Subscribed to ``annotation.events``' ``rated``: a study unit has all its ratings."""
 
     def build() -> tuple[dict, dict[str, str]] | None:

@@ -16,7 +16,7 @@ from django.db.models import QuerySet
 from annotation import selectors as annotation_selectors
 from annotation import services as annotation_services
 from annotation.models import Submission
-from annotation.selectors import compiled
+from annotation.selectors import RatingRow, compiled
 from benchmark.audit_actions import AuditAction
 from benchmark.models import RubricItem
 from benchmark.services.audit import audit_record
@@ -29,19 +29,21 @@ from validation.services.locks import study_units_locked
 UNSETTLED = (StudyUnit.State.PENDING, StudyUnit.State.INCOMPLETE, StudyUnit.State.AWAITING)
 
 
-def unit_settle(*, unit_id: int) -> UnitOutcome | None:
+def unit_settle(*, unit_id: int, ratings: list[RatingRow] | None = None) -> UnitOutcome | None:
     """Apply the unit's outcome: write its gold, or send it to the senior queue.
 
     A fully rated unit whose criterion the study chose split 2/1 goes to the senior queue for
     those criteria (so gold is never written from the bare majority of a split a senior must
     decide); a unit with a senior's decisions, or with all its ratings and no such split, gets
     its gold. Idempotent: a settled unit, or a unit of no study, is left alone (None).
+    ``ratings`` are the unit's rating rows when the caller read them (its last rating did);
+    read here otherwise.
     """
     # No savepoint of its own inside the last rating's transaction: a settle that fails rolls
     # the rating back with it (``annotation.events.unit_rated``).
     with transaction.atomic(savepoint=False):
         study_unit = compiled.first(("unsettled study unit",), _unsettled_locked, unit_id=unit_id)
-        return None if study_unit is None else _settle(study_unit)
+        return None if study_unit is None else _settle(study_unit, ratings)
 
 
 def _unsettled_locked(*, unit_id: int) -> QuerySet[StudyUnit]:
@@ -85,11 +87,16 @@ def study_units_to_senior(*, study: Study, study_units: Sequence[StudyUnit]) -> 
         )
 
 
-def _settle(study_unit: StudyUnit) -> UnitOutcome:
+def _settle(study_unit: StudyUnit, rows: list[RatingRow] | None = None) -> UnitOutcome:
     """Decide the locked, unsettled study unit's outcome and write it."""
     study, unit = study_unit.study, study_unit.unit
-    votes, ratings = _rating_votes(unit.pk)
-    decision = compiled.first(("decision of a unit",), _decision_of, unit_id=unit.pk)
+    if rows is None:
+        rows = annotation_selectors.unit_rating_rows(unit_id=unit.pk)
+    votes, ratings = _rating_votes(rows)
+    # A senior decides only a unit queued for it (the flag stays set): no read otherwise.
+    decision = None
+    if unit.needs_adjudication:
+        decision = compiled.first(("decision of a unit",), _decision_of, unit_id=unit.pk)
     decisions = None
     if decision is not None:
         decisions = {label.rubric_item_id: label.hit for label in decision.labels.all()}
@@ -148,23 +155,13 @@ def _decision_of(*, unit_id: int) -> QuerySet[Submission]:
     )
 
 
-def _rating_votes(unit_id: int) -> tuple[dict[int, list[bool]], int]:
+def _rating_votes(rows: list[RatingRow]) -> tuple[dict[int, list[bool]], int]:
     """Each criterion's rating votes on a unit, and how many rating submissions it has."""
     votes: dict[int, list[bool]] = defaultdict(list)
-    seen = set()
-    for pk, item, hit in compiled.rows(("rating votes of a unit",), _votes_of, unit_id=unit_id):
-        seen.add(pk)
+    for _, _, item, hit in rows:
         if item is not None:
             votes[item].append(hit)
-    return votes, len(seen)
-
-
-def _votes_of(*, unit_id: int) -> QuerySet[Submission]:
-    # One row per label, and one (item None) per submission without labels: one query.
-    submissions = annotation_selectors.rating_submissions().filter(unit_id=unit_id)
-    return submissions.order_by("pk", "labels__pk").values_list(
-        "pk", "labels__rubric_item_id", "labels__hit"
-    )
+    return votes, len({submission_id for submission_id, *_ in rows})
 
 
 def _abilities(votes: dict[int, list[bool]]) -> dict[int, str]:
