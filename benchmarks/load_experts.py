@@ -36,9 +36,10 @@ and workers, read from /proc at each row's bounds, divided by the row's requests
 PostgreSQL's and the Celery worker's own CPU are not in it); the client's CPU per request is
 this process's own over the level, to show when the generator rather than the server limits.
 On PostgreSQL its processes' CPU per request is read the same way (the server's postmaster and
-its backends). Under ``tests.services --postgres --statements``, ``--statements N`` lists the N
-statements of each level that took PostgreSQL the most time (``pg_stat_statements``: execution
-and planning per request, calls per request).
+its backends), and so is the share of its busy sessions that waited on a lock (``LockWaits``,
+sampled every 50 ms). Under ``tests.services --postgres --statements``, ``--statements N``
+lists the N statements of each level that took PostgreSQL the most time
+(``pg_stat_statements``: execution and planning per request, calls per request).
 """
 
 import argparse
@@ -53,6 +54,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable
@@ -100,6 +102,7 @@ class Phase:
     latency: dict[str, list[float]]  # endpoint → seconds to the full response
     statuses: Counter  # "endpoint status" → requests
     cpu: tuple[float, float, float | None]  # server, client, PostgreSQL (None on SQLite)
+    waits: float | None  # share of PostgreSQL's busy sessions waiting on a lock (None: SQLite)
 
     def row(self) -> str:
         seconds = self.end - self.start
@@ -114,19 +117,22 @@ class Phase:
         server, client, database = (
             f"{cpu * 1000 / max(requests, 1):.2f}" if cpu is not None else "—" for cpu in self.cpu
         )
+        waits = "—" if self.waits is None else f"{self.waits:.0%}"
         busy = sum(c for k, c in self.statuses.items() if k.split()[-1] == "503")
         errors = sum(c for k, c in self.statuses.items() if k.split()[-1] not in (*OK, "503"))
         return (
             f"| {self.experts} | {self.start:.0f}–{self.end:.0f} s | {requests / seconds:.1f} | "
-            f"{submits / seconds:.1f} | {cells} | {server} | {client} | {database} | {busy} | "
-            f"{errors} |"
+            f"{submits / seconds:.1f} | {cells} | {server} | {client} | {database} | {waits} | "
+            f"{busy} | {errors} |"
         )
 
 
-def phases_of(*, tally: Tally, snapshots: list[tuple], experts: int) -> list[Phase]:
+def phases_of(
+    *, tally: Tally, snapshots: list[tuple], experts: int, waits: "LockWaits | None"
+) -> list[Phase]:
     """One phase per pair of consecutive snapshots (server, client and PostgreSQL CPU
     seconds, then the seconds since the level started): the requests sent between them, with
-    the CPU they bound."""
+    the CPU they bound and the share of PostgreSQL's busy sessions that waited on a lock."""
     phases = []
     for first, last in pairwise(snapshots):
         start, end = first[-1], last[-1]
@@ -137,7 +143,8 @@ def phases_of(*, tally: Tally, snapshots: list[tuple], experts: int) -> list[Pha
                     latency[endpoint].append(seconds)
                     statuses[f"{endpoint} {status}"] += 1
         cpu = tuple(None if b is None else b - a for a, b in zip(first[:3], last[:3], strict=True))
-        phases.append(Phase(experts, start, end, latency, statuses, cpu))
+        share = None if waits is None else waits.share(tally.started + start, tally.started + end)
+        phases.append(Phase(experts, start, end, latency, statuses, cpu, share))
     return phases
 
 
@@ -252,6 +259,42 @@ def postgres_pid() -> int | None:
         cursor.execute("SELECT pg_backend_pid()")
         [(backend,)] = cursor.fetchall()
     return int(Path(f"/proc/{backend}/stat").read_text().rsplit(")", 1)[1].split()[1])
+
+
+class LockWaits(threading.Thread):
+    """Samples PostgreSQL's sessions every ``EVERY`` seconds, on a connection of its own:
+    those running a statement, and those of them waiting on a heavyweight lock (a row another
+    transaction holds until it commits, say). Their share shows a row many requests queue on,
+    which costs no CPU and shows in no profile."""
+
+    EVERY = 0.05
+
+    def __init__(self, url: str) -> None:
+        super().__init__(daemon=True)
+        self.url, self.samples, self.done = url, [], threading.Event()
+
+    def run(self) -> None:
+        import psycopg
+
+        with psycopg.connect(self.url, autocommit=True) as connection:
+            while not self.done.wait(self.EVERY):
+                busy, waiting = connection.execute(
+                    "SELECT count(*), count(*) FILTER (WHERE wait_event_type = 'Lock') "
+                    "FROM pg_stat_activity WHERE state = 'active' AND datname = "
+                    "current_database() AND pid <> pg_backend_pid()"
+                ).fetchone()
+                self.samples.append((time.perf_counter(), busy, waiting))
+
+    def stop(self) -> "LockWaits":
+        self.done.set()
+        self.join()
+        return self
+
+    def share(self, start: float, end: float) -> float | None:
+        """Waiting sessions over busy ones, summed over the samples within [start, end)."""
+        within = [(busy, waiting) for at, busy, waiting in self.samples if start <= at < end]
+        busy = sum(b for b, _ in within)
+        return sum(w for _, w in within) / busy if busy else None
 
 
 def sessions_alive() -> set[int] | None:
@@ -719,6 +762,9 @@ def main() -> int:
                     )
 
                 alive = sessions_alive()
+                waits = LockWaits(url) if database_pid else None
+                if waits is not None:
+                    waits.start()
                 step = args.every or args.seconds
                 marks = [args.arrival + step * i for i in range(int(args.seconds / step) + 1)]
                 tally, snapshots = asyncio.run(
@@ -734,11 +780,13 @@ def main() -> int:
                     )
                 )
                 opened = None if alive is None else len(sessions_alive() - alive)
+                if waits is not None:
+                    waits.stop()
                 top = statements_top(limit=args.statements) if args.statements else []
                 problems = verify(name=name, tally=tally)
                 failed |= bool(problems)
                 rows.append((n, tally, problems, top, opened))
-                phases.extend(phases_of(tally=tally, snapshots=snapshots, experts=n))
+                phases.extend(phases_of(tally=tally, snapshots=snapshots, experts=n, waits=waits))
                 print(
                     f"{n} experts: {len(tally.submitted)} submissions, "
                     f"{'OK' if not problems else problems}",
@@ -755,9 +803,9 @@ def main() -> int:
     head = " | ".join(f"{e} p50/p95/p99 ms" for e in ENDPOINTS)
     print(
         f"| experts | sent at | requests/s | submits/s | {head} | CPU ms/request "
-        "| client CPU ms/request | PostgreSQL CPU ms/request | 503 | errors |"
+        "| client CPU ms/request | PostgreSQL CPU ms/request | waiting on a lock | 503 | errors |"
     )
-    print("|---|---|---|---|" + "---|" * len(ENDPOINTS) + "---|---|---|---|---|")
+    print("|---|---|---|---|" + "---|" * len(ENDPOINTS) + "---|---|---|---|---|---|")
     for phase in phases:
         print(phase.row())
     # Sessions opened during the level and still open at its end: each plans its statements

@@ -10,7 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from benchmarks.load_experts import Connection, Tally, phases_of, until_not_busy
+from benchmarks.load_experts import Connection, LockWaits, Tally, phases_of, until_not_busy
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -169,13 +169,19 @@ def test_busy_replies_are_counted_timed_and_retried(server):
     assert len({port for _, port in handler.seen}) == 1
 
 
+LOCKS = [(1.0, 0, 0), (6.0, 4, 1), (7.0, 4, 3), (12.0, 9, 9)]
+
+
 def test_a_level_is_reported_in_rows_between_its_snapshots():
     tally = Tally()
     tally.latency["next"] += [(0.1, 0.9, 201), (4.9, 0.5, 201), (5.0, 0.02, 201), (9.0, 0.04, 201)]
     tally.latency["submit"] += [(2.0, 0.3, 503), (6.0, 0.05, 200), (7.0, 0.06, 201)]
     # CPU seconds (server, client, PostgreSQL), then the seconds since the level started.
     snapshots = [(10.0, 1.0, 20.0, 0.0), (10.4, 1.1, 20.2, 5.0), (11.4, 1.3, 20.7, 10.0)]
-    arrival, steady = phases_of(tally=tally, snapshots=snapshots, experts=3)
+    # PostgreSQL's busy sessions, and those waiting on a lock, sampled at these seconds.
+    waits = LockWaits(url="never connected")
+    waits.samples = [(tally.started + at, busy, waiting) for at, busy, waiting in LOCKS]
+    arrival, steady = phases_of(tally=tally, snapshots=snapshots, experts=3, waits=waits)
 
     assert (arrival.start, arrival.end, steady.start, steady.end) == (0, 5.0, 5.0, 10.0)
     assert arrival.latency == {"next": [0.9, 0.5], "submit": [0.3]}
@@ -183,15 +189,15 @@ def test_a_level_is_reported_in_rows_between_its_snapshots():
     assert steady.cpu == pytest.approx((1.0, 0.2, 0.5))
     # 4 requests in 5 s, 2 acknowledged submits; CPU per request 1.0 / 4, 0.2 / 4, 0.5 / 4 s.
     assert steady.row().startswith("| 3 | 5–10 s | 0.8 | 0.4 | 20/40/40 | — | — | 50/60/60 | ")
-    assert steady.row().endswith(" | 250.00 | 50.00 | 125.00 | 0 | 0 |")
-    assert arrival.row().endswith(" | 1 | 0 |")  # the 503
+    # 4 of the 8 busy sessions sampled in the steady row waited; none was busy in the arrival.
+    assert steady.row().endswith(" | 250.00 | 50.00 | 125.00 | 50% | 0 | 0 |")
+    assert arrival.row().endswith(" | — | 1 | 0 |")  # the 503
 
 
 def test_without_postgresql_its_column_is_empty():
     tally = Tally()
     tally.latency["draft"].append((0.5, 0.01, 200))
-    [whole] = phases_of(
-        tally=tally, snapshots=[(0.0, 0.0, None, 0.0), (0.1, 0.0, None, 2.0)], experts=1
-    )
+    snapshots = [(0.0, 0.0, None, 0.0), (0.1, 0.0, None, 2.0)]
+    [whole] = phases_of(tally=tally, snapshots=snapshots, experts=1, waits=None)
     assert (whole.start, whole.end, whole.latency) == (0, 2.0, {"draft": [0.01]})
-    assert whole.row().endswith(" | 100.00 | 0.00 | — | 0 | 0 |")
+    assert whole.row().endswith(" | 100.00 | 0.00 | — | — | 0 | 0 |")
