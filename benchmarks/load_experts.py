@@ -271,12 +271,14 @@ class LockWaits(threading.Thread):
 
     def __init__(self, url: str) -> None:
         super().__init__(daemon=True)
-        self.url, self.samples, self.done = url, [], threading.Event()
+        self.url, self.samples = url, []
+        self.connected, self.done = threading.Event(), threading.Event()
 
     def run(self) -> None:
         import psycopg
 
         with psycopg.connect(self.url, autocommit=True) as connection:
+            self.connected.set()
             while not self.done.wait(self.EVERY):
                 busy, waiting = connection.execute(
                     "SELECT count(*), count(*) FILTER (WHERE wait_event_type = 'Lock') "
@@ -761,10 +763,11 @@ def main() -> int:
                         cpu_seconds(database_pid) if database_pid else None,
                     )
 
-                alive = sessions_alive()
                 waits = LockWaits(url) if database_pid else None
                 if waits is not None:
                     waits.start()
+                    waits.connected.wait(10)
+                alive = sessions_alive()  # the sampler's own session among them
                 step = args.every or args.seconds
                 marks = [args.arrival + step * i for i in range(int(args.seconds / step) + 1)]
                 tally, snapshots = asyncio.run(
