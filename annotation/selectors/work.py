@@ -175,14 +175,13 @@ def pool_for_claim_by_id(*, expert: Expert, pool_id: int, now: datetime) -> Pool
 
 def _count_of(rows: QuerySet) -> Subquery:
     """``rows.count()`` as a scalar subquery, to read several counts in one statement."""
-    counted = rows.order_by().annotate(one=Value(1)).values("one").annotate(n=Count("pk"))
-    return Subquery(counted.values("n"), output_field=IntegerField())
+    return _aggregate_of(rows, Count("pk"))
 
 
-def _sum_of(rows: QuerySet, field: str) -> Subquery:
-    """The rows' sum of ``field`` as a scalar subquery (NULL without rows)."""
-    summed = rows.order_by().annotate(one=Value(1)).values("one").annotate(n=Sum(field))
-    return Subquery(summed.values("n"), output_field=IntegerField())
+def _aggregate_of(rows: QuerySet, aggregate) -> Subquery:
+    """The rows' ``aggregate`` as a scalar subquery (a sum of no rows is NULL)."""
+    grouped = rows.order_by().annotate(one=Value(1)).values("one").annotate(n=aggregate)
+    return Subquery(grouped.values("n"), output_field=IntegerField())
 
 
 def window_pivot(*, pool: Pool) -> int | None:
@@ -443,7 +442,9 @@ def study_progress(
         )
         counts = {
             "mine": _count_of(mine),
-            "complete": _sum_of(PoolTally.objects.filter(pool=pool_id), "units_complete"),
+            "complete": _aggregate_of(
+                PoolTally.objects.filter(pool=pool_id), Sum("units_complete")
+            ),
         }
         if count_today:
             counts["today"] = _count_of(selectors.submissions_since(expert=expert_id, start=today))

@@ -87,12 +87,13 @@ def study_units_to_senior(*, study: Study, study_units: Sequence[StudyUnit]) -> 
         )
 
 
-def _settle(study_unit: StudyUnit, rows: list[RatingRow] | None = None) -> UnitOutcome:
-    """Decide the locked, unsettled study unit's outcome and write it."""
+def _settle(study_unit: StudyUnit, ratings: list[RatingRow] | None = None) -> UnitOutcome:
+    """Decide the locked, unsettled study unit's outcome and write it (from its rating rows,
+    read here unless the caller has them)."""
     study, unit = study_unit.study, study_unit.unit
-    if rows is None:
-        rows = annotation_selectors.unit_rating_rows(unit_id=unit.pk)
-    votes, ratings = _rating_votes(rows)
+    if ratings is None:
+        ratings = annotation_selectors.unit_rating_rows(unit_id=unit.pk)
+    votes, submitted = _rating_votes(ratings)
     # A senior decides only a unit queued for it (the flag stays set): no read otherwise.
     decision = None
     if unit.needs_adjudication:
@@ -102,7 +103,7 @@ def _settle(study_unit: StudyUnit, rows: list[RatingRow] | None = None) -> UnitO
         decisions = {label.rubric_item_id: label.hit for label in decision.labels.all()}
     outcome = unit_outcome(
         votes=votes,
-        ratings=ratings,
+        ratings=submitted,
         decisions=decisions,
         policy=Policy(
             raters=study.pool.raters_per_unit,
