@@ -85,7 +85,7 @@ class Meter:
         self.database: dict[str, list[float]] = defaultdict(list)
         self.queries: dict[str, list[int]] = defaultdict(list)
         self.profile = profile
-        self.profiler = cProfile.Profile()
+        self.profiler = cProfile.Profile(time.process_time)
         self._count = 0
 
     def __call__(self, execute, sql, params, many, context):

@@ -4,7 +4,7 @@
 ``calibration``, ``certificates``, ``pay``, ``adjudication`` (the senior queue), ``knowledge``
 (discussion threads, votes, moderation), ``review`` (revising and flagging submitted work) and
 ``routing`` (an admin's manual routing,
-recalibration and deactivation)."""
+recalibration and deactivation); ``inserts`` (rows written without a model instance each)."""
 
 from annotation.labels import InvalidLabels
 from annotation.services.adjudication import adjudication_claim_next, unit_queue_adjudication
@@ -38,6 +38,7 @@ from annotation.services.core import (
     units_mark_for_adjudication,
 )
 from annotation.services.errors import AnnotationError, LeaseLost, PoolBusy, SubmissionConflict
+from annotation.services.inserts import rows_insert
 from annotation.services.knowledge import (
     KnowledgeError,
     comment_post,
@@ -94,6 +95,7 @@ __all__ = [
     "pool_enrol_experts",
     "pool_set_quality_policy",
     "pool_set_status",
+    "rows_insert",
     "submission_flag",
     "submission_revise",
     "unit_queue_adjudication",

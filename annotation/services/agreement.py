@@ -15,6 +15,7 @@ from django.db.models import Count, F, Q
 
 from annotation.quality import unit_peer_agreements
 from annotation.selectors import RatingRow
+from annotation.services.inserts import rows_insert
 
 BACKFILL_BATCH = 500
 
@@ -30,20 +31,24 @@ def _record(
     for unit_id, submission_id, expert_id, item_id, hit in labels:
         per_unit[unit_id].append((submission_id, item_id, hit))
         experts[submission_id] = expert_id
-    rows = [
-        row_model(
-            submission_id=submission_id,
-            pool_id=unit_pools[unit_id],
-            expert_id=experts[submission_id],
-            agreed=agreement.agreed,
-            compared=agreement.compared,
+    rows = (
+        (
+            submission_id,
+            unit_pools[unit_id],
+            experts[submission_id],
+            agreement.agreed,
+            agreement.compared,
         )
         for unit_id, unit_labels in per_unit.items()
         for submission_id, agreement in unit_peer_agreements(unit_labels).items()
-    ]
+    )
     # A row already there (a unit recorded twice) is the same row: keep the first.
-    row_model.objects.bulk_create(rows, ignore_conflicts=True)
-    return len(rows)
+    return rows_insert(
+        row_model,
+        ("submission_id", "pool_id", "expert_id", "agreed", "compared"),
+        rows,
+        ignore_conflicts=True,
+    )
 
 
 def unit_record_peer_agreement(*, unit_id: int, pool_id: int, ratings: list[RatingRow]) -> int:

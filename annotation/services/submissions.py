@@ -26,6 +26,7 @@ from annotation.selectors.pay import pay_rate_annotations
 from annotation.services.agreement import unit_record_peer_agreement
 from annotation.services.calibration import calibration_finish_if_complete
 from annotation.services.errors import AnnotationError, SubmissionConflict
+from annotation.services.inserts import rows_insert
 from annotation.services.leases import lease_hold
 from annotation.services.locks import assignment_lock, units_locked
 from annotation.services.pay import pay_record_earning
@@ -118,15 +119,10 @@ def submission_labels_write(
     """Store a rater's labels, each with the criterion version the expert was shown.
     ``shown``: ``submission_labels_shown`` when the caller checked them before writing."""
     shown = submission_labels_shown(wanted=wanted) if shown is None else shown
-    Label.objects.bulk_create(
-        Label(
-            submission=submission,
-            rubric_item_id=pk,
-            hit=bool(v.hit),
-            note=v.note,
-            rubric_version=shown[pk],
-        )
-        for pk, v in wanted.items()
+    rows_insert(
+        Label,
+        ("submission_id", "rubric_item_id", "hit", "note", "rubric_version"),
+        ((submission.pk, pk, bool(v.hit), v.note, shown[pk]) for pk, v in wanted.items()),
     )
 
 

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from django.db import transaction
 from django.db.models import QuerySet
+from django.utils import timezone
 
 from annotation import selectors as annotation_selectors
 from annotation import services as annotation_services
@@ -113,9 +114,11 @@ def _settle(study_unit: StudyUnit, ratings: list[RatingRow] | None = None) -> Un
         queued=list(unit.adjudicate_items) if unit.needs_adjudication else None,
     )
     if isinstance(outcome, Settled):
-        GoldLabel.objects.bulk_create(
-            GoldLabel(study_unit=study_unit, rubric_item_id=pk, hit=g.hit, provenance=g.provenance)
-            for pk, g in outcome.gold.items()
+        now = timezone.now()
+        annotation_services.rows_insert(
+            GoldLabel,
+            ("study_unit_id", "rubric_item_id", "hit", "provenance", "created_at"),
+            ((study_unit.pk, pk, g.hit, g.provenance, now) for pk, g in outcome.gold.items()),
         )
         study_unit.state = (
             StudyUnit.State.ADJUDICATED if outcome.adjudicated else StudyUnit.State.GOLD

@@ -1,0 +1,102 @@
+"""Rows written in one INSERT without building a model instance for each.
+
+``bulk_create`` builds a model instance per row and prepares every field of each through the
+ORM's whole save path; for the dozen labels of a submit that cost more CPU than the database
+takes to store them (docs/benchmarks.md). ``rows_insert`` sends the statement Django's bulk
+insert sends: its text is made once per shape (the model's columns, whether conflicts are
+ignored, and on SQLite the number of rows) with the database's own operations, and each value
+is prepared by its field as the ORM prepares it. Every column but an automatic primary key is named: a default is never filled
+in here, so nothing is silently left to the database.
+"""
+
+from collections.abc import Iterable, Sequence
+
+from django.db import connection, models
+from django.db.models.constants import OnConflict
+
+_TEXTS: dict[tuple, str] = {}
+_FIELDS: dict[tuple, tuple[models.Field, ...]] = {}
+
+
+def _fields(model: type[models.Model], columns: tuple[str, ...]) -> tuple[models.Field, ...]:
+    key = (model, columns)
+    if key not in _FIELDS:
+        by_column = {
+            field.attname: field
+            for field in model._meta.concrete_fields
+            if not isinstance(field, models.AutoField)
+        }
+        if sorted(columns) != sorted(by_column):
+            raise ValueError(
+                f"{model.__name__}: name every column once, "
+                f"{sorted(by_column)}, not {sorted(columns)}"
+            )
+        _FIELDS[key] = tuple(by_column[column] for column in columns)
+    return _FIELDS[key]
+
+
+def _unnest() -> bool:
+    """PostgreSQL takes each column as one array (``UNNEST``, as Django's own bulk insert does
+    there): the statement's text is the same whatever the number of rows, so one plan serves
+    every call. Elsewhere the rows are ``VALUES`` tuples."""
+    return connection.vendor == "postgresql"
+
+
+def _text(fields: tuple[models.Field, ...], rows: int, *, ignore_conflicts: bool) -> str:
+    unnest = _unnest()
+    key = (connection.vendor, fields, 0 if unnest else rows, ignore_conflicts)
+    if key not in _TEXTS:
+        ops, quote = connection.ops, connection.ops.quote_name
+        on_conflict = OnConflict.IGNORE if ignore_conflicts else None
+        if unnest:
+            arrays = ", ".join(f"(%s)::{field.db_type(connection)}[]" for field in fields)
+            values = f"SELECT * FROM UNNEST({arrays})"
+        else:
+            values = ops.bulk_insert_sql(fields, [["%s"] * len(fields)] * rows)
+        _TEXTS[key] = " ".join(
+            part
+            for part in (
+                ops.insert_statement(on_conflict=on_conflict),
+                quote(fields[0].model._meta.db_table),
+                "(" + ", ".join(quote(field.column) for field in fields) + ")",
+                values,
+                ops.on_conflict_suffix_sql(fields, on_conflict, None, None),
+            )
+            if part
+        )
+    return _TEXTS[key]
+
+
+def rows_insert(
+    model: type[models.Model],
+    columns: Sequence[str],
+    rows: Iterable[Sequence[object]],
+    *,
+    ignore_conflicts: bool = False,
+) -> int:
+    """Insert ``rows`` (values in the order of ``columns``, attribute names such as
+    ``submission_id``) into ``model``'s table in one statement (on SQLite, in as few as its
+    limit on parameters allows); returns how many rows were sent. With ``ignore_conflicts`` a
+    row that breaks a unique constraint is skipped, as ``bulk_create(ignore_conflicts=True)``."""
+    fields = _fields(model, tuple(columns))
+    values = [
+        [field.get_db_prep_save(v, connection) for field, v in zip(fields, row, strict=True)]
+        for row in rows
+    ]
+    if not values:
+        return 0
+    with connection.cursor() as cursor:
+        if _unnest():
+            cursor.execute(
+                _text(fields, len(values), ignore_conflicts=ignore_conflicts),
+                [list(column) for column in zip(*values, strict=True)],
+            )
+            return len(values)
+        batch = max(1, connection.ops.bulk_batch_size(fields, values))
+        for start in range(0, len(values), batch):
+            chunk = values[start : start + batch]
+            cursor.execute(
+                _text(fields, len(chunk), ignore_conflicts=ignore_conflicts),
+                [value for row in chunk for value in row],
+            )
+    return len(values)
