@@ -219,7 +219,7 @@ REDIS_URL = env_str("REDIS_URL") or (
 # embedded default too).
 CACHES = {
     "default": {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "BACKEND": "config.cache.RedisCache",
         "LOCATION": REDIS_URL,
         "KEY_PREFIX": "heartbench",
     }

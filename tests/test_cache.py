@@ -1,0 +1,47 @@
+"""The Redis cache backend (``config.cache``) against a real Redis."""
+
+import threading
+
+import pytest
+
+from config.cache import RedisCache
+
+
+@pytest.fixture
+def cache(redis_url):
+    backend = RedisCache(redis_url, {"KEY_PREFIX": "test-cache"})
+    yield backend
+    backend.clear()
+
+
+def test_it_stores_reads_counts_and_forgets_as_django_s_redis_cache(cache):
+    assert cache.get("listening") is None
+    cache.set("listening", [(1, ["gold.ready"])], timeout=60)
+    assert cache.get("listening") == [(1, ["gold.ready"])]
+    assert cache.add("listening", "other") is False
+    cache.set("count", 1)
+    assert cache.incr("count", 2) == 3
+    cache.delete("listening")
+    assert cache.get("listening", "gone") == "gone"
+    assert cache.get_many(["count", "listening"]) == {"count": 3}
+
+
+def test_one_client_serves_every_call_and_every_thread(cache):
+    first = cache._cache.get_client()
+    assert cache._cache.get_client(write=True) is first
+    seen, errors = [], []
+
+    def work(n: int) -> None:
+        try:
+            for i in range(50):
+                cache.set(f"k{n}", i)
+                assert cache.get(f"k{n}") == i
+            seen.append(cache._cache.get_client())
+        except AssertionError as error:
+            errors.append(error)
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(8)]
+    [t.start() for t in threads]
+    [t.join() for t in threads]
+    assert not errors
+    assert all(client is first for client in seen)
