@@ -10,7 +10,6 @@ p90, and the ratio of the medians.
 
 import argparse
 import os
-import platform
 import statistics
 import sys
 import time
@@ -54,17 +53,14 @@ def main() -> int:
                 cpu[call, name].append(time.process_time() - start)
     for cache in backends.values():
         cache.delete("listening")
-    print(
-        f"# {platform.machine()}, {os.cpu_count()} cores, load average "
-        f"{os.getloadavg()[0]:.1f}; {args.calls} calls each"
-    )
+    from expert_requests import machine, ms_median_p90
+
+    print(machine(f"{args.calls} calls each"))
     print("| call | Django's RedisCache CPU ms median / p90 | kept client | ratio |")
     print("|---|---|---|---|")
 
     def ms(values: list[float]) -> str:
-        values = sorted(values)
-        p90 = values[int(0.9 * (len(values) - 1))]
-        return f"{statistics.median(values) * 1000:.3f} / {p90 * 1000:.3f}"
+        return " / ".join(ms_median_p90(values, digits=3))
 
     for call in calls:
         django_cpu, kept = cpu[call, "django"], cpu[call, "kept client"]

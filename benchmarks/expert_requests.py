@@ -32,6 +32,8 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -50,6 +52,44 @@ def setup(*, database_url: str) -> None:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
+
+
+@contextmanager
+def scratch_database() -> Iterator[Path]:
+    """A scratch database (or SQLite file) on ``DATABASE_URL``'s server, migrated, and Django
+    set up on it; dropped after. Yields a scratch folder."""
+    # load_experts beside this file; the project root for tests.services last, so that a
+    # tree on PYTHONPATH is the one measured.
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    sys.path.append(str(ROOT))
+    from load_experts import database
+
+    with (
+        tempfile.TemporaryDirectory() as scratch,
+        database(os.environ.get("DATABASE_URL", ""), Path(scratch)) as url,
+    ):
+        setup(database_url=url)
+        yield Path(scratch)
+
+
+def machine(*details: str) -> str:
+    """The header line of a table: the machine, its load, and what was measured."""
+    return "; ".join(
+        (
+            f"# {platform.machine()}, {os.cpu_count()} cores, load average "
+            f"{os.getloadavg()[0]:.1f}",
+            *details,
+        )
+    )
+
+
+def ms_median_p90(seconds: list[float], digits: int = 2) -> tuple[str, str]:
+    """Median and 90th percentile of ``seconds``, in milliseconds."""
+    ordered = sorted(seconds)
+    return (
+        f"{statistics.median(ordered) * 1000:.{digits}f}",
+        f"{ordered[int(0.9 * (len(ordered) - 1))] * 1000:.{digits}f}",
+    )
 
 
 def seed(*, data: Path, cases: int, models: int, experts: int, folder: Path) -> list[str]:
@@ -175,18 +215,7 @@ def main() -> int:
         "--auth", choices=("token", "session"), default="token", help="how the experts log in"
     )
     args = parser.parse_args()
-    # load_experts beside this file; the project root for tests.services last, so that a
-    # tree on PYTHONPATH is the one measured.
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    sys.path.append(str(ROOT))
-    from load_experts import database  # a scratch database (or SQLite file), dropped after
-
-    with (
-        tempfile.TemporaryDirectory() as scratch,
-        database(os.environ.get("DATABASE_URL", ""), Path(scratch)) as url,
-    ):
-        folder = Path(scratch)
-        setup(database_url=url)
+    with scratch_database() as folder:
         tokens = seed(
             data=args.data,
             cases=args.cases,
@@ -199,24 +228,19 @@ def main() -> int:
         submitted = rate_everything(clients=clients, meter=meter)
     from django.db import connection
 
-    print(
-        f"# {platform.machine()}, {os.cpu_count()} cores, load average "
-        f"{os.getloadavg()[0]:.1f}, {connection.vendor}, {args.auth} authentication; "
-        f"{submitted} submissions"
-    )
+    print(machine(f"{connection.vendor}, {args.auth} authentication", f"{submitted} submissions"))
     # PostgreSQL's CPU is read in clock ticks (10 ms), so per request only its mean means much.
     print(
         "| request | CPU ms median | CPU ms p90 | queries median / max | PostgreSQL CPU ms mean |"
     )
     print("|---|---|---|---|---|")
     for name in ENDPOINTS:
-        cpu = sorted(meter.cpu[name])
+        median, p90 = ms_median_p90(meter.cpu[name])
         queries = meter.queries[name]
         database = meter.database[name]
         mean = f"{statistics.fmean(database) * 1000:.2f}" if database else "—"
         print(
-            f"| {name} | {statistics.median(cpu) * 1000:.2f} | "
-            f"{cpu[int(0.9 * (len(cpu) - 1))] * 1000:.2f} | "
+            f"| {name} | {median} | {p90} | "
             f"{statistics.median(queries):g} / {max(queries)} | {mean} |"
         )
     if args.cprofile:

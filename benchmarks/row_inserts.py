@@ -12,16 +12,10 @@ call (median and p90) and the ratio of the medians.
 """
 
 import argparse
-import os
-import platform
 import statistics
 import sys
-import tempfile
 import time
 from datetime import UTC, datetime
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def shapes(rows: int):
@@ -82,30 +76,19 @@ def main() -> int:
     parser.add_argument("--calls", type=int, default=400)
     parser.add_argument("--rows", type=int, default=12, help="criteria of a case")
     args = parser.parse_args()
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    sys.path.append(str(ROOT))
-    from expert_requests import setup
-    from load_experts import database
+    from expert_requests import machine, ms_median_p90, scratch_database
 
-    with (
-        tempfile.TemporaryDirectory() as scratch,
-        database(os.environ.get("DATABASE_URL", ""), Path(scratch)) as url,
-    ):
-        setup(database_url=url)
+    with scratch_database():
         results = measure(calls=args.calls, rows=args.rows)
         from django.db import connection
 
         vendor = connection.vendor
-    print(
-        f"# {platform.machine()}, {os.cpu_count()} cores, load average "
-        f"{os.getloadavg()[0]:.1f}, {vendor}; {args.calls} calls each, {args.rows} criteria"
-    )
+    print(machine(vendor, f"{args.calls} calls each, {args.rows} criteria"))
     print("| insert | bulk_create CPU ms median / p90 | rows_insert CPU ms median / p90 | ratio |")
     print("|---|---|---|---|")
 
     def ms(cpu: list[float]) -> str:
-        cpu = sorted(cpu)
-        return f"{statistics.median(cpu) * 1000:.2f} / {cpu[int(0.9 * (len(cpu) - 1))] * 1000:.2f}"
+        return " / ".join(ms_median_p90(cpu))
 
     for name, bulk, ours in results:
         ratio = statistics.median(ours) / statistics.median(bulk)
