@@ -5,8 +5,8 @@ ORM's whole save path; for the dozen labels of a submit that cost more CPU than 
 takes to store them (docs/benchmarks.md). ``rows_insert`` sends the statement Django's bulk
 insert sends: its text is made once per shape (the model's columns, whether conflicts are
 ignored, and on SQLite the number of rows) with the database's own operations, and each value
-is prepared by its field as the ORM prepares it. Every column but an automatic primary key is named: a default is never filled
-in here, so nothing is silently left to the database.
+is prepared by its field as the ORM prepares it. Every column but an automatic primary key is
+named: a default is never filled in here, so nothing is silently left to the database.
 """
 
 from collections.abc import Iterable, Sequence
