@@ -17,9 +17,9 @@ class _Client(redis.RedisCacheClient):
 
     def get_client(self, key=None, *, write=False):
         pool = self._get_connection_pool(write)
-        client = self._clients.get(id(pool))
+        client = self._clients.get(pool)
         if client is None:
-            client = self._clients[id(pool)] = self._client(connection_pool=pool)
+            client = self._clients[pool] = self._client(connection_pool=pool)
         return client
 
 

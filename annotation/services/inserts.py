@@ -35,20 +35,13 @@ def _fields(model: type[models.Model], columns: tuple[str, ...]) -> tuple[models
     return _FIELDS[key]
 
 
-def _unnest() -> bool:
-    """PostgreSQL takes each column as one array (``UNNEST``, as Django's own bulk insert does
-    there): the statement's text is the same whatever the number of rows, so one plan serves
-    every call. Elsewhere the rows are ``VALUES`` tuples."""
-    return connection.vendor == "postgresql"
-
-
 def _text(fields: tuple[models.Field, ...], rows: int, *, ignore_conflicts: bool) -> str:
-    unnest = _unnest()
-    key = (connection.vendor, fields, 0 if unnest else rows, ignore_conflicts)
+    """The statement for ``rows`` rows; ``rows`` is 0 for PostgreSQL's arrays."""
+    key = (connection.vendor, fields, rows, ignore_conflicts)
     if key not in _TEXTS:
         ops, quote = connection.ops, connection.ops.quote_name
         on_conflict = OnConflict.IGNORE if ignore_conflicts else None
-        if unnest:
+        if not rows:
             arrays = ", ".join(f"(%s)::{field.db_type(connection)}[]" for field in fields)
             values = f"SELECT * FROM UNNEST({arrays})"
         else:
@@ -86,9 +79,12 @@ def rows_insert(
     if not values:
         return 0
     with connection.cursor() as cursor:
-        if _unnest():
+        # PostgreSQL takes each column as one array (``UNNEST``, as Django's own bulk insert
+        # does there): the text is the same whatever the number of rows, so one plan serves
+        # every call. Elsewhere the rows are ``VALUES`` tuples.
+        if connection.vendor == "postgresql":
             cursor.execute(
-                _text(fields, len(values), ignore_conflicts=ignore_conflicts),
+                _text(fields, 0, ignore_conflicts=ignore_conflicts),
                 [list(column) for column in zip(*values, strict=True)],
             )
             return len(values)
