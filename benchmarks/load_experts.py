@@ -127,6 +127,14 @@ class Phase:
         )
 
 
+def row_marks(*, arrival: float, every: float, seconds: float) -> list[float]:
+    """The seconds into a level at which a row of the table ends and the next begins: the
+    arrival's end (none when ``arrival`` is 0), then every ``every`` seconds (0: none)."""
+    step = every or seconds
+    marks = [arrival + step * i for i in range(int(seconds / step) + 1)]
+    return [mark for mark in marks if 0 < mark < seconds]
+
+
 def phases_of(
     *, tally: Tally, snapshots: list[tuple], experts: int, waits: "LockWaits | None"
 ) -> list[Phase]:
@@ -698,7 +706,7 @@ def main() -> int:
         "--arrival",
         type=float,
         default=5.0,
-        help="seconds at the start of a level reported on a row of their own (default 5): "
+        help="seconds at the start of a level reported on a row of their own (default 5; 0: none): "
         "every expert arrives within the first think, a burst the steady state does not have",
     )
     parser.add_argument(
@@ -768,8 +776,6 @@ def main() -> int:
                     waits.start()
                     waits.connected.wait(10)
                 alive = sessions_alive()  # the sampler's own session among them
-                step = args.every or args.seconds
-                marks = [args.arrival + step * i for i in range(int(args.seconds / step) + 1)]
                 tally, snapshots = asyncio.run(
                     level(
                         base_url=web,
@@ -778,7 +784,9 @@ def main() -> int:
                         seconds=args.seconds,
                         think=args.think,
                         seed=n,
-                        marks=[mark for mark in marks if mark < args.seconds],
+                        marks=row_marks(
+                            arrival=args.arrival, every=args.every, seconds=args.seconds
+                        ),
                         snapshot=snapshot,
                     )
                 )

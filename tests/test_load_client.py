@@ -10,7 +10,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from benchmarks.load_experts import Connection, LockWaits, Tally, phases_of, until_not_busy
+from benchmarks.load_experts import (
+    Connection,
+    LockWaits,
+    Tally,
+    phases_of,
+    row_marks,
+    until_not_busy,
+)
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -201,3 +208,11 @@ def test_without_postgresql_its_column_is_empty():
     [whole] = phases_of(tally=tally, snapshots=snapshots, experts=1, waits=None)
     assert (whole.start, whole.end, whole.latency) == (0, 2.0, {"draft": [0.01]})
     assert whole.row().endswith(" | 100.00 | 0.00 | — | — | 0 | 0 |")
+
+
+def test_rows_split_at_the_arrival_then_every_so_many_seconds_and_never_at_the_ends():
+    assert row_marks(arrival=5, every=10, seconds=45) == [5, 15, 25, 35]
+    assert row_marks(arrival=5, every=0, seconds=45) == [5]
+    # No arrival row: an empty first row would report a level of no requests.
+    assert row_marks(arrival=0, every=10, seconds=30) == [10, 20]
+    assert row_marks(arrival=0, every=0, seconds=45) == []
