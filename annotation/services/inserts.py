@@ -35,13 +35,14 @@ def _fields(model: type[models.Model], columns: tuple[str, ...]) -> tuple[models
     return _FIELDS[key]
 
 
-def _text(fields: tuple[models.Field, ...], rows: int, *, ignore_conflicts: bool) -> str:
-    """The statement for ``rows`` rows; ``rows`` is 0 for PostgreSQL's arrays."""
+def _text(fields: tuple[models.Field, ...], rows: int | None, *, ignore_conflicts: bool) -> str:
+    """The statement for ``rows`` ``VALUES`` rows, or with ``rows=None`` for every column as one
+    array (``UNNEST``)."""
     key = (connection.vendor, fields, rows, ignore_conflicts)
     if key not in _TEXTS:
         ops, quote = connection.ops, connection.ops.quote_name
         on_conflict = OnConflict.IGNORE if ignore_conflicts else None
-        if not rows:
+        if rows is None:
             arrays = ", ".join(f"(%s)::{field.db_type(connection)}[]" for field in fields)
             values = f"SELECT * FROM UNNEST({arrays})"
         else:
@@ -84,7 +85,7 @@ def rows_insert(
         # every call. Elsewhere the rows are ``VALUES`` tuples.
         if connection.vendor == "postgresql":
             cursor.execute(
-                _text(fields, 0, ignore_conflicts=ignore_conflicts),
+                _text(fields, None, ignore_conflicts=ignore_conflicts),
                 [list(column) for column in zip(*values, strict=True)],
             )
             return len(values)
