@@ -67,6 +67,8 @@ def generate(
     and the first model also a running one with many errors."""
     from django.contrib.auth import get_user_model
     from django.db import connection, transaction
+    from django.db.models import Count, F, OuterRef, Subquery
+    from django.db.models.functions import Coalesce
     from django.utils import timezone
 
     from annotation.models import Assignment, Expert, Label, Pool, Submission, Unit
@@ -249,6 +251,16 @@ def generate(
         started = time.perf_counter()
         made["peer agreement rows"] = peer_agreements_backfill()
         made["backfill s"] = round(time.perf_counter() - started, 1)
+        # Each unit's rating counter and "complete" mark, as the submits would have kept them.
+        rated_n = (
+            Submission.objects.filter(unit=OuterRef("pk"), kind="rating")
+            .order_by()
+            .values("unit")
+            .annotate(n=Count("pk"))
+            .values("n")
+        )
+        Unit.objects.update(ratings=Coalesce(Subquery(rated_n), 0))
+        Unit.objects.filter(ratings__gte=F("pool__raters_per_unit")).update(ratings_complete=True)
         # auto_now_add stamped every rating "now": spread them over the last 60 days.
         with connection.cursor() as cursor:
             cursor.execute(

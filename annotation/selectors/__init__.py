@@ -20,7 +20,7 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 from annotation.blinding import criterion_token, shuffled
-from annotation.models import ACTIVE, Assignment, Expert, Label, Pool, Submission, Unit
+from annotation.models import Assignment, Expert, Label, Pool, Submission, Unit
 from annotation.selectors import compiled
 from annotation.selectors.pay import pay_rate_annotations
 from benchmark.models import RubricItem
@@ -110,11 +110,6 @@ def labels_of_units(*, unit_ids: list[int] | QuerySet) -> QuerySet[Label]:
 def rating_assignments() -> QuerySet[Assignment]:
     """Every rating assignment (never a senior's decision or a calibration unit)."""
     return Assignment.objects.filter(kind=Assignment.Kind.RATING)
-
-
-def rating_assignments_holding() -> QuerySet[Assignment]:
-    """Rating assignments that hold a rater's place on their unit: leased or submitted."""
-    return rating_assignments().filter(status__in=ACTIVE)
 
 
 def rating_assignments_leased() -> QuerySet[Assignment]:

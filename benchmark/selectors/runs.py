@@ -3,6 +3,7 @@
 from collections.abc import Iterable
 from typing import NamedTuple
 
+from django.core.cache import cache
 from django.db.models import Case as CaseWhen
 from django.db.models import Count, IntegerField, OuterRef, Q, QuerySet, Subquery, Value, When
 from django.utils.translation import gettext
@@ -208,6 +209,34 @@ def verdict_counts(*, run_ids: Iterable[int]) -> dict[int, tuple[int, int]]:
         .order_by()
     )
     return {r["run_id"]: (r["done"], r["errors"]) for r in rows}
+
+
+ENDED_COUNTS_SECONDS = 24 * 3600  # only bounds the cache's memory: a kept count never goes stale
+
+
+def verdict_counts_of(*, runs: Iterable[JudgeRun]) -> dict[int, tuple[int, int]]:
+    """``verdict_counts`` of these runs, a finished or failed run's kept in the cache.
+
+    Verdicts are never edited. A finished run holds a verdict for every criterion in scope and
+    is not queued again; a failed one never started. Only running it again (which marks it
+    going first and checkpoints new counts) could add any, so their counts are kept under the
+    run's row as it ended (id, creation time, status and checkpointed counts). A run going or
+    stopped (which may be resumed, or have chunks still writing) is counted every time.
+    """
+    runs = list(runs)
+    keys = {
+        run.pk: f"verdict-counts:{run.pk}:{run.created_at.timestamp()}:{run.status}:"
+        f"{run.done}:{run.errors}:{run.calls}"
+        for run in runs
+        if run.status in (LLMRun.Status.FINISHED, LLMRun.Status.FAILED)
+    }
+    kept = cache.get_many(list(keys.values()))
+    found = {pk: tuple(kept[key]) for pk, key in keys.items() if key in kept}
+    counted = verdict_counts(run_ids=[run.pk for run in runs if run.pk not in found])
+    ended = {key: counted.get(pk, (0, 0)) for pk, key in keys.items() if pk not in found}
+    if ended:
+        cache.set_many(ended, ENDED_COUNTS_SECONDS)
+    return {**found, **counted}
 
 
 def judge_run_counts(*, run: JudgeRun) -> dict[str, int]:

@@ -154,9 +154,20 @@ def test_study_page_shows_units_by_state_work_per_expert_and_per_day(crowd, admi
 def test_in_progress_and_pending_are_told_apart():
     a, b = ExpertFactory.create_batch(2)
     study = open_study(cases=3, experts=[a, b], name="fresh")
-    services.assignment_claim_next(user=a.user, pool=study.pool)
-    buckets = selectors.studies_progress(studies=[study])[0].buckets
-    assert buckets[selectors.IN_PROGRESS] == 1 and buckets[selectors.PENDING] == 2
+    leased = services.assignment_claim_next(user=a.user, pool=study.pool)
+    progress = selectors.studies_progress(studies=[study])[0]
+    assert progress.buckets[selectors.IN_PROGRESS] == 1 and progress.buckets[selectors.PENDING] == 2
+    # A rated unit stays in progress with no lease on it; a lease before any rating counts too.
+    services.assignment_submit(assignment=leased, labels=all_labels(leased))
+    other = services.assignment_claim_next(user=a.user, pool=study.pool)
+    assert other.unit_id != leased.unit_id
+    progress = selectors.studies_progress(studies=[study])[0]
+    assert progress.buckets[selectors.IN_PROGRESS] == 2 and progress.buckets[selectors.PENDING] == 1
+    assert progress.ratings_done == 1
+    # A lease that ran out and was let go holds nothing.
+    Assignment.objects.filter(pk=other.pk).update(status=Assignment.Status.EXPIRED)
+    progress = selectors.studies_progress(studies=[study])[0]
+    assert progress.buckets[selectors.IN_PROGRESS] == 1 and progress.buckets[selectors.PENDING] == 2
 
 
 def test_a_weak_expert_is_flagged_and_recalibration_holds_back_their_study_work(

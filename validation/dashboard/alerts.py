@@ -12,7 +12,7 @@ from annotation.quality import QUALITY_MIN_UNITS, Agreement
 from annotation.selectors import assignments_live, experts_by_id, rating_assignments_lapsed
 from annotation.selectors.quality import peer_agreement_by
 from benchmark.models import JudgeRun
-from benchmark.selectors.runs import judge_run_successors, verdict_counts
+from benchmark.selectors.runs import judge_run_successors, verdict_counts_of
 from validation.dashboard import rules
 from validation.dashboard.selectors import StudyProgress
 from validation.models import Study, StudyUnit
@@ -116,7 +116,7 @@ def _expiring_units(studies: list[Study], *, now: datetime) -> list[ExpiringUnit
 
 
 def _failing_runs(runs: list[JudgeRun]) -> list[FailingRun]:
-    counts = verdict_counts(run_ids=[r.pk for r in runs])
+    counts = verdict_counts_of(runs=runs)
     found = []
     for run in runs:
         done, errors = counts.get(run.pk, (0, 0))

@@ -5,7 +5,7 @@ from django.utils import timezone
 from django.utils.formats import date_format
 
 from benchmark.models import GenerationRun, JudgeRun, Response
-from benchmark.selectors.runs import verdict_counts
+from benchmark.selectors.runs import verdict_counts_of
 from validation.dashboard import rules
 from validation.dashboard.selectors import status_label
 from validation.models import Study
@@ -46,7 +46,7 @@ def runs_live(*, limit: int = RECENT_RUNS) -> dict:
     requests and cost from what its engine checkpoints.
     """
     judge_runs = judge_runs_recent(limit=limit)
-    counts = verdict_counts(run_ids=[r.pk for r in judge_runs])
+    counts = verdict_counts_of(runs=judge_runs)
     totals = dict(
         ((m, d), n)
         for m, d, n in Response.objects.filter(

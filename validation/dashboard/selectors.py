@@ -10,19 +10,19 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
-from django.db.models import Count, Exists, OuterRef, Q
+from django.db.models import Count, Q, Sum
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from annotation.models import Expert, Pool
+from annotation.models import Assignment, Expert, Pool
 from annotation.quality import QUALITY_MIN_UNITS, Agreement, combine
 from annotation.selectors import (
     experts_active,
     experts_by_id,
     pool_experts,
     pool_units,
-    rating_assignments_holding,
+    rating_assignments,
     rating_assignments_leased,
     rating_submissions,
 )
@@ -80,31 +80,60 @@ def _bucket(state: str, needs_adjudication: bool, busy: bool) -> str:
     return IN_PROGRESS if busy else PENDING
 
 
-def _unit_buckets(studies: list[Study]) -> dict[int, dict[str, int]]:
-    busy = rating_assignments_holding().filter(unit_id=OuterRef("unit_id"))
+def _unit_buckets(studies: list[Study]) -> tuple[dict[int, dict[str, int]], dict[int, int]]:
+    """Study id → its units by bucket, and study id → its units' rating submissions.
+
+    A unit is busy while a rating holds a place on it: a submitted one (the unit's counter,
+    kept by the submit) or a lease. Leases are few at any time, so the units leased before
+    their first rating are counted apart rather than looked up once per unit.
+    """
+    keys = ("study_id", "state", "unit__needs_adjudication")
     rows = (
         StudyUnit.objects.filter(study__in=studies)
-        .annotate(busy=Exists(busy))
-        .values_list("study_id", "state", "unit__needs_adjudication", "busy")
+        .values_list(*keys)
+        .annotate(
+            n=Count("id"),
+            rated=Count("id", filter=Q(unit__ratings__gt=0)),
+            ratings=Sum("unit__ratings"),
+        )
+        .order_by()
+    )
+    leased = dict(
+        ((study_id, state, needs), n)
+        for study_id, state, needs, n in StudyUnit.objects.filter(
+            study__in=studies,
+            unit__ratings=0,
+            unit_id__in=rating_assignments_leased().values("unit_id"),
+        )
+        .values_list(*keys)
         .annotate(n=Count("id"))
         .order_by()
     )
     counts: dict[int, dict[str, int]] = {s.pk: dict.fromkeys(BUCKETS, 0) for s in studies}
-    for study_id, state, needs, is_busy, n in rows:
-        counts[study_id][_bucket(state, needs, is_busy)] += n
-    return counts
+    ratings: dict[int, int] = dict.fromkeys(counts, 0)
+    for study_id, state, needs, n, rated, submitted in rows:
+        busy = rated + leased.get((study_id, state, needs), 0)
+        counts[study_id][_bucket(state, needs, True)] += busy
+        counts[study_id][_bucket(state, needs, False)] += n - busy
+        ratings[study_id] += submitted
+    return counts, ratings
 
 
-def _rating_counts(studies: list[Study], *, since: datetime) -> dict[int, tuple[int, int]]:
-    """Pool id → (rating submissions in all, rating submissions since ``since``)."""
+def _recent_ratings(studies: list[Study], *, since: datetime) -> dict[int, int]:
+    """Pool id → rating submissions since ``since`` (counted on their assignments, which carry
+    the pool and are stamped at the submit)."""
     rows = (
-        rating_submissions()
-        .filter(unit__pool__in=[s.pool_id for s in studies])
-        .values("unit__pool_id")
-        .annotate(total=Count("id"), recent=Count("id", filter=Q(submitted_at__gte=since)))
+        rating_assignments()
+        .filter(
+            pool__in=[s.pool_id for s in studies],
+            status=Assignment.Status.SUBMITTED,
+            submitted_at__gte=since,
+        )
+        .values_list("pool_id")
+        .annotate(n=Count("id"))
         .order_by()
     )
-    return {r["unit__pool_id"]: (r["total"], r["recent"]) for r in rows}
+    return dict(rows)
 
 
 @dataclass
@@ -127,12 +156,12 @@ class StudyProgress:
 
 
 def _progress(studies: list[Study], *, today: date, now: datetime) -> dict[int, StudyProgress]:
-    buckets = _unit_buckets(studies)
-    counts = _rating_counts(studies, since=now - timedelta(days=rules.PACE_DAYS))
+    buckets, ratings = _unit_buckets(studies)
+    recent_ratings = _recent_ratings(studies, since=now - timedelta(days=rules.PACE_DAYS))
     found = {}
     for study in studies:
         units = sum(buckets[study.pk].values())
-        total, recent = counts.get(study.pool_id, (0, 0))
+        total, recent = ratings[study.pk], recent_ratings.get(study.pool_id, 0)
         open_units = units - buckets[study.pk][GOLD] - buckets[study.pk][ADJUDICATED]
         # Ratings still needed: a full set for every unit without gold, less those already in.
         # (A unit's extra ratings past raters_per_unit cannot happen: slots are 1..raters.)
