@@ -12,7 +12,11 @@ what the clients were told (tests.product.invariants).
 import hashlib
 import http.client
 import json
+import os
 import re
+import signal
+import socket
+import subprocess
 import threading
 import time
 from collections import Counter
@@ -22,8 +26,10 @@ import httpx
 import pytest
 
 from benchmark.llm.fake_server import fake_verdict
+from frontend.management.commands.serve import GRACEFUL_SECONDS
 from tests.e2e.conftest import CHROMIUM, LOCALES, shoot
-from tests.product.conftest import PASSWORD
+from tests.product.conftest import BIN, PASSWORD, ROOT, _wait_up
+from tests.services import free_port
 
 API_EXPERTS = 20
 STUDY = "team"
@@ -368,3 +374,41 @@ def test_the_server_keeps_an_idle_connection_longer_than_a_client_pool_does(prod
         assert again.status == 200
     finally:
         connection.close()
+
+
+def test_ctrl_c_stops_the_server_at_once_whatever_its_clients_hold(product):
+    """Ctrl-C in the terminal signals every process of `heartbench serve`. A worker's exit
+    used to wait for each of its threads, and a thread waits on its client: 5 s for a
+    connection a browser opened ahead and left unused, and for a request whose headers never
+    end until the arbiter killed the worker ("Worker was sent SIGKILL!"). Now the worker
+    gives them a short grace and leaves."""
+    port = free_port()
+    log = product.folder / "ctrl-c.log"
+    server = subprocess.Popen(
+        [str(BIN / "heartbench"), "serve", "--port", str(port)],
+        env=product.env, cwd=ROOT, stdout=log.open("w"), stderr=subprocess.STDOUT,
+        start_new_session=True,  # its own process group, as a terminal's job is
+    )  # fmt: skip
+    clients = []
+    try:
+        _wait_up(f"http://127.0.0.1:{port}", server, log)
+        clients.append(socket.create_connection(("127.0.0.1", port)))  # opened ahead, unused
+        unfinished = socket.create_connection(("127.0.0.1", port))
+        unfinished.sendall(b"GET /login/ HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # no blank line
+        clients.append(unfinished)
+        time.sleep(0.5)  # both reach a worker's thread
+        started = time.monotonic()
+        os.killpg(server.pid, signal.SIGINT)
+        server.wait(3 * GRACEFUL_SECONDS)
+        took = time.monotonic() - started
+    finally:
+        for client in clients:
+            client.close()
+        if server.poll() is None:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait()
+    text = log.read_text()
+    assert server.returncode == 0, text[-3000:]
+    assert "SIGKILL" not in text and "Traceback" not in text, text[-3000:]
+    assert "waiting on a client" in text  # the worker said what it left behind
+    assert took < GRACEFUL_SECONDS, f"{took:.1f} s: the arbiter's deadline, not the grace"

@@ -3,7 +3,8 @@
 Threaded workers (gunicorn's ``gthread``): an expert's request waiting on the database does not
 hold up the others in the same process. Static files come from whitenoise inside the app, so
 nothing else is needed on a laptop. Ctrl-C (SIGINT) or SIGTERM stops it cleanly: gunicorn lets
-the workers finish what they are answering, then exits 0.
+the workers finish what they are answering, then exits 0. A worker leaving gives the requests
+its threads are still on EXIT_GRACE_SECONDS, then goes without them (``_leave``).
 
 An idle kept-alive connection stays open for KEEP_ALIVE seconds, longer than any client or
 proxy in front keeps one idle in its pool (httpx 5 s, nginx's and load balancers' upstream
@@ -19,7 +20,10 @@ of its statements prepared, in the very second the crowd arrived (docs/benchmark
 """
 
 import os
+import signal
+import sys
 import threading
+import time
 from concurrent import futures
 
 from django.conf import settings
@@ -31,6 +35,10 @@ KEEP_ALIVE = 75
 # Seconds a worker waits at start for its threads' connections, at most (and at most half its
 # --timeout: the arbiter restarts a worker silent for longer); then it serves regardless.
 CONNECT_AHEAD_SECONDS = 10
+# Seconds the arbiter gives its workers to stop before it kills them (SIGKILL).
+GRACEFUL_SECONDS = 10
+# Seconds a leaving worker waits for the requests its threads are still on.
+EXIT_GRACE_SECONDS = 2
 
 
 def _connect_every_thread(worker) -> None:
@@ -64,13 +72,57 @@ def _connect_every_thread(worker) -> None:
         )
 
 
+def _stop_listening() -> None:
+    """Let every further signal to stop do nothing: the worker is stopping already. (A
+    handler that does nothing, not SIG_IGN: Python reports a signal already on its way to an
+    ignored handler as an error.)"""
+    for stop in (signal.SIGINT, signal.SIGQUIT, signal.SIGTERM):
+        signal.signal(stop, lambda _signal, _frame: None)
+
+
+def _leave(_arbiter, worker) -> None:
+    """gunicorn's ``worker_exit``, in a worker leaving (Ctrl-C, SIGTERM, a restart): give its
+    threads EXIT_GRACE_SECONDS to finish the requests they are on, then exit without them.
+
+    Python's exit otherwise waits for every thread, and a thread waits on its client: 5 s for
+    a connection a browser opened ahead and never used, and until the arbiter's SIGKILL
+    (GRACEFUL_SECONDS later, "Worker was sent SIGKILL!") for a request whose headers never end.
+    """
+    if worker.pid != os.getpid():
+        return  # the arbiter's own call, for a worker already gone
+    _stop_listening()  # another word to stop would raise SystemExit in here, into that wait
+    deadline = time.monotonic() + EXIT_GRACE_SECONDS
+    others = [
+        t for t in threading.enumerate() if t is not threading.current_thread() and not t.daemon
+    ]
+    for thread in others:
+        thread.join(max(0.0, deadline - time.monotonic()))
+    waiting = sum(thread.is_alive() for thread in others)
+    if waiting:
+        worker.log.warning("worker %s: left %d thread(s) waiting on a client", worker.pid, waiting)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
+
+
 def _gunicorn_application(options: dict):
     # Imported here: every other command starts without gunicorn.
     from gunicorn.app.base import BaseApplication
+    from gunicorn.workers.gthread import ThreadWorker
+
+    class Worker(ThreadWorker):
+        """gunicorn's threaded worker, told to quit once. Ctrl-C reaches a worker twice, from
+        the terminal and from the arbiter (SIGQUIT); the second ``handle_quit``, run inside
+        the first, waited forever for the lock the first held in its thread pool's shutdown
+        until the arbiter's SIGKILL."""
+
+        def handle_quit(self, sig, frame):
+            _stop_listening()
+            super().handle_quit(sig, frame)
 
     class Server(BaseApplication):
         def load_config(self):
-            for key, value in options.items():
+            for key, value in {**options, "worker_class": Worker}.items():
                 self.cfg.set(key, value)
 
         def load(self):
@@ -128,14 +180,14 @@ class Command(BaseCommand):
                 "bind": f"{host}:{port}",
                 "workers": workers,
                 "threads": threads,
-                "worker_class": "gthread",
                 "timeout": timeout,
                 "keepalive": KEEP_ALIVE,
-                "graceful_timeout": 10,
+                "graceful_timeout": GRACEFUL_SECONDS,
                 "accesslog": "-" if access_log else None,
                 "errorlog": "-",
                 "loglevel": "warning",
                 "proc_name": "heartbench",
                 "post_worker_init": _connect_every_thread,
+                "worker_exit": _leave,
             }
         ).run()
