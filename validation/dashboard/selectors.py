@@ -15,14 +15,13 @@ from django.db.models.functions import TruncDate
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from annotation.models import Assignment, Expert, Pool
+from annotation.models import Expert, Pool
 from annotation.quality import QUALITY_MIN_UNITS, Agreement, combine
 from annotation.selectors import (
     experts_active,
     experts_by_id,
     pool_experts,
     pool_units,
-    rating_assignments,
     rating_assignments_leased,
     rating_submissions,
 )
@@ -120,16 +119,12 @@ def _unit_buckets(studies: list[Study]) -> tuple[dict[int, dict[str, int]], dict
 
 
 def _recent_ratings(studies: list[Study], *, since: datetime) -> dict[int, int]:
-    """Pool id → rating submissions since ``since`` (counted on their assignments, which carry
-    the pool and are stamped at the submit)."""
+    """Pool id → rating submissions since ``since`` (the pace; the study page's chart counts
+    the same rows per day)."""
     rows = (
-        rating_assignments()
-        .filter(
-            pool__in=[s.pool_id for s in studies],
-            status=Assignment.Status.SUBMITTED,
-            submitted_at__gte=since,
-        )
-        .values_list("pool_id")
+        rating_submissions()
+        .filter(unit__pool__in=[s.pool_id for s in studies], submitted_at__gte=since)
+        .values_list("unit__pool_id")
         .annotate(n=Count("id"))
         .order_by()
     )
