@@ -45,11 +45,14 @@ def timeline(requests, *, started: float, ended: float, n: int) -> str:
     busiest = max(bisect.bisect_left(sends, t + 1.0) - i for i, t in enumerate(sends))
     per_second = Counter(int(t) for t in sends)
     refused = sum(r.status == 429 for r in requests)
+    last = max(requests, key=lambda r: r.started)
+    asked = [r for r in requests if r.key == last.key]
     return (
         f"first {sends[0]:.2f}, {n}th {sends[n - 1]:.2f}, last {sends[-1]:.2f} "
         f"(+{len(sends) - n} after the {n}th), last reply {last_reply:.2f}, "
         f"exit {ended - started - last_reply:.2f}; 429s {refused}; busiest second {busiest}; "
-        f"per second {[per_second[s] for s in range(int(sends[-1]) + 1)]}"
+        f"per second {[per_second[s] for s in range(int(sends[-1]) + 1)]}; the last one's "
+        f"prompt: {', '.join(f'{r.fault} {r.started - started:.2f}' for r in asked)}"
     )
 
 

@@ -181,9 +181,8 @@ class ChatClient:
             if attempt > 1:
                 self.counters.retries += 1
             wait, reason, outage, connection = None, "", True, False
-            sent_at = time.monotonic()
             try:
-                reply = await self._post(body)
+                reply, sent_at = await self._post(body)
             except httpx.TimeoutException:
                 reason = f"timed out after {self.endpoint.timeout:g}s"
             except httpx.TransportError as exc:
@@ -230,23 +229,25 @@ class ChatClient:
             waited += wait
             await asyncio.sleep(wait)
 
-    async def _post(self, body: dict) -> httpx.Response:
-        """POST ``body``, telling the limiter when it was written (or that it never was)."""
-        written = False
+    async def _post(self, body: dict) -> tuple[httpx.Response, float]:
+        """POST ``body``, telling the limiter when it was written (or that it never was);
+        return the reply and when it was written (monotonic seconds)."""
+        written: float | None = None
 
         async def trace(event: str, info: dict) -> None:
             nonlocal written
             if event.endswith(".send_request_body.complete"):
-                written = True
+                written = time.monotonic()
                 await self.limiter.sent()
 
         http = await self._connection()
         try:
-            return await http.post(self.endpoint.url, json=body, extensions={"trace": trace})
+            reply = await http.post(self.endpoint.url, json=body, extensions={"trace": trace})
         finally:
             self._idle.put_nowait(http)
-            if not written:
+            if written is None:
                 await self.limiter.sent()
+        return reply, written or time.monotonic()
 
     def _completion(self, reply: httpx.Response, attempt: int, structured: bool) -> Completion:
         try:

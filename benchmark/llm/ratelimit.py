@@ -6,8 +6,9 @@ Lua script with the server's clock, so every worker process draws from one budge
 limit is the caller's word: a 429 under it is waited out by its own request.
 
 Without a declared limit the client learns one (:class:`LearntLimiter`): nothing is held back
-until the endpoint answers 429, then requests are paced at a share of the rate they were going
-out at, probing slowly upwards (``ratelimit_math.pace_*``).
+until the endpoint answers 429; from then on at most as many requests go out in any second as
+the endpoint took in the second before its refusal, probing slowly upwards after a quiet while
+(``ratelimit_math.pace_*``).
 """
 
 import asyncio
@@ -25,8 +26,7 @@ from benchmark.llm.ratelimit_math import (
     Pace,
     bucket_new,
     buckets_take,
-    pace_bucket,
-    pace_rate,
+    pace_limit,
     pace_throttled,
     window_limit,
     window_wait,
@@ -41,55 +41,67 @@ class Limiter(Protocol):
         once per ``acquire``."""
 
     def throttled(self, *, sent_at: float) -> None:
-        """The endpoint answered 429 to a request sent at ``sent_at`` (monotonic seconds)."""
+        """The endpoint answered 429 to a request written at ``sent_at`` (monotonic seconds,
+        read just before its ``sent``)."""
+
+
+class SendWindow:
+    """The requests of the last ``span`` seconds as the endpoint counts them: by when they were
+    written, not when they were let go (under a busy event loop the two are apart by more than
+    a window's slack), with those let go and not written yet counted in until they are."""
+
+    def __init__(self, *, span: float) -> None:
+        self.span = span
+        self.sent: deque[float] = deque()  # written, oldest first (kept two spans)
+        self.pending = 0
+
+    def wait(self, *, limit: int, now: float) -> float:
+        while self.sent and self.sent[0] <= now - 2 * self.span:
+            self.sent.popleft()
+        return window_wait(self.sent, limit=limit, pending=self.pending, now=now, span=self.span)
+
+    def written(self) -> None:
+        self.pending -= 1
+        self.sent.append(time.monotonic())
+
+    def refused(self, *, sent_at: float) -> int:
+        """A request written at ``sent_at`` was refused: drop it (the endpoint did not take it;
+        its entry is the first from ``sent_at`` on) and return how many were taken in the span
+        before it."""
+        at = bisect.bisect_left(self.sent, sent_at)
+        if at < len(self.sent):
+            del self.sent[at]
+        return at - bisect.bisect_left(self.sent, sent_at - self.span)
 
 
 class LearntLimiter:
-    """No limit until the endpoint answers 429; then a pace learnt from it."""
+    """No limit until the endpoint answers 429; then at most what it took in a window, per
+    window."""
 
     def __init__(self) -> None:
         self.pace = Pace()
-        self._sent: deque[float] = deque()  # send times within the last LEARN_WINDOW
-        self._bucket: Bucket | None = None
+        self._window = SendWindow(span=LEARN_WINDOW)
         self._lock = asyncio.Lock()
 
     async def acquire(self, *, tokens: int) -> None:
         while True:
             async with self._lock:
                 now = time.monotonic()
-                rate = pace_rate(self.pace, now=now)
-                wait = 0.0
-                if rate is not None and self._bucket is not None:
-                    # The rate grows between cuts; the level carries over.
-                    bucket = Bucket(
-                        rate, self._bucket.capacity, self._bucket.level, self._bucket.updated
-                    )
-                    (self._bucket,), wait = buckets_take((bucket,), (1.0,), now=now)
+                limit = pace_limit(self.pace, now=now)
+                wait = 0.0 if limit is None else self._window.wait(limit=int(limit), now=now)
                 if wait == 0:
-                    self._sent.append(now)
-                    self._forget(now)
+                    self._window.pending += 1
                     return
             await asyncio.sleep(wait)
 
     async def sent(self) -> None:
-        return None
+        self._window.written()
 
     def throttled(self, *, sent_at: float) -> None:
-        """A request sent at ``sent_at`` was refused: those sent within the window before it
-        are what the endpoint took."""
-        now = time.monotonic()
-        self._forget(now)
-        taken = bisect.bisect_left(self._sent, sent_at) - bisect.bisect_left(
-            self._sent, sent_at - LEARN_WINDOW
-        )
-        pace = pace_throttled(self.pace, sent_in_window=taken, now=now)
-        if pace != self.pace:
-            self.pace = pace
-            self._bucket = pace_bucket(pace.rate, sent_in_window=taken, now=now)
-
-    def _forget(self, now: float) -> None:
-        while self._sent and self._sent[0] <= now - 2 * LEARN_WINDOW:
-            self._sent.popleft()
+        """A request sent at ``sent_at`` was refused: what the endpoint took in the window
+        before it is its limit."""
+        taken = self._window.refused(sent_at=sent_at)
+        self.pace = pace_throttled(self.pace, taken=taken, now=time.monotonic())
 
 
 class LocalLimiter:
@@ -103,10 +115,7 @@ class LocalLimiter:
             if value
         ]
         self._per_second = window_limit(rpm) if rpm else None
-        # When the requests were written, not when they were let go: under a busy event loop
-        # the two are apart by more than the window's slack.
-        self._sent: deque[float] = deque()
-        self._pending = 0  # let go, not written yet: in the window until they are
+        self._window = SendWindow(span=WINDOW_SECONDS)
         self._lock = asyncio.Lock()
 
     async def acquire(self, *, tokens: int) -> None:
@@ -114,26 +123,21 @@ class LocalLimiter:
         while self._limits:
             async with self._lock:
                 now = time.monotonic()
-                while self._sent and self._sent[0] <= now - WINDOW_SECONDS:
-                    self._sent.popleft()
                 wait = 0.0
                 if self._per_second is not None:
-                    wait = window_wait(
-                        self._sent, limit=self._per_second, pending=self._pending, now=now
-                    )
+                    wait = self._window.wait(limit=self._per_second, now=now)
                 if wait == 0:
                     buckets = tuple(bucket for _, bucket in self._limits)
                     buckets, wait = buckets_take(buckets, costs, now=now)
                     self._limits = [(k, b) for (k, _), b in zip(self._limits, buckets, strict=True)]
                 if wait == 0:
-                    self._pending += self._per_second is not None
+                    self._window.pending += self._per_second is not None
                     return
             await asyncio.sleep(wait)
 
     async def sent(self) -> None:
         if self._per_second is not None:
-            self._pending -= 1
-            self._sent.append(time.monotonic())
+            self._window.written()
 
     def throttled(self, *, sent_at: float) -> None:
         return None

@@ -75,55 +75,55 @@ WINDOW_SECONDS = 1.05
 WINDOW_POLL = 0.01  # seconds: how often to look again while the window is all in flight
 
 
-def window_wait(sent: Sequence[float], *, limit: int, pending: int = 0, now: float) -> float:
-    """Seconds until one more request may go without making more than ``limit`` in any second
-    (``sent``: the send times, oldest first, of at least the last ``WINDOW_SECONDS``;
+def window_wait(
+    sent: Sequence[float],
+    *,
+    limit: int,
+    pending: int = 0,
+    now: float,
+    span: float = WINDOW_SECONDS,
+) -> float:
+    """Seconds until one more request may go without making more than ``limit`` in any
+    ``span`` seconds (``sent``: the send times, oldest first, of at least the last ``span``;
     ``pending``: requests let go and not sent yet, which will be in the window); 0 when it may
     go now."""
     free = limit - pending
     if free <= 0:
         return WINDOW_POLL
-    recent = len(sent) - bisect.bisect_right(sent, now - WINDOW_SECONDS)
-    return 0.0 if recent < free else sent[-free] + WINDOW_SECONDS - now
+    recent = len(sent) - bisect.bisect_right(sent, now - span)
+    return 0.0 if recent < free else sent[-free] + span - now
 
 
-# A rate learnt from the endpoint's 429s when no limit was declared.
+# A limit learnt from the endpoint's 429s when none was declared.
 LEARN_WINDOW = 1.0  # seconds: the sends counted at a 429, and the 429s that count as one
-LEARN_MARGIN = 0.95  # pace at this share of what was being sent when the endpoint said no
-LEARN_GROWTH = 0.05  # and probe upwards by this share per second without a 429
-LEARN_BURST = 0.1  # seconds of the learnt rate that may go out at once
+LEARN_PROBE_AFTER = 2.0  # seconds without a 429 before the learnt limit is probed upwards
+LEARN_GROWTH = 0.05  # by this share of it per second
 
 
 @dataclass(frozen=True)
 class Pace:
-    rate: float | None = None  # requests per second; None until the first 429
+    limit: float | None = None  # requests per window the endpoint takes; None until a 429
     since: float = 0.0  # monotonic seconds of the last cut
 
 
-def pace_throttled(pace: Pace, *, sent_in_window: int, now: float) -> Pace:
-    """The pace after a 429: ``LEARN_MARGIN`` of the rate the requests were going out at.
+def pace_throttled(pace: Pace, *, taken: int, now: float) -> Pace:
+    """The pace after a 429: the requests the endpoint took in the window before refusing.
 
     The 429s of one window are one signal (the requests in flight when the limit was crossed
-    all come back refused): the rate is cut at most once per ``LEARN_WINDOW``.
+    all come back refused): the limit is cut at most once per ``LEARN_WINDOW``, and never
+    raised by a 429.
     """
-    if pace.rate is not None and now - pace.since < LEARN_WINDOW:
+    if pace.limit is not None and now - pace.since < LEARN_WINDOW:
         return pace
-    sending = sent_in_window / LEARN_WINDOW
-    current = pace_rate(pace, now=now)
-    if current is not None:
-        sending = min(sending, current)
-    return Pace(rate=max(1.0 / LEARN_WINDOW, LEARN_MARGIN * sending), since=now)
+    current = pace_limit(pace, now=now)
+    limit = taken if current is None else min(taken, current)
+    return Pace(limit=max(1.0, limit), since=now)
 
 
-def pace_rate(pace: Pace, *, now: float) -> float | None:
-    """The learnt rate now: the cut one, grown by ``LEARN_GROWTH`` per second since."""
-    if pace.rate is None:
+def pace_limit(pace: Pace, *, now: float) -> float | None:
+    """The learnt limit now: the cut one, kept for ``LEARN_PROBE_AFTER`` seconds, then grown by
+    ``LEARN_GROWTH`` per second in case the endpoint takes more."""
+    if pace.limit is None:
         return None
-    return pace.rate * (1 + LEARN_GROWTH * max(0.0, now - pace.since))
-
-
-def pace_bucket(rate: float, *, sent_in_window: int, now: float) -> Bucket:
-    """The bucket at a newly cut pace, as if it had been kept over the last window: what was
-    sent past it in the window is owed (the endpoint still counts those requests)."""
-    capacity = max(1.0, rate * LEARN_BURST)
-    return Bucket(rate, capacity, min(capacity, rate * LEARN_WINDOW - sent_in_window), now)
+    probing = max(0.0, now - pace.since - LEARN_PROBE_AFTER)
+    return pace.limit * (1 + LEARN_GROWTH * probing)

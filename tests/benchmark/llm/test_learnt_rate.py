@@ -8,37 +8,47 @@ import pytest
 
 from benchmark.llm.client import ChatClient, Endpoint, RequestFailed, RetryPolicy
 from benchmark.llm.fake_server import FakeLLM
-from benchmark.llm.ratelimit import LearntLimiter, LocalLimiter, limiter_build
+from benchmark.llm.ratelimit import LearntLimiter, LocalLimiter, SendWindow, limiter_build
 from benchmark.llm.ratelimit_math import (
     LEARN_GROWTH,
-    LEARN_MARGIN,
+    LEARN_PROBE_AFTER,
     LEARN_WINDOW,
     Pace,
-    pace_rate,
+    pace_limit,
     pace_throttled,
 )
 from tests.benchmark.llm.test_ratelimit import ask_many
 
 
-def test_the_first_429_sets_the_pace_below_what_was_being_sent():
-    pace = pace_throttled(Pace(), sent_in_window=50, now=10.0)
-    assert pace.rate == pytest.approx(LEARN_MARGIN * 50 / LEARN_WINDOW) and pace.since == 10.0
+def test_the_first_429_sets_the_limit_to_what_the_endpoint_took_in_the_window():
+    pace = pace_throttled(Pace(), taken=50, now=10.0)
+    assert pace == Pace(limit=50, since=10.0)
 
 
-def test_the_429s_of_one_window_cut_once_and_later_ones_cut_from_the_pace():
-    pace = pace_throttled(Pace(), sent_in_window=50, now=10.0)
-    assert pace_throttled(pace, sent_in_window=80, now=10.0 + LEARN_WINDOW / 2) == pace
+def test_the_429s_of_one_window_cut_once_and_a_429_never_raises_the_limit():
+    pace = pace_throttled(Pace(), taken=50, now=10.0)
+    assert pace_throttled(pace, taken=20, now=10.0 + LEARN_WINDOW / 2) == pace
     later = 10.0 + LEARN_WINDOW
-    current = pace_rate(pace, now=later)
-    cut = pace_throttled(pace, sent_in_window=80, now=later)
-    assert cut.rate == pytest.approx(LEARN_MARGIN * current)  # not the 80 sent meanwhile
+    assert pace_throttled(pace, taken=80, now=later).limit == 50  # not the 80 counted meanwhile
+    assert pace_throttled(pace, taken=40, now=later).limit == 40
 
 
-def test_the_pace_probes_upwards_and_never_falls_to_zero():
-    pace = Pace(rate=10.0, since=0.0)
-    assert pace_rate(pace, now=5.0) == pytest.approx(10.0 * (1 + 5 * LEARN_GROWTH))
-    assert pace_rate(Pace(), now=5.0) is None
-    assert pace_throttled(Pace(), sent_in_window=0, now=1.0).rate == 1.0 / LEARN_WINDOW
+def test_the_limit_is_kept_then_probed_upwards_and_never_falls_to_zero():
+    pace = Pace(limit=10.0, since=0.0)
+    assert pace_limit(pace, now=LEARN_PROBE_AFTER) == 10.0
+    probed = pace_limit(pace, now=LEARN_PROBE_AFTER + 4)
+    assert probed == pytest.approx(10.0 * (1 + 4 * LEARN_GROWTH))
+    assert pace_limit(Pace(), now=5.0) is None
+    assert pace_throttled(Pace(), taken=0, now=1.0).limit == 1.0
+
+
+def test_the_window_counts_what_the_endpoint_took_before_a_refused_request():
+    window = SendWindow(span=1.0)
+    window.sent.extend([0.1, 0.2, 0.5, 1.15, 1.3, 1.4])
+    # The request written at 1.3 was refused: it is dropped, and the endpoint took those of
+    # (0.3, 1.3): two; the one written later (1.4) is not counted.
+    assert window.refused(sent_at=1.3) == 2
+    assert list(window.sent) == [0.1, 0.2, 0.5, 1.15, 1.4]
 
 
 def test_a_declared_limit_is_kept_and_no_limit_is_learnt():
@@ -66,7 +76,7 @@ def test_an_undeclared_limit_is_learnt_from_the_429s_and_then_kept():
     assert client.counters.calls == 80 + refused
     # Learnt from what the endpoint took before refusing: about its limit of 20 per second,
     # far below the hundreds per second 8 requests at a time with no latency would send.
-    assert client.limiter.pace.rate < 1.1 * 20
+    assert 15 <= client.limiter.pace.limit <= 20
     # Unpaced, 8 requests at a time with no latency would meet a 429 on most of the 60
     # requests past the first window, again and again; once the pace is learnt the only 429s
     # are those of the requests already out when it was.
