@@ -143,8 +143,11 @@ class ChatClient:
         """An idle connection's client, a new one while fewer than ``concurrency`` are open,
         else the next to come back."""
         if self._idle.empty() and len(self._connections) < self._connection_count:
-            if not self._connections:  # the certificates, loaded once (0.1 s) and shared
-                self._connection_options["verify"] = httpx.create_ssl_context()
+            if not self._connections:
+                # The certificates, loaded once (50 ms) and shared; none for plain HTTP (a
+                # server on the machine or the network), whose requests nothing would check.
+                secure = self.endpoint.url.startswith("https:")
+                self._connection_options["verify"] = secure and httpx.create_ssl_context()
             self._connections.append(httpx.AsyncClient(**self._connection_options))
             return self._connections[-1]
         return await self._idle.get()
