@@ -56,13 +56,14 @@ class SendWindow:
         self.pending = 0
 
     def wait(self, *, limit: int, now: float) -> float:
-        while self.sent and self.sent[0] <= now - 2 * self.span:
-            self.sent.popleft()
         return window_wait(self.sent, limit=limit, pending=self.pending, now=now, span=self.span)
 
     def written(self) -> None:
+        now = time.monotonic()
         self.pending -= 1
-        self.sent.append(time.monotonic())
+        self.sent.append(now)
+        while self.sent[0] <= now - 2 * self.span:
+            self.sent.popleft()
 
     def refused(self, *, sent_at: float) -> int:
         """A request written at ``sent_at`` was refused: drop it (the endpoint did not take it;

@@ -2,6 +2,7 @@
 is retried at once, anything more backs off."""
 
 import asyncio
+import time
 
 import httpx
 import pytest
@@ -49,6 +50,17 @@ def test_the_window_counts_what_the_endpoint_took_before_a_refused_request():
     # (0.3, 1.3): two; the one written later (1.4) is not counted.
     assert window.refused(sent_at=1.3) == 2
     assert list(window.sent) == [0.1, 0.2, 0.5, 1.15, 1.4]
+
+
+def test_the_window_forgets_writes_two_spans_old_however_long_the_run():
+    window = SendWindow(span=0.01)
+    for _ in range(3):
+        window.pending += 1
+        window.written()
+    time.sleep(0.03)
+    window.pending += 1
+    window.written()
+    assert len(window.sent) == 1 and window.pending == 0
 
 
 def test_a_declared_limit_is_kept_and_no_limit_is_learnt():
