@@ -98,6 +98,10 @@ def window_wait(
 LEARN_WINDOW = 1.0  # seconds: the sends counted at a 429, and the 429s that count as one
 LEARN_PROBE_AFTER = 2.0  # seconds without a 429 before the learnt limit is probed upwards
 LEARN_GROWTH = 0.05  # by this share of it per second
+# A later 429 cuts the limit to what was taken, but by at most this share of it: a refusal
+# while fewer went out than the limit says more about the endpoint's clock and ours being a
+# little apart than about its limit (a limit that really fell is met again within a second).
+LEARN_MAX_CUT = 0.1
 
 
 @dataclass(frozen=True)
@@ -110,14 +114,15 @@ def pace_throttled(pace: Pace, *, taken: int, now: float) -> Pace:
     """The pace after a 429: the requests the endpoint took in the window before refusing.
 
     The 429s of one window are one signal (the requests in flight when the limit was crossed
-    all come back refused): the limit is cut at most once per ``LEARN_WINDOW``, and never
-    raised by a 429.
+    all come back refused): the limit is cut at most once per ``LEARN_WINDOW``, by at most
+    ``LEARN_MAX_CUT`` of it, and never raised by a 429.
     """
     if pace.limit is not None and now - pace.since < LEARN_WINDOW:
         return pace
     current = pace_limit(pace, now=now)
-    limit = taken if current is None else min(taken, current)
-    return Pace(limit=max(1.0, limit), since=now)
+    if current is not None:
+        taken = min(current, max(taken, (1 - LEARN_MAX_CUT) * current))
+    return Pace(limit=max(1.0, taken), since=now)
 
 
 def pace_limit(pace: Pace, *, now: float) -> float | None:

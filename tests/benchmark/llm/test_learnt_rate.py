@@ -12,6 +12,7 @@ from benchmark.llm.fake_server import FakeLLM
 from benchmark.llm.ratelimit import LearntLimiter, LocalLimiter, SendWindow, limiter_build
 from benchmark.llm.ratelimit_math import (
     LEARN_GROWTH,
+    LEARN_MAX_CUT,
     LEARN_PROBE_AFTER,
     LEARN_WINDOW,
     Pace,
@@ -31,7 +32,12 @@ def test_the_429s_of_one_window_cut_once_and_a_429_never_raises_the_limit():
     assert pace_throttled(pace, taken=20, now=10.0 + LEARN_WINDOW / 2) == pace
     later = 10.0 + LEARN_WINDOW
     assert pace_throttled(pace, taken=80, now=later).limit == 50  # not the 80 counted meanwhile
-    assert pace_throttled(pace, taken=40, now=later).limit == 40
+    assert pace_throttled(pace, taken=48, now=later).limit == 48
+    # A refusal while far fewer went out cuts by LEARN_MAX_CUT; again a window later, again.
+    cut = pace_throttled(pace, taken=20, now=later)
+    assert cut.limit == pytest.approx(50 * (1 - LEARN_MAX_CUT))
+    again = pace_throttled(cut, taken=20, now=later + LEARN_WINDOW)
+    assert again.limit == pytest.approx(50 * (1 - LEARN_MAX_CUT) ** 2)
 
 
 def test_the_limit_is_kept_then_probed_upwards_and_never_falls_to_zero():
