@@ -12,6 +12,9 @@ one), interleaved so that every tree sees the same machine load. Passes:
 - learnt: the same faults, no ``--rpm``; the endpoint itself answers 429 past ``--rps``
   requests in any second, and the command has to find the rate.
 
+In each repeat every tree meets the same fault draws (the fake endpoint reseeded with the
+repeat's number), so trees are compared on the same luck.
+
 Floor = max(N × latency / concurrency, N / rate). Reported per pass and tree: the median (and
 range) of the whole command's wall time, of the engine's own (the run's ``wall_seconds``), and
 their ratios to the floor, with requests per answer and the verdicts that differ from the fake
@@ -123,6 +126,7 @@ def main() -> int:
                 for index, code in enumerate(codes):
                     fake.fault_rate = 0 if name == "clean" else args.fault_rate
                     fake.limit_per_second = args.rps if name == "learnt" else None
+                    fake.reseed(repeat)  # every tree of a repeat meets the same faults
                     judge_model = f"bench-{name}-{index}-{repeat}"
                     sent = fake.count()
                     with collector_paused():  # the fake endpoint's clock runs in this process

@@ -256,6 +256,12 @@ class FakeLLM:
         with self._lock:
             self._by_prompt.append((fragment, deque(faults)))
 
+    def reseed(self, seed: int) -> None:
+        """Draw the ``fault_rate`` faults from ``seed`` again: the requests that follow get the
+        faults the same seed gave before (a benchmark gives every code tree the same)."""
+        with self._lock:
+            self._random.seed(seed)
+
     def count(self, *, fault: str | None = None) -> int:
         with self._lock:
             return sum(1 for r in self.requests if fault is None or r.fault == fault)

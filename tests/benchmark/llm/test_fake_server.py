@@ -80,6 +80,19 @@ def test_stats_count_requests_by_status_and_fault_and_those_in_flight():
         assert httpx.get(f"{fake.base_url}/nothing", timeout=10).status_code == 404
 
 
+def test_reseeding_draws_the_same_faults_again():
+    with FakeLLM(fault_rate=0.5, fault_mix=("server_error",), latency=0) as fake:
+        url = f"{fake.base_url}/chat/completions"
+        body = {"model": "x", "messages": [{"role": "user", "content": "你好"}]}
+
+        def statuses() -> list[int]:
+            fake.reseed(7)
+            return [httpx.post(url, json=body, timeout=10).status_code for _ in range(24)]
+
+        first = statuses()
+        assert first == statuses() and {200, 500} == set(first)
+
+
 def _post_ignoring_timeout(url: str, body: dict) -> None:
     try:
         httpx.post(url, json=body, timeout=1)
