@@ -250,7 +250,7 @@ class ChatClient:
             self._idle.put_nowait(http)
             if written is None:
                 await self.limiter.sent()
-        return reply, written or time.monotonic()
+        return reply, time.monotonic() if written is None else written
 
     def _completion(self, reply: httpx.Response, attempt: int, structured: bool) -> Completion:
         try:

@@ -55,6 +55,9 @@ class SendWindow:
         self.sent: deque[float] = deque()  # written, oldest first (kept two spans)
         self.pending = 0
 
+    def let_go(self) -> None:
+        self.pending += 1
+
     def wait(self, *, limit: int, now: float) -> float:
         return window_wait(self.sent, limit=limit, pending=self.pending, now=now, span=self.span)
 
@@ -91,7 +94,7 @@ class LearntLimiter:
                 limit = pace_limit(self.pace, now=now)
                 wait = 0.0 if limit is None else self._window.wait(limit=int(limit), now=now)
                 if wait == 0:
-                    self._window.pending += 1
+                    self._window.let_go()
                     return
             await asyncio.sleep(wait)
 
@@ -99,7 +102,7 @@ class LearntLimiter:
         self._window.written()
 
     def throttled(self, *, sent_at: float) -> None:
-        """A request sent at ``sent_at`` was refused: what the endpoint took in the window
+        """A request written at ``sent_at`` was refused: what the endpoint took in the window
         before it is its limit."""
         taken = self._window.refused(sent_at=sent_at)
         self.pace = pace_throttled(self.pace, taken=taken, now=time.monotonic())
@@ -132,7 +135,8 @@ class LocalLimiter:
                     buckets, wait = buckets_take(buckets, costs, now=now)
                     self._limits = [(k, b) for (k, _), b in zip(self._limits, buckets, strict=True)]
                 if wait == 0:
-                    self._window.pending += self._per_second is not None
+                    if self._per_second is not None:
+                        self._window.let_go()
                     return
             await asyncio.sleep(wait)
 

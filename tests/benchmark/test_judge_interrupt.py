@@ -39,6 +39,9 @@ def test_ctrl_c_stops_the_run_with_one_line_and_exit_130(tmp_path, command):
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
+            # A suite started in the background (`make test &`) ignores SIGINT, and a child
+            # inherits that: it would never see the Ctrl-C this test sends.
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
         )
         deadline = time.monotonic() + 60
         while fake.stats()["by_status"].get("200", 0) < 3 and time.monotonic() < deadline:

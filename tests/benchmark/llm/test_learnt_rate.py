@@ -61,10 +61,10 @@ def test_the_window_counts_what_the_endpoint_took_before_a_refused_request():
 def test_the_window_forgets_writes_two_spans_old_however_long_the_run():
     window = SendWindow(span=0.01)
     for _ in range(3):
-        window.pending += 1
+        window.let_go()
         window.written()
     time.sleep(0.03)
-    window.pending += 1
+    window.let_go()
     window.written()
     assert len(window.sent) == 1 and window.pending == 0
 
@@ -88,17 +88,18 @@ def test_the_fake_endpoint_refuses_past_its_rate_at_once_and_says_when_to_come_b
 def test_an_undeclared_limit_is_learnt_from_the_429s_and_then_kept():
     with FakeLLM(limit_per_second=20, latency=0) as fake:
         client = ask_many(
-            fake, n=80, concurrency=8, retry=RetryPolicy(max_attempts=20, max_total_wait=60)
+            fake, n=200, concurrency=8, retry=RetryPolicy(max_attempts=20, max_total_wait=60)
         )
         refused = fake.count(fault="over_limit")
-    assert client.counters.calls == 80 + refused
+    assert client.counters.calls == 200 + refused
     # Learnt from what the endpoint took before refusing: about its limit of 20 per second,
-    # far below the hundreds per second 8 requests at a time with no latency would send.
-    assert 15 <= client.limiter.pace.limit <= 20
-    # Unpaced, 8 requests at a time with no latency would meet a 429 on most of the 60
-    # requests past the first window, again and again; once the pace is learnt the only 429s
-    # are those of the requests already out when it was.
-    assert 0 < refused <= 2 * 8
+    # far below the hundreds per second 8 requests at a time with no latency would send (after
+    # two quiet seconds it probes upwards, and a cut takes at most a tenth off: 20.7 was seen).
+    assert 15 <= client.limiter.pace.limit < 1.2 * 20
+    # Unpaced, each of the ten seconds ends in a burst of refusals (72-75 of these 200 were
+    # refused with no limiter, each retried when its retry-after-ms said); learnt, those of
+    # the requests already out when it was learnt, and a few at each probe upwards (8-18).
+    assert 0 < refused <= 4 * 8
 
 
 def test_a_lone_server_error_is_retried_at_once_and_the_next_one_backs_off():
