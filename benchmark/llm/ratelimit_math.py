@@ -81,7 +81,7 @@ def window_wait(
     limit: int,
     pending: int = 0,
     now: float,
-    span: float = WINDOW_SECONDS,
+    span: float,
 ) -> float:
     """Seconds until one more request may go without making more than ``limit`` in any
     ``span`` seconds (``sent``: the send times, oldest first, of at least the last ``span``;
@@ -120,9 +120,8 @@ def pace_throttled(pace: Pace, *, taken: int, now: float) -> Pace:
     if pace.limit is not None and now - pace.since < LEARN_WINDOW:
         return pace
     current = pace_limit(pace, now=now)
-    if current is not None:
-        taken = min(current, max(taken, (1 - LEARN_MAX_CUT) * current))
-    return Pace(limit=max(1.0, taken), since=now)
+    limit = taken if current is None else min(current, max(taken, (1 - LEARN_MAX_CUT) * current))
+    return Pace(limit=max(1.0, limit), since=now)
 
 
 def pace_limit(pace: Pace, *, now: float) -> float | None:

@@ -48,13 +48,14 @@ def test_the_window_allows_the_limit_in_any_second_and_says_when_the_next_may_go
     assert window_limit(3600) == 60 and window_limit(90) == 1 and window_limit(30) == 1
     sent = [10.0, 10.2, 10.5]
     span = WINDOW_SECONDS
-    assert window_wait(sent, limit=4, now=10.6) == 0
-    assert window_wait(sent, limit=3, now=10.6) == pytest.approx(span - 0.6)  # 10.0 leaves
-    assert window_wait(sent, limit=2, now=10.6) == pytest.approx(span - 0.4)  # 10.2 leaves
-    assert window_wait(sent, limit=3, now=10.0 + span) == 0  # 10.0 is out
+    assert window_wait(sent, limit=4, now=10.6, span=span) == 0
+    # The next may go when 10.0 leaves the window, or with a limit of 2 when 10.2 does.
+    assert window_wait(sent, limit=3, now=10.6, span=span) == pytest.approx(span - 0.6)
+    assert window_wait(sent, limit=2, now=10.6, span=span) == pytest.approx(span - 0.4)
+    assert window_wait(sent, limit=3, now=10.0 + span, span=span) == 0  # 10.0 is out
     # Requests let go and not yet written will be in the window: they take its room.
-    assert window_wait(sent, limit=4, pending=1, now=10.6) == pytest.approx(span - 0.6)
-    assert window_wait(sent, limit=4, pending=4, now=10.6) == WINDOW_POLL
+    assert window_wait(sent, limit=4, pending=1, now=10.6, span=span) == pytest.approx(span - 0.6)
+    assert window_wait(sent, limit=4, pending=4, now=10.6, span=span) == WINDOW_POLL
 
 
 def busiest_second(fake: FakeLLM) -> int:
