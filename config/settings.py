@@ -8,7 +8,9 @@ from config.env import database_from_url, env_bool, env_int, env_list, env_str
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(env_str("HEARTBENCH_DATA_DIR", str(BASE_DIR / "data")))
 
-DEBUG = env_bool("DJANGO_DEBUG", True)
+# Off unless asked for: with DEBUG on, an error shows experts a traceback with the settings, and
+# every SQL statement is timed, kept and (on SQLite) quoted by a second statement.
+DEBUG = env_bool("DJANGO_DEBUG", False)
 # The fallback key only protects a local pilot; production refuses to start on it.
 SECRET_KEY = env_str("DJANGO_SECRET_KEY", "insecure-local-development-key-set-DJANGO_SECRET_KEY")
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]", "testserver"])

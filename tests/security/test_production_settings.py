@@ -20,8 +20,8 @@ PRODUCTION = {
 }
 PROBE = (
     "import django; django.setup(); from django.conf import settings as s; "
-    "print(s.PRODUCTION, s.SESSION_COOKIE_SECURE, s.CSRF_COOKIE_SECURE, s.SECURE_HSTS_SECONDS, "
-    "s.STORAGES['staticfiles']['BACKEND'])"
+    "print(s.PRODUCTION, s.DEBUG, s.SESSION_COOKIE_SECURE, s.CSRF_COOKIE_SECURE, "
+    "s.SECURE_HSTS_SECONDS, s.STORAGES['staticfiles']['BACKEND'])"
 )
 
 
@@ -43,6 +43,7 @@ def test_production_with_safe_settings_turns_on_the_secure_defaults():
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == [
         "True",
+        "False",
         "True",
         "True",
         "31536000",
@@ -55,7 +56,6 @@ def test_production_with_safe_settings_turns_on_the_secure_defaults():
     [
         ({"DJANGO_SECRET_KEY": None}, "DJANGO_SECRET_KEY is not set"),
         ({"DJANGO_SECRET_KEY": "short"}, "shorter than 32"),
-        ({"DJANGO_DEBUG": None}, "DJANGO_DEBUG is on"),  # the default is on
         ({"DJANGO_DEBUG": "true"}, "DJANGO_DEBUG is on"),
         ({"DJANGO_ALLOWED_HOSTS": None}, "DJANGO_ALLOWED_HOSTS is not set"),
         ({"DJANGO_ALLOWED_HOSTS": "*"}, "not '*'"),
@@ -74,7 +74,14 @@ def test_development_default_runs_without_any_environment():
         HEARTBENCH_ENV=None, DJANGO_SECRET_KEY=None, DJANGO_DEBUG=None, DJANGO_ALLOWED_HOSTS=None
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split()[:4] == ["False", "False", "False", "0"]
+    # DEBUG is off unless asked for: a local pilot's experts never see a traceback.
+    assert done.stdout.split()[:5] == ["False", "False", "False", "False", "0"]
+
+
+def test_production_accepts_debug_left_unset():
+    done = settings_probe(DJANGO_DEBUG=None)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[:2] == ["True", "False"]
 
 
 def test_all_problems_are_named_at_once():
