@@ -69,3 +69,26 @@ def test_the_switch_changes_every_page_and_the_workbench_script(live_server, chr
     page.goto(f"{live_server.url}/done/")
     assert page.inner_text("h1") == "我完成的工作"
     context.close()
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_curly_quotes_are_latin_on_english_pages_and_full_width_on_chinese(live_server, chromium):
+    """The CJK font's quotes are one em wide each: in English, “name” would read as spaced."""
+    widths = {}
+    for locale in ("en", "zh-CN"):
+        context = chromium.new_context(locale=locale)
+        page = context.new_page()
+        page.goto(f"{live_server.url}/login/")
+        widths[page.get_attribute("html", "lang")] = page.evaluate(
+            """() => {
+                const span = document.createElement("span");
+                span.textContent = "“”";
+                document.body.append(span);
+                const em = parseFloat(getComputedStyle(span).fontSize);
+                return span.getBoundingClientRect().width / em;
+            }"""
+        )
+        context.close()
+    assert widths["en"] < 1.2, widths  # two Latin marks, about half an em each
+    assert widths["zh-hans"] > 1.9, widths  # two full-width marks, Chinese typography kept
