@@ -623,7 +623,6 @@ def served(*, folder: Path, database_url: str, redis_url: str, workers: int, thr
         "HEARTBENCH_ENV": "production",
         # The checks in this process derive the experts' criterion tokens from the same key.
         "DJANGO_SECRET_KEY": os.environ["DJANGO_SECRET_KEY"],
-        "DJANGO_DEBUG": "false",
         "DJANGO_ALLOWED_HOSTS": "127.0.0.1",
         "HEARTBENCH_STATIC_ROOT": str(folder / "static"),
     }

@@ -55,7 +55,6 @@ def web(own_database, tmp_path_factory) -> Iterator[Stack]:
         "HEARTBENCH_STATIC_ROOT": str(folder / "static"),
         "HEARTBENCH_ENV": "production",
         "DJANGO_SECRET_KEY": "database-restart-test-" + "k" * 40,
-        "DJANGO_DEBUG": "false",
         "DJANGO_ALLOWED_HOSTS": "127.0.0.1",
     }
     env.pop("REDIS_URL", None)  # gold labels are computed in process; no broker in this test

@@ -136,7 +136,6 @@ def stack(database_url, tmp_path_factory) -> Iterator[Stack]:
         # Production, as the deployment guide sets it up behind a TLS proxy.
         "HEARTBENCH_ENV": "production",
         "DJANGO_SECRET_KEY": secrets.token_urlsafe(40),
-        "DJANGO_DEBUG": "false",
         "DJANGO_ALLOWED_HOSTS": "127.0.0.1",
         "DJANGO_TRUST_X_FORWARDED_PROTO": "true",
     }
