@@ -148,9 +148,9 @@ def _layout(*, dataset: Dataset) -> tuple[RubricLayout, np.ndarray, np.ndarray, 
     )
     case_ids = np.array([case_id for case_id, _ in cases], dtype=np.int64)
     items = RubricItem.objects.filter(case__dataset=dataset).order_by("case_id", "position")
-    item_ids, item_cases, abilities, points = zip(
-        *items.values_list("id", "case_id", "ability", "points"), strict=True
-    ) or ((), (), (), ())
+    found = list(items.values_list("id", "case_id", "ability", "points"))
+    # A dataset without criteria (nothing imported yet) has an empty layout, not an error.
+    item_ids, item_cases, abilities, points = zip(*found, strict=True) if found else ((),) * 4
     layout = RubricLayout.from_arrays(
         case_of=np.searchsorted(case_ids, np.array(item_cases, dtype=np.int64)),
         abilities=abilities,

@@ -163,6 +163,14 @@ def test_unknown_dataset_or_judge_is_a_clear_error(board_data):
     assert dataset_resolve(name="demo-set:v1") == board_data
 
 
+def test_a_dataset_without_criteria_has_an_empty_board_not_a_traceback(admin_client, capsys):
+    DatasetFactory(name="nothing-yet")  # created, nothing imported into it yet
+    call_command("leaderboard", "--dataset", "nothing-yet")
+    assert "(no judge runs on this dataset yet)" in capsys.readouterr().out
+    page = admin_client.get("/leaderboard/", {"dataset": "nothing-yet"})
+    assert page.status_code == 200 and "No judge has run on this dataset yet" in page.text
+
+
 def test_output_file_is_written_whole_or_not_at_all(board_data, tmp_path):
     target = tmp_path / "board.json"
     call_command("leaderboard", "--format", "json", "--output", str(target))
