@@ -80,6 +80,16 @@ def judge_dispatch_waiting_task() -> list[int]:
     return judge_runs_dispatch_waiting()
 
 
+@shared_task(acks_late=True)
+def leaderboard_warm_task(*, dataset_id: int) -> bool:
+    """The dataset's board computed and stored after a judge run ended, on the ``reports``
+    queue (``benchmark.services.warming``)."""
+    # Deferred: the board loads numpy, and the web process imports this module to queue runs.
+    from benchmark.services.stored_board import leaderboard_warm
+
+    return leaderboard_warm(dataset_id=dataset_id)
+
+
 @shared_task(bind=True, max_retries=3, default_retry_delay=30, acks_late=True)
 def generation_run_task(self, *, run_id: int) -> dict:
     """Generate the run's missing answers; a finished run is left alone."""

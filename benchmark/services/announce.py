@@ -1,8 +1,11 @@
-"""What benchmark tells webhook endpoints: a judge or generation run that ended."""
+"""What benchmark tells others of a judge or generation run that ended: webhook endpoints,
+and the workers that keep the leaderboard (``benchmark.services.warming``)."""
 
 from django.urls import reverse
 
 from benchmark.models import GenerationRun, JudgeRun, LLMRun
+from benchmark.services.warming import warm_later
+from config.lazy_import import Lazy
 from webhooks.events import Event
 from webhooks.services import announce
 
@@ -14,15 +17,21 @@ ENDED = {
     (GenerationRun, LLMRun.Status.STOPPED): Event.GENERATION_RUN_FAILED,
     (GenerationRun, LLMRun.Status.FAILED): Event.GENERATION_RUN_FAILED,
 }
+# A judge run that ended with verdicts changes its dataset's board.
+BOARD_CHANGED = (LLMRun.Status.FINISHED, LLMRun.Status.STOPPED)
+LEADERBOARD_WARM = Lazy("benchmark.tasks.leaderboard_warm_task")
 
 
-def run_ended_announce(*, run: LLMRun) -> None:
+def run_ended(*, run: LLMRun) -> None:
     """Announce a run that finished, stopped (budget, endpoint down, interrupted) or could
     not start, with its counts and cost; a pending or running one is not announced. Never
-    its endpoint's settings or error text, which may hold a key."""
+    its endpoint's settings or error text, which may hold a key. A judge run's board is
+    computed again ahead of its first reader."""
     event = ENDED.get((type(run), run.status))
     if event is None:
         return
+    if isinstance(run, JudgeRun) and run.status in BOARD_CHANGED:
+        warm_later(LEADERBOARD_WARM, dataset_id=run.dataset_id)
 
     def build() -> tuple[dict, dict[str, str]]:
         data = {

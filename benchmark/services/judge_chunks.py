@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from benchmark.models import JudgeRun
 from benchmark.selectors import runs as run_selectors
-from benchmark.services.announce import run_ended_announce
+from benchmark.services.announce import run_ended
 from benchmark.services.dispatch import runs_dispatch_waiting
 from benchmark.services.judging import judge_run_execute
 from benchmark.services.llm_jobs import EngineOptions, RunOutcome
@@ -74,5 +74,5 @@ def judge_run_close_if_done(*, run_id: int) -> bool:
         run.status, run.stop_reason = JudgeRun.Status.FINISHED, ""
         run.finished_at = timezone.now()
         run.save(update_fields=["status", "stop_reason", "finished_at", *counts])
-        run_ended_announce(run=run)
+        run_ended(run=run)
         return True

@@ -29,7 +29,7 @@ from benchmark.llm.progress import Progress
 from benchmark.llm.ratelimit import limiter_build
 from benchmark.models import LLMCacheEntry, LLMRun
 from benchmark.selectors import runs as run_selectors
-from benchmark.services.announce import run_ended_announce
+from benchmark.services.announce import run_ended
 from benchmark.services.locks import row_lock
 
 # Keys of Judge/ModelUnderTest.parameters that configure the engine, not the endpoint request:
@@ -184,7 +184,7 @@ def _run_mark(*, run: LLMRun, status: str, stop_reason: str = "") -> None:
         updated.append("finished_at")
     with transaction.atomic():
         run.save(update_fields=updated)
-        run_ended_announce(run=run)
+        run_ended(run=run)
 
 
 def llm_run_fail(*, model_cls: type[LLMRun], run_id: int, reason: str) -> None:
@@ -193,7 +193,7 @@ def llm_run_fail(*, model_cls: type[LLMRun], run_id: int, reason: str) -> None:
         run = row_lock(model_cls, run_id)
         run.status, run.error = LLMRun.Status.FAILED, reason[:500]
         run.save(update_fields=["status", "error"])
-        run_ended_announce(run=run)
+        run_ended(run=run)
 
 
 class RunStore:

@@ -61,3 +61,14 @@ def leaderboard_keep(
         )
     cache.set(cached, board, CACHE_SECONDS)
     return board
+
+
+def leaderboard_warm(*, dataset_id: int) -> bool:
+    """Compute and store the board the leaderboard page shows first for the dataset (its
+    default options) ahead of its first reader (``benchmark.services.warming``); False when
+    the dataset is gone."""
+    dataset = Dataset.objects.filter(pk=dataset_id).first()
+    if dataset is None:
+        return False
+    leaderboard_keep(dataset=dataset)
+    return True

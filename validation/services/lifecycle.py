@@ -21,6 +21,7 @@ from validation.selectors import study_units_with_ratings
 from validation.services.announce import study_closed_announce
 from validation.services.locks import study_lock
 from validation.services.settle import study_settle, study_units_to_senior
+from validation.services.stored import study_figures_warm_later
 from validation.services.studies import StudyError
 
 
@@ -90,6 +91,7 @@ def study_close(
             | ({"reason": reason} if reason else {}),
         )
         study_closed_announce(study=study, counts=result)
+        study_figures_warm_later(study=study)
     study.pool.refresh_from_db()
     return result
 

@@ -5,7 +5,8 @@ an emptied cache reads them back instead of computing them again.
 Only a closed study's: its inputs no longer move, so one row serves every later request. A
 senior's decision after the close, a verdict added or a deploy that changes the computing code
 changes the fingerprint, and the figures are computed afresh under the new key (the old row is
-left: it is small and names its study).
+left: it is small and names its study). With workers, the close and a senior's decision after
+it have them computed ahead of their first reader (``study_figures_warm_later``).
 """
 
 import hashlib
@@ -14,7 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 from django.core.cache import cache
 
+from benchmark.services.warming import warm_later
 from benchmark.stored_rows import ABSENT, stored_value, stored_value_write
+from config.lazy_import import Lazy
 from validation.models import StoredFigures, Study
 from validation.selectors.report import study_report_compute, study_report_fingerprint
 
@@ -22,6 +25,7 @@ if TYPE_CHECKING:
     from validation.selectors.badge import JudgeBadge
 
 CACHE_SECONDS = 6 * 3600
+STUDY_FIGURES_WARM = Lazy("validation.tasks.study_figures_warm_task")
 
 
 def study_figures_keep(
@@ -74,3 +78,24 @@ def study_report_keep(*, study: Study) -> dict[str, Any]:
         )
         cache.set(key, report, CACHE_SECONDS)
     return report
+
+
+def study_figures_warm_later(*, study: Study) -> None:
+    """Have a worker compute and store the closed study's report and badges once the caller
+    commits (``benchmark.services.warming``): called when the study closes and when gold is
+    written after its close."""
+    warm_later(STUDY_FIGURES_WARM, study_id=study.pk)
+
+
+def study_figures_warm(*, study_id: int) -> list[str]:
+    """Compute and store the closed study's report and the badge of each judge that judged it
+    (what the report page and the leaderboard's badges read); the kinds kept, none for a study
+    that is gone or open."""
+    study = Study.objects.filter(pk=study_id, closed_at__isnull=False).first()
+    if study is None:
+        return []
+    study_report_keep(study=study)
+    judges = sorted(set(study.judge_runs.values_list("judge__name", flat=True)))
+    for judge in judges:
+        judge_badge_keep(study=study, judge=judge)
+    return ["report", *(f"badge:{judge}" for judge in judges)]

@@ -19,7 +19,7 @@ from benchmark.importing import (
 )
 from benchmark.models import Dataset, Judge, JudgeRun, ModelUnderTest, Response, RubricItem, Verdict
 from benchmark.selectors.datasets import dataset_resolve
-from benchmark.services.announce import run_ended_announce
+from benchmark.services.announce import run_ended
 from benchmark.services.audit import audit_record
 from benchmark.services.imports.common import (
     DEFAULT_JUDGE,
@@ -99,7 +99,7 @@ def verdicts_import(
             run.finished_at = timezone.now()
             run.import_summary = stats.as_dict()
             run.save(update_fields=["status", "finished_at", "import_summary"])
-            run_ended_announce(run=run)
+            run_ended(run=run)
             audit_record(
                 actor=actor,
                 action=AuditAction.VERDICTS_IMPORT,
