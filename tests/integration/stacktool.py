@@ -109,8 +109,13 @@ def main(argv: list[str]) -> int:
         from rest_framework.authtoken.models import Token
 
         from tests.annotation.factories import ExpertFactory
+        from tests.benchmark.factories import DatasetFactory, ModelUnderTestFactory
         from tests.validation.factories import open_study
 
+        # The factories number names from 0 in every process: past every name already there.
+        taken = Dataset.objects.count() + ModelUnderTest.objects.count()
+        for names in (DatasetFactory, ModelUnderTestFactory):
+            names.reset_sequence(taken)
         expert = ExpertFactory(user__username=f"{args.name}-expert")
         open_study(cases=args.cases, experts=[expert], name=args.name)
         print(Token.objects.create(user=expert.user).key)

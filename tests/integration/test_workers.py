@@ -236,6 +236,27 @@ def test_a_judge_run_shared_by_two_workers_survives_sigkill_with_every_verdict_o
     # The endpoint's key was used but is written nowhere: not in any process's log.
     for name in ("w1", "w2", "web"):
         assert API_KEY not in stack.log(name)
+    # The run's end queued its dataset's board on the reports queue, and a worker stored it:
+    # the leaderboard's first reader reads a row (benchmark.services.warming).
+    boards = "SELECT count(*) FROM benchmark_storedboard"
+    wait_for(lambda: count(stack, boards) == 1, timeout=60, what="a worker to store the board")
+
+
+def count(stack: Stack, query: str) -> int:
+    import psycopg
+
+    with psycopg.connect(stack.env["DATABASE_URL"], autocommit=True) as conn:
+        return conn.execute(query).fetchone()[0]
+
+
+def test_a_study_closed_with_workers_has_its_report_stored_before_anyone_reads_it(stack):
+    tool(stack.env, STACKTOOL, "study", "warmed", "--cases", "2")
+    assert "closed" in run(stack.env, str(BIN / "heartbench"), "study", "close", "warmed", "--yes")
+    reports = (
+        "SELECT count(*) FROM validation_storedfigures f JOIN validation_study s"
+        " ON s.id = f.study_id WHERE s.name = 'warmed' AND f.kind = 'report'"
+    )
+    wait_for(lambda: count(stack, reports) == 1, timeout=60, what="a worker to store the report")
 
 
 GENERATED = re.compile(r"Task benchmark\.tasks\.generation_run_task\[([0-9a-f-]+)\] succeeded")
