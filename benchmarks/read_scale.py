@@ -13,8 +13,9 @@ a rating) — with the majority as gold on the units rated three times (all of t
 study, one in two in an open one).
 
 Each page is then timed in processes of its own, started as `heartbench serve` starts
-(``config.cli.django_setup``: the start-up objects frozen): cold is the first request of a
-fresh process (Django set up, nothing imported lazily yet), once with the cache emptied and
+(``config.cli.django_setup``: the start-up objects frozen; ``urls_load``: the URLconf loaded
+before the workers fork): cold is the first request of a fresh process (Django set up, the
+views' own lazy imports not done yet), once with the cache emptied and
 once more in a new process with the cache the first left (as after a restart), warm the median
 of ``--requests`` more requests in the first process; figures are ms of the clock / ms of the
 web process's CPU (SQL queries): on a shared machine the CPU time moves less with the load.
@@ -23,6 +24,11 @@ admin's web page and as the API's JSON, and the leaderboard of the 30 models wit
 badge (from a closed study). With ``--before REV`` the database is first migrated and read by
 that revision's code (checked out in a temporary git worktree), then migrated by this tree's
 code and read again: before and after in one run.
+
+With ``--after-change`` the pages whose figures are kept as data (the closed study's report,
+the leaderboard) are read as after a change that leaves no stored row (a close, gold after it,
+a judge run's end): once computed by their first reader, once after the task a worker runs for
+that change (``benchmark.services.warming``), timed in a process of its own.
 """
 
 import argparse
@@ -46,6 +52,12 @@ PAGES = [
     ("study report, JSON", "admin", f"/api/v1/admin/studies/{CLOSED}/report/"),
     ("leaderboard, 30 models", "expert", f"/leaderboard/?dataset={DATASET}"),
 ]
+# Pages whose figures are kept as data: what a change leaves without a row, for the worker.
+AFTER_CHANGE = {
+    "study report, web page": "report",
+    "study report, JSON": "report",
+    "leaderboard, 30 models": "board",
+}
 SCALE = dict(cases=1126, experts=200, studies=20, model_count=30, study_models=4,
              members_per_study=30)  # fmt: skip
 
@@ -55,10 +67,14 @@ def _django(code: Path, *, migrate: bool) -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     os.environ.setdefault("DJANGO_ALLOWED_HOSTS", "testserver,127.0.0.1,localhost")
     # As `heartbench serve` starts: Django set up with its objects frozen out of the
-    # collector's passes (config.cli.django_setup), so a page's figures are the served process's.
-    from config.cli import django_setup
+    # collector's passes (config.cli.django_setup), and the URLconf loaded where that code's
+    # serve loads it before forking (config.cli.urls_load), so a page's figures are the served
+    # process's.
+    from config import cli
 
-    django_setup()
+    cli.django_setup()
+    if hasattr(cli, "urls_load") and not migrate:
+        cli.urls_load()
     if migrate:
         from django.core.management import call_command
 
@@ -163,6 +179,53 @@ def child_breakdown(code: Path) -> dict:
     }
 
 
+def child_forget(code: Path, what: str) -> dict:
+    """A change's aftermath: the stored rows of ``what`` gone, the cache emptied."""
+    _django(code, migrate=False)
+    from django.core.cache import cache
+
+    from benchmark.models import StoredBoard
+    from validation.models import StoredFigures
+
+    if what == "report":
+        StoredFigures.objects.filter(study__name=CLOSED).delete()
+    else:
+        StoredBoard.objects.all().delete()
+    cache.clear()
+    return {}
+
+
+def child_warm(code: Path, what: str) -> dict:
+    """The worker's task for ``what`` in a fresh process: seconds of clock and of CPU."""
+    _django(code, migrate=False)
+    from benchmark.selectors.datasets import dataset_resolve
+    from benchmark.services.stored_board import leaderboard_warm
+    from validation.selectors import study_get
+    from validation.services.stored import study_figures_warm
+
+    started, started_cpu = time.perf_counter(), time.process_time()
+    if what == "report":
+        study_figures_warm(study_id=study_get(name=CLOSED).pk)
+    else:
+        leaderboard_warm(dataset_id=dataset_resolve(name=DATASET).pk)
+    return {"s": time.perf_counter() - started, "cpu_s": time.process_time() - started_cpu}
+
+
+def _after_change(code: Path) -> dict[str, dict]:
+    found = {}
+    for label, who, url in PAGES:
+        if label not in AFTER_CHANGE:
+            continue
+        what = AFTER_CHANGE[label]
+        _child(code, "forget", what)
+        computed = _child(code, "measure", url, who, "0", "0", "1")
+        _child(code, "forget", what)
+        task = _child(code, "warm", what)
+        read = _child(code, "measure", url, who, "0", "0", "1")
+        found[label] = {"computed": computed, "task": task, "read": read}
+    return found
+
+
 def _child(code: Path, *args: str) -> dict:
     env = {**os.environ, "PYTHONPATH": str(code)}
     out = subprocess.run(
@@ -204,6 +267,11 @@ def main() -> int:
         help="DATABASE_URL already holds a kept build: read it, build nothing",
     )
     parser.add_argument(
+        "--after-change",
+        action="store_true",
+        help="only the kept pages, first read after a change: computed, or after the worker",
+    )
+    parser.add_argument(
         "--cprofile",
         metavar="PAGE",
         choices=[label for label, *_ in PAGES],
@@ -217,6 +285,10 @@ def main() -> int:
             result = child_build(Path(code), int(rest[0]))
         elif what == "breakdown":
             result = child_breakdown(Path(code))
+        elif what == "forget":
+            result = child_forget(Path(code), rest[0])
+        elif what == "warm":
+            result = child_warm(Path(code), rest[0])
         elif what == "migrate":
             _django(Path(code), migrate=True)
             result = {}
@@ -258,12 +330,16 @@ def main() -> int:
         try:
             made = None if args.built else _child(before or ROOT, "build", str(args.units))
             figures, parts = {}, {}
-            if before:
+            if args.after_change:
+                _child(ROOT, "migrate")
+                changed = _after_change(ROOT)
+            elif before:
                 figures["before"] = _read(before, args.requests, args.cprofile)
                 parts["before"] = _child(before, "breakdown")
-            _child(ROOT, "migrate")
-            figures["after"] = _read(ROOT, args.requests, args.cprofile)
-            parts["after"] = _child(ROOT, "breakdown")
+            if not args.after_change:
+                _child(ROOT, "migrate")
+                figures["after"] = _read(ROOT, args.requests, args.cprofile)
+                parts["after"] = _child(ROOT, "breakdown")
         finally:
             if before:
                 subprocess.run(["git", "worktree", "remove", "--force", str(before)], cwd=ROOT,
@@ -278,6 +354,9 @@ def main() -> int:
               f"{made['units']:,} units, {made['submissions']:,} rating submissions, "
               f"{made['labels']:,} labels, {made['verdicts']:,} verdicts; "
               f"built in {made['seconds']:.0f} s\n")  # fmt: skip
+    if args.after_change:
+        _print_after_change(changed)
+        return 0
     columns = list(figures)
     print("| page | " + " | ".join(
         f"{c}: cold, cache emptied | {c}: cold, cache kept | {c}: warm" for c in columns
@@ -301,6 +380,18 @@ def main() -> int:
         print(f"| {name} | {r['imports_s']:.2f} | {r['data_s']:.2f} | {r['statistics_s']:.2f} "
               f"| {r['html_s']:.2f} |")  # fmt: skip
     return 0
+
+
+def _print_after_change(changed: dict[str, dict]) -> None:
+    print("The first request after a change, in a fresh process with the cache emptied; ms of "
+          "the clock / ms of CPU (SQL queries):\n")  # fmt: skip
+    print("| page | computed by its first reader | the worker's task, s (CPU s) "
+          "| read after the task |\n|---|---|---|---|")  # fmt: skip
+    for label, r in changed.items():
+        cells = [f"{r[k]['cold_ms']:.0f} / {r[k]['cold_cpu_ms']:.0f} ({r[k]['cold_queries']})"
+                 for k in ("computed", "read")]  # fmt: skip
+        task = f"{r['task']['s']:.2f} ({r['task']['cpu_s']:.2f})"
+        print(f"| {label} | {cells[0]} | {task} | {cells[1]} |")
 
 
 if __name__ == "__main__":

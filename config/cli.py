@@ -68,6 +68,24 @@ def django_setup() -> None:
         gc.enable()
 
 
+def urls_load() -> None:
+    """Import the URLconf and every view module it names, out of the collector's sight as in
+    ``django_setup``. ``heartbench serve`` does it before it forks its workers, which then share
+    those modules' pages; otherwise each worker's first request imported them (about half a
+    second on the 2-core machine, docs/benchmarks.md). numpy and scipy stay out: the views that
+    compute with them import them when first asked."""
+    import gc
+
+    from django.urls import get_resolver
+
+    gc.disable()
+    try:
+        get_resolver().url_patterns  # noqa: B018 (the property imports the tree)
+    finally:
+        gc.freeze()
+        gc.enable()
+
+
 def _answer_without_setup(args: list[str]) -> bool:
     """Print what Django prints for the bare version and help requests; False for the rest."""
     if "DJANGO_AUTO_COMPLETE" in os.environ:  # shell completion needs the full registry

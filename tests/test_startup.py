@@ -3,12 +3,14 @@
 Each check runs in a fresh interpreter, since the test process itself has long imported both.
 """
 
+import io
 import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from django.core.management import call_command
 
 ROOT = Path(__file__).resolve().parents[1]
 HEAVY = ("numpy", "scipy")
@@ -16,12 +18,12 @@ HEAVY = ("numpy", "scipy")
 SETUP_URLCONF_ADMIN = """
 import os, sys
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-import django
-django.setup()
+from config.cli import django_setup, urls_load
+django_setup()
+urls_load()  # the URLconf, with every include() it names, as `heartbench serve` loads it
 from django.contrib import admin
-from django.urls import get_resolver
-get_resolver().url_patterns  # the URLconf, with every include() it names
 admin.site.get_urls()  # every registered ModelAdmin's URLs
+assert "frontend.views.leaderboard" in sys.modules, "the views came with the URLconf"
 print(" ".join(name for name in {heavy!r} if name in sys.modules) or "-")
 """
 
@@ -192,3 +194,19 @@ def test_the_urlconf_discovers_the_admin_when_start_up_did_not(tmp_path):
     assert before == "0"
     url, registered = after.split()
     assert url == "/admin/benchmark/judgerun/7/change/" and int(registered) > 10
+
+
+def test_serve_loads_the_urlconf_before_it_forks_its_workers(monkeypatch):
+    """The workers share the URLconf's modules and no worker's first request imports them."""
+    from frontend.management.commands import serve
+
+    order = []
+
+    class Server:
+        def run(self) -> None:
+            order.append("workers forked")
+
+    monkeypatch.setattr("config.cli.urls_load", lambda: order.append("URLconf loaded"))
+    monkeypatch.setattr(serve, "_gunicorn_application", lambda options: Server())
+    call_command("serve", "--port", "8999", stdout=io.StringIO())
+    assert order == ["URLconf loaded", "workers forked"]

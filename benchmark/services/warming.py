@@ -26,20 +26,20 @@ if TYPE_CHECKING:  # Celery loads with the first task queued (config.lazy_import
 logger = logging.getLogger(__name__)
 
 
-def warm_later(task: "Task", **kwargs: Any) -> None:
-    """Queue ``task(**kwargs)`` for a worker once the caller's transaction commits (nothing
-    in process). ``task`` is named, not imported (``config.lazy_import.Lazy``): services never
-    import tasks."""
+def warm_later(task: "Task", *, countdown: float = 0, **kwargs: Any) -> None:
+    """Queue ``task(**kwargs)`` for a worker once the caller's transaction commits, to run in
+    ``countdown`` seconds (nothing in process). ``task`` is named, not imported
+    (``config.lazy_import.Lazy``): services never import tasks."""
     if settings.CELERY_TASK_ALWAYS_EAGER:
         return
-    transaction.on_commit(lambda: _publish(task, kwargs), robust=True)
+    transaction.on_commit(lambda: _publish(task, kwargs, countdown), robust=True)
 
 
-def _publish(task: "Task", kwargs: dict[str, Any]) -> None:
+def _publish(task: "Task", kwargs: dict[str, Any], countdown: float) -> None:
     from kombu.exceptions import OperationalError
 
     try:
-        task.apply_async(kwargs=kwargs, retry_policy=PUBLISH_RETRY)
+        task.apply_async(kwargs=kwargs, countdown=countdown, retry_policy=PUBLISH_RETRY)
     except OperationalError as exc:
         what = f"{task.name} {kwargs}"
         logger.warning("broker unreachable (%s): %s left to the first reader", exc, what)

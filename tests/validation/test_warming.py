@@ -22,7 +22,12 @@ from validation import services
 from validation.models import StoredFigures
 from validation.report import compute as report_module
 from validation.selectors import badge as badge_selectors
-from validation.services.stored import judge_badge_keep, study_figures_warm, study_report_keep
+from validation.services.stored import (
+    GOLD_PAUSE,
+    judge_badge_keep,
+    study_figures_warm,
+    study_report_keep,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -30,10 +35,14 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def queued(monkeypatch, settings):
     """Workers behind a broker: what ``warm_later`` publishes once committed, as
-    (task name, kwargs)."""
+    (task name, kwargs, countdown)."""
     settings.CELERY_TASK_ALWAYS_EAGER = False
     sent = []
-    monkeypatch.setattr(warming, "_publish", lambda task, kwargs: sent.append((task.path, kwargs)))
+    monkeypatch.setattr(
+        warming,
+        "_publish",
+        lambda task, kwargs, countdown: sent.append((task.path, kwargs, countdown)),
+    )
     return sent
 
 
@@ -54,14 +63,14 @@ def test_a_close_queues_the_studys_figures_once_it_commits(
     assert queued == []  # nothing before the commit: a worker would find the study open
     for callback in callbacks:
         callback()
-    assert queued == [(STUDY_TASK, {"study_id": study.pk})]
+    assert queued == [(STUDY_TASK, {"study_id": study.pk}, 0)]
     # The close computed nothing itself: the worker does.
     assert not StoredFigures.objects.filter(study=study).exists()
 
 
 def test_in_process_a_close_queues_nothing(monkeypatch, django_capture_on_commit_callbacks):
     sent = []
-    monkeypatch.setattr(warming, "_publish", lambda task, kwargs: sent.append(task))
+    monkeypatch.setattr(warming, "_publish", lambda task, kwargs, countdown: sent.append(task))
     with django_capture_on_commit_callbacks(execute=True):
         services.study_close(study=rated_study(rate=False))
     assert sent == []
@@ -82,7 +91,8 @@ def test_a_seniors_decision_after_the_close_queues_the_figures_again(
     assert queued == []  # a decision alone writes no gold
     with django_capture_on_commit_callbacks(execute=True):
         services.unit_settle(unit_id=study.units.get().unit_id)
-    assert queued == [(STUDY_TASK, {"study_id": study.pk})]
+    # After a pause, so that a senior's run of decisions is computed once.
+    assert queued == [(STUDY_TASK, {"study_id": study.pk}, GOLD_PAUSE)]
 
 
 def test_the_warmed_report_and_badges_are_what_their_first_reader_reads(monkeypatch):
@@ -124,7 +134,7 @@ def test_a_judge_run_that_ended_with_verdicts_queues_its_datasets_board(
         run_ended(run=generation)
     # Finished and stopped runs change the board; a run that could not start has no verdicts,
     # and answers without verdicts are on no board.
-    assert queued == [(BOARD_TASK, {"dataset_id": dataset.pk})] * 2
+    assert queued == [(BOARD_TASK, {"dataset_id": dataset.pk}, 0)] * 2
 
 
 def test_the_warmed_board_is_what_the_leaderboard_page_reads(
@@ -150,7 +160,7 @@ def test_a_broker_that_cannot_be_reached_is_logged_and_the_close_stands(
     class Unreachable:
         name = STUDY_TASK
 
-        def apply_async(self, **kwargs):
+        def apply_async(self, **options):
             raise OperationalError("connection refused")
 
     monkeypatch.setattr("validation.services.stored.STUDY_FIGURES_WARM", Unreachable())

@@ -25,7 +25,7 @@ from validation.models import GoldLabel, Study, StudyUnit
 from validation.outcome import NeedsSenior, Policy, Settled, UnitOutcome, unit_outcome
 from validation.services.announce import gold_ready_announce
 from validation.services.locks import study_units_locked
-from validation.services.stored import study_figures_warm_later
+from validation.services.stored import GOLD_PAUSE, study_figures_warm_later
 
 # States whose unit may still change: everything but gold, adjudicated and dropped.
 UNSETTLED = (StudyUnit.State.PENDING, StudyUnit.State.INCOMPLETE, StudyUnit.State.AWAITING)
@@ -127,7 +127,7 @@ def _settle(study_unit: StudyUnit, ratings: list[RatingRow] | None = None) -> Un
         study_unit.save(update_fields=["state"])
         gold_ready_announce(study_unit=study_unit)
         if study.closed_at is not None:  # a senior's decision after the close: a new report
-            study_figures_warm_later(study=study)
+            study_figures_warm_later(study=study, countdown=GOLD_PAUSE)
         if outcome.adjudicated:
             audit_record(
                 actor=decision.expert.user,

@@ -26,6 +26,10 @@ if TYPE_CHECKING:
 
 CACHE_SECONDS = 6 * 3600
 STUDY_FIGURES_WARM = Lazy("validation.tasks.study_figures_warm_task")
+# Seniors decide a closed study's last units one after another, each a new report: its task
+# waits this long, so the first finds every decision of a run of them and computes, and the
+# others find their row already stored (no unit's gold task waits behind a report each time).
+GOLD_PAUSE = 60
 
 
 def study_figures_keep(
@@ -80,11 +84,11 @@ def study_report_keep(*, study: Study) -> dict[str, Any]:
     return report
 
 
-def study_figures_warm_later(*, study: Study) -> None:
+def study_figures_warm_later(*, study: Study, countdown: float = 0) -> None:
     """Have a worker compute and store the closed study's report and badges once the caller
-    commits (``benchmark.services.warming``): called when the study closes and when gold is
-    written after its close."""
-    warm_later(STUDY_FIGURES_WARM, study_id=study.pk)
+    commits (``benchmark.services.warming``): called when the study closes, and when gold is
+    written after its close with a ``countdown`` (``GOLD_PAUSE``)."""
+    warm_later(STUDY_FIGURES_WARM, countdown=countdown, study_id=study.pk)
 
 
 def study_figures_warm(*, study_id: int) -> list[str]:

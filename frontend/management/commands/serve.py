@@ -170,9 +170,13 @@ class Command(BaseCommand):
             f"threads, {where}, {tasks}); Ctrl-C stops it."
         )
         self.stdout.flush()
-        # The workers are forked from this process: no connection may cross the fork.
+        # The workers are forked from this process: they share the URLconf and the views it
+        # imports from here, and no connection may cross the fork.
         from django.db import connections
 
+        from config.cli import urls_load
+
+        urls_load()
         connections.close_all()
         os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
         _gunicorn_application(
