@@ -169,6 +169,8 @@ def test_a_dataset_without_criteria_has_an_empty_board_not_a_traceback(admin_cli
     assert "(no judge runs on this dataset yet)" in capsys.readouterr().out
     page = admin_client.get("/leaderboard/", {"dataset": "nothing-yet"})
     assert page.status_code == 200 and "No judge has run on this dataset yet" in page.text
+    # Said in a paragraph, not in a table of headings only, and no judge to choose from.
+    assert 'id="leaderboard"' not in page.text and 'name="judge"' not in page.text
 
 
 def test_output_file_is_written_whole_or_not_at_all(board_data, tmp_path):
