@@ -214,9 +214,9 @@ def child_warm(code: Path, what: str) -> dict:
 def _after_change(code: Path) -> dict[str, dict]:
     found = {}
     for label, who, url in PAGES:
-        if label not in AFTER_CHANGE:
+        what = AFTER_CHANGE.get(label)
+        if what is None:
             continue
-        what = AFTER_CHANGE[label]
         _child(code, "forget", what)
         computed = _child(code, "measure", url, who, "0", "0", "1")
         _child(code, "forget", what)
@@ -333,10 +333,10 @@ def main() -> int:
             if args.after_change:
                 _child(ROOT, "migrate")
                 changed = _after_change(ROOT)
-            elif before:
-                figures["before"] = _read(before, args.requests, args.cprofile)
-                parts["before"] = _child(before, "breakdown")
-            if not args.after_change:
+            else:
+                if before:
+                    figures["before"] = _read(before, args.requests, args.cprofile)
+                    parts["before"] = _child(before, "breakdown")
                 _child(ROOT, "migrate")
                 figures["after"] = _read(ROOT, args.requests, args.cprofile)
                 parts["after"] = _child(ROOT, "breakdown")

@@ -44,13 +44,22 @@ def run_queue(*, model_cls: type[LLMRun], run_id: int) -> None:
         transaction.on_commit(lambda: run_dispatch(model_cls=model_cls, run_id=run_id))
 
 
-def run_dispatch(*, model_cls: type[LLMRun], run_id: int) -> bool:
-    """Publish the run's task; False when the broker is down and the run waits for it."""
+def task_publish(task: "Task", *, kwargs: dict, countdown: float = 0) -> Exception | None:
+    """Publish ``task(**kwargs)`` to run in ``countdown`` seconds, retrying a broker blip
+    briefly (``PUBLISH_RETRY``); the broker's error when it cannot be reached."""
     from kombu.exceptions import OperationalError
 
     try:
-        RUN_TASKS[model_cls].apply_async(kwargs={"run_id": run_id}, retry_policy=PUBLISH_RETRY)
+        task.apply_async(kwargs=kwargs, countdown=countdown, retry_policy=PUBLISH_RETRY)
     except OperationalError as exc:
+        return exc
+    return None
+
+
+def run_dispatch(*, model_cls: type[LLMRun], run_id: int) -> bool:
+    """Publish the run's task; False when the broker is down and the run waits for it."""
+    exc = task_publish(RUN_TASKS[model_cls], kwargs={"run_id": run_id})
+    if exc is not None:
         logger.warning(
             "broker unreachable (%s): %s %s stays pending until it is back",
             exc,

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from django.conf import settings
 from django.db import transaction
 
-from benchmark.services.dispatch import PUBLISH_RETRY
+from benchmark.services.dispatch import task_publish
 
 if TYPE_CHECKING:  # Celery loads with the first task queued (config.lazy_import)
     from celery import Task
@@ -36,10 +36,7 @@ def warm_later(task: "Task", *, countdown: float = 0, **kwargs: Any) -> None:
 
 
 def _publish(task: "Task", kwargs: dict[str, Any], countdown: float) -> None:
-    from kombu.exceptions import OperationalError
-
-    try:
-        task.apply_async(kwargs=kwargs, countdown=countdown, retry_policy=PUBLISH_RETRY)
-    except OperationalError as exc:
+    exc = task_publish(task, kwargs=kwargs, countdown=countdown)
+    if exc is not None:
         what = f"{task.name} {kwargs}"
         logger.warning("broker unreachable (%s): %s left to the first reader", exc, what)
