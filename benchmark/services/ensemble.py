@@ -8,6 +8,7 @@ from django.utils import timezone
 
 from benchmark.audit_actions import AuditAction
 from benchmark.models import Dataset, Judge, JudgeRun, ModelUnderTest, Verdict
+from benchmark.services.announce import run_ended
 from benchmark.services.audit import audit_record
 
 ENSEMBLE = "ensemble"  # JudgeRun.source of its runs, the key of its Judge.parameters
@@ -42,7 +43,8 @@ def judge_ensemble_run_store(
     actor=None,
 ) -> JudgeRun:
     """A finished run of the ensemble ``judge`` with ``verdicts`` (response id, rubric item
-    id, state, criterion version, reasoning), derived from ``member_runs``; audited."""
+    id, state, criterion version, reasoning), derived from ``member_runs``; audited and
+    announced as any judge run that finished (``run_ended``)."""
     now = timezone.now()
     errors = sum(1 for v in verdicts if v[2] == Verdict.State.ERROR)
     with transaction.atomic():
@@ -75,4 +77,5 @@ def judge_ensemble_run_store(
             obj=run,
             data={"judge": judge.name, "member_runs": member_runs, "verdicts": len(verdicts)},
         )
+        run_ended(run=run)
     return run

@@ -18,6 +18,7 @@ from tests.benchmark.factories import (
     case_with_rubric,
 )
 from tests.validation.test_report_db import rated_study, report_json
+from tests.validation.test_warming import BOARD_TASK, queued  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.django_db
 MET, NOT, ERR = Verdict.State.MET, Verdict.State.NOT_MET, Verdict.State.ERROR
@@ -81,6 +82,17 @@ def test_the_ensemble_is_the_majority_of_its_members(judged):
     # The leaderboard ranks under it like any judge.
     board = leaderboard_compute(dataset=judged, judge="maj").as_dict()
     assert board["judge"] == "maj" and {m["model"] for m in board["models"]} == {"m1", "m2"}
+
+
+def test_its_runs_end_as_any_judge_runs_do(
+    judged,
+    queued,  # noqa: F811
+    django_capture_on_commit_callbacks,
+):
+    # Told once committed (webhooks' judge_run.finished, the board warmed ahead), one per run.
+    with django_capture_on_commit_callbacks(execute=True):
+        create("maj", "--members", "a,b,c", "--dataset", "ens")
+    assert queued == [(BOARD_TASK, {"dataset_id": judged.pk}, 0)] * 2
 
 
 def test_asked_again_it_stores_new_runs_and_refuses_another_definition(judged):
