@@ -4,8 +4,7 @@ and the workers that keep the leaderboard (``benchmark.services.warming``)."""
 from django.urls import reverse
 
 from benchmark.models import GenerationRun, JudgeRun, LLMRun
-from benchmark.services.warming import warm_later
-from config.lazy_import import Lazy
+from benchmark.services.warming import leaderboard_warm_later
 from webhooks.events import Event
 from webhooks.services import announce
 
@@ -19,7 +18,6 @@ ENDED = {
 }
 # A judge run that ended with verdicts changes its dataset's board.
 BOARD_CHANGED = (LLMRun.Status.FINISHED, LLMRun.Status.STOPPED)
-LEADERBOARD_WARM = Lazy("benchmark.tasks.leaderboard_warm_task")
 
 
 def run_ended(*, run: LLMRun) -> None:
@@ -31,7 +29,7 @@ def run_ended(*, run: LLMRun) -> None:
     if event is None:
         return
     if isinstance(run, JudgeRun) and run.status in BOARD_CHANGED:
-        warm_later(LEADERBOARD_WARM, dataset_id=run.dataset_id)
+        leaderboard_warm_later(dataset_id=run.dataset_id)
 
     def build() -> tuple[dict, dict[str, str]]:
         data = {

@@ -110,7 +110,7 @@ def main(argv: list[str]) -> int:
 
         from tests.annotation.factories import ExpertFactory
         from tests.benchmark.factories import DatasetFactory, ModelUnderTestFactory
-        from tests.validation.factories import open_study
+        from tests.validation.factories import MODEL_NAME_MARKER, open_study
 
         # The factories number names from 0 in every process: past every name already there.
         taken = Dataset.objects.count() + ModelUnderTest.objects.count()
@@ -118,6 +118,11 @@ def main(argv: list[str]) -> int:
             names.reset_sequence(taken)
         expert = ExpertFactory(user__username=f"{args.name}-expert")
         open_study(cases=args.cases, experts=[expert], name=args.name)
+        # Its models come with one fixed name each (the blindness tests' marker): renamed, so
+        # that another study can be made on the same database.
+        for model in ModelUnderTest.objects.filter(name__startswith=MODEL_NAME_MARKER):
+            model.name = f"{args.name}-{model.name}"
+            model.save(update_fields=["name"])
         print(Token.objects.create(user=expert.user).key)
     elif args.synthesis:
         from benchmark.models import SynthesisRun

@@ -259,6 +259,32 @@ def test_a_study_closed_with_workers_has_its_report_stored_before_anyone_reads_i
     wait_for(lambda: count(stack, reports) == 1, timeout=60, what="a worker to store the report")
 
 
+def test_a_worker_started_on_new_code_stores_the_figures_people_read_again(stack):
+    tool(stack.env, STACKTOOL, "study", "redeployed", "--cases", "2")
+    run(stack.env, str(BIN / "heartbench"), "study", "close", "redeployed", "--yes")
+    reports = (
+        "SELECT count(*) FROM validation_storedfigures f JOIN validation_study s"
+        " ON s.id = f.study_id WHERE s.name = 'redeployed' AND f.kind = 'report'"
+    )
+    wait_for(lambda: count(stack, reports) == 1, timeout=60, what="the report stored at close")
+    # New code, as a deploy brings it: no row or cached report is this code's, nor is the
+    # cache's mark that a worker has queued this code's figures.
+    count(stack, "WITH gone AS (DELETE FROM validation_storedfigures RETURNING 1) SELECT 0")
+    import redis
+
+    cache = redis.Redis.from_url(stack.env["REDIS_URL"])
+    for pattern in ("validation:report:*", "validation:after-deploy:*"):
+        for key in cache.scan_iter(f"heartbench:*{pattern}"):
+            cache.delete(key)
+    stack.start("w3", str(BIN / "heartbench"), "worker", "--queues", "reports",
+                "--hostname", "w3@%h")  # fmt: skip
+    try:
+        wait_for(lambda: count(stack, reports) == 1, timeout=90, what="the report stored again")
+        assert "new code: figures of" in stack.log("w3")
+    finally:
+        stack.kill("w3")
+
+
 GENERATED = re.compile(r"Task benchmark\.tasks\.generation_run_task\[([0-9a-f-]+)\] succeeded")
 
 

@@ -4,9 +4,12 @@ what the report page and the leaderboard read; in process nothing is queued, and
 that cannot be reached is logged without failing the change."""
 
 import logging
+from datetime import timedelta
+from types import SimpleNamespace
 
 import pytest
 from django.core.cache import cache
+from django.utils import timezone
 from kombu.exceptions import OperationalError
 
 from annotation import events
@@ -16,14 +19,17 @@ from benchmark.services.announce import run_ended
 from benchmark.services.stored_board import leaderboard_warm
 from tests.benchmark.test_stored_board import dataset  # noqa: F401 (a fixture)
 from tests.validation.adjudication_helpers import split_study
+from tests.validation.factories import dataset_with_responses
 from tests.validation.test_adjudication import NEXT, api_for, decide_all
 from tests.validation.test_report_db import rated_study
-from validation import services
-from validation.models import StoredFigures
+from validation import services, tasks
+from validation.models import StoredFigures, Study
 from validation.report import compute as report_module
 from validation.selectors import badge as badge_selectors
+from validation.services import stored
 from validation.services.stored import (
     GOLD_PAUSE,
+    figures_after_deploy_warm,
     judge_badge_keep,
     study_figures_warm,
     study_report_keep,
@@ -171,3 +177,57 @@ def test_a_broker_that_cannot_be_reached_is_logged_and_the_close_stands(
     study.refresh_from_db()
     assert study.closed_at is not None
     assert f"broker unreachable (connection refused): {STUDY_TASK}" in caplog.text
+
+
+def closed_studies(count: int) -> list[Study]:
+    """``count`` studies closed a day apart, the newest first."""
+    now, (data, models) = timezone.now(), dataset_with_responses(cases=1)
+    create = services.study_create
+    studies = [
+        create(name=f"closed-{i}", dataset=data, models=models, judge_runs=[], fraction=1.0, seed=1)
+        for i in range(count)
+    ]
+    for age, study in enumerate(studies):
+        Study.objects.filter(pk=study.pk).update(closed_at=now - timedelta(days=age))
+    return studies
+
+
+def test_new_code_has_the_newest_closed_studies_and_kept_boards_warmed_once(
+    queued,
+    dataset,  # noqa: F811
+    monkeypatch,
+    django_capture_on_commit_callbacks,
+):
+    cache.clear()
+    still_open, *studies = closed_studies(4)
+    Study.objects.filter(pk=still_open.pk).update(closed_at=None)
+    leaderboard_warm(dataset_id=dataset.pk)  # a board someone read
+    with django_capture_on_commit_callbacks(execute=True):
+        assert figures_after_deploy_warm(studies=2) == (2, 1)
+    assert queued == [
+        (STUDY_TASK, {"study_id": studies[0].pk}, 0),
+        (STUDY_TASK, {"study_id": studies[1].pk}, 0),
+        (BOARD_TASK, {"dataset_id": dataset.pk}, 0),
+    ]
+    # The next worker to start on the same code queues nothing; one on other code does.
+    queued.clear()
+    assert figures_after_deploy_warm(studies=2) is None and queued == []
+    monkeypatch.setattr(stored, "code_digest", lambda packages: "0ther-c0de")
+    assert figures_after_deploy_warm(studies=2) == (2, 1)
+
+
+def worker(*queues: str) -> SimpleNamespace:
+    """What Celery's ``worker_ready`` signal sends: the consumer, which knows its queues."""
+    consume_from = {queue: None for queue in queues}
+    return SimpleNamespace(app=SimpleNamespace(amqp=SimpleNamespace(queues=SimpleNamespace(
+        consume_from=consume_from))))  # fmt: skip
+
+
+@pytest.mark.django_db(transaction=True)  # the signal's handler closes its connection
+def test_a_worker_ready_for_reports_warms_after_a_deploy_and_a_judge_worker_does_not(queued):
+    cache.clear()
+    [study] = closed_studies(1)
+    tasks.figures_after_deploy(sender=worker("judge", "generate"))
+    assert queued == []
+    tasks.figures_after_deploy(sender=worker("reports"))
+    assert queued == [(STUDY_TASK, {"study_id": study.pk}, 0)]

@@ -6,7 +6,8 @@ Only a closed study's: its inputs no longer move, so one row serves every later 
 senior's decision after the close, a verdict added or a deploy that changes the computing code
 changes the fingerprint, and the figures are computed afresh under the new key (the old row is
 left: it is small and names its study). With workers, the close and a senior's decision after
-it have them computed ahead of their first reader (``study_figures_warm_later``).
+it have them computed ahead of their first reader (``study_figures_warm_later``), and so does a
+worker's start on new code (``figures_after_deploy_warm``).
 """
 
 import hashlib
@@ -15,11 +16,13 @@ from typing import TYPE_CHECKING, Any
 
 from django.core.cache import cache
 
-from benchmark.services.warming import warm_later
+from benchmark.code_digest import code_digest
+from benchmark.models import StoredBoard
+from benchmark.services.warming import leaderboard_warm_later, warm_later
 from benchmark.stored_rows import ABSENT, stored_value, stored_value_write
 from config.lazy_import import Lazy
 from validation.models import StoredFigures, Study
-from validation.selectors.report import study_report_compute, study_report_fingerprint
+from validation.selectors.report import CODE, study_report_compute, study_report_fingerprint
 
 if TYPE_CHECKING:
     from validation.selectors.badge import JudgeBadge
@@ -30,6 +33,10 @@ STUDY_FIGURES_WARM = Lazy("validation.tasks.study_figures_warm_task")
 # waits this long, so the first finds every decision of a run of them and computes, and the
 # others find their row already stored (no unit's gold task waits behind a report each time).
 GOLD_PAUSE = 60
+# After a deploy, the closed studies whose figures a worker computes again, newest first; an
+# older study's wait for their first reader (each costs seconds of a reports worker's time at a
+# million labels, and gold tasks queue behind them).
+AFTER_DEPLOY_STUDIES = 20
 
 
 def study_figures_keep(
@@ -103,3 +110,22 @@ def study_figures_warm(*, study_id: int) -> list[str]:
     for judge in judges:
         judge_badge_keep(study=study, judge=judge)
     return ["report", *(f"badge:{judge}" for judge in judges)]
+
+
+def figures_after_deploy_warm(*, studies: int = AFTER_DEPLOY_STUDIES) -> tuple[int, int] | None:
+    """After a deploy that changed the computing code (``benchmark.code_digest``) every kept
+    figure is stale. Queue the figures of the newest ``studies`` closed studies and the board of
+    every dataset whose board was kept; once per code, however many workers start (a cache
+    entry marks it). The studies and boards queued, or None when this code's were queued."""
+    marker = f"validation:after-deploy:{code_digest(packages=CODE)}"
+    if not cache.add(marker, True, timeout=None):
+        return None
+    closed = list(
+        Study.objects.filter(closed_at__isnull=False).order_by("-closed_at", "-pk")[:studies]
+    )
+    for study in closed:
+        study_figures_warm_later(study=study)
+    datasets = sorted(set(StoredBoard.objects.values_list("dataset_id", flat=True)))
+    for dataset_id in datasets:
+        leaderboard_warm_later(dataset_id=dataset_id)
+    return len(closed), len(datasets)
