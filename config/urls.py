@@ -1,6 +1,9 @@
 from django.contrib import admin
+from django.templatetags.static import static
 from django.urls import include, path
+from django.utils.functional import lazy
 from django.utils.translation import gettext_lazy as _
+from django.views.generic import RedirectView
 from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
@@ -25,4 +28,8 @@ urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
     path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript-catalog"),
     path("", include("frontend.urls")),
+    # Asked for by browsers on any page without an icon link (the API's JSON, an error page):
+    # the pages' icon, not a 404 in the server's log. Its URL is read when asked for (in
+    # production it names the collected file's hash).
+    path("favicon.ico", RedirectView.as_view(url=lazy(static, str)("frontend/favicon.svg"))),
 ]

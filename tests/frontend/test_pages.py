@@ -19,6 +19,16 @@ def test_anonymous_visitors_are_sent_to_the_login_page(url):
     assert response.status_code == 302 and response["Location"].startswith("/login/")
 
 
+def test_every_page_has_the_platforms_icon_and_favicon_ico_is_it():
+    icon = '<link rel="icon" href="/static/frontend/favicon.svg" type="image/svg+xml">'
+    for url in ("/login/", "/admin/login/"):
+        assert icon in Client().get(url).content.decode(), url
+    response = Client().get("/favicon.ico")  # what a browser asks for without the link
+    assert response.status_code == 302 and response["Location"] == "/static/frontend/favicon.svg"
+    served = Client().get(response["Location"])  # whitenoise, from the app's folder
+    assert served.status_code == 200 and served["Content-Type"] == "image/svg+xml"
+
+
 def test_an_expert_cannot_open_admin_pages():
     expert = ExpertFactory()
     client = logged_in(expert.user)

@@ -181,6 +181,11 @@ def test_gunicorn_serves_pages_static_files_and_the_api_in_production_mode(stack
         assert css, "the page links the hashed stylesheet"
         static = client.get(css.group(1))
         assert static.status_code == 200 and "max-age=315360000" in static.headers["cache-control"]
+        icon = re.search(
+            r'rel="icon" href="(/static/frontend/favicon\.[0-9a-f]{12}\.svg)"', page.text
+        )
+        assert icon and client.get("/favicon.ico").headers["location"] == icon.group(1)
+        assert client.get(icon.group(1)).headers["content-type"] == "image/svg+xml"
 
         assert client.get("/api/v1/studies/").status_code == 401
         tool(stack.env, STACKTOOL, "user", "reader", "a-long-password-1")
