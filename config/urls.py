@@ -31,5 +31,9 @@ urlpatterns = [
     # Asked for by browsers on any page without an icon link (the API's JSON, an error page):
     # the pages' icon, not a 404 in the server's log. Its URL is read when asked for (in
     # production it names the collected file's hash).
-    path("favicon.ico", RedirectView.as_view(url=lazy(static, str)("frontend/favicon.svg"))),
+    path(
+        "favicon.ico",
+        RedirectView.as_view(url=lazy(static, str)("frontend/favicon.svg")),
+        name="favicon",
+    ),
 ]

@@ -214,6 +214,7 @@ def routes(assignment_id: str) -> dict[str, Route]:
         # The language switch and the scripts' string catalogue hold no data: open to all.
         "set_language": Route("POST", "/i18n/setlang/", dict.fromkeys(ROLES, (302,))),
         "javascript-catalog": Route("GET", "/jsi18n/", public),
+        "favicon": Route("GET", "/favicon.ico", dict.fromkeys(ROLES, (302,))),  # to the icon
     }  # fmt: skip
 
 
