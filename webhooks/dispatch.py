@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING
 from django.conf import settings
 from django.db import connections
 
+from config.publish import task_publish
+
 if TYPE_CHECKING:  # Celery loads with the first delivery queued (config.lazy_import)
     from celery import Task
 
 logger = logging.getLogger(__name__)
-# A broker blip is retried briefly; a real outage must not hold the announcing request.
-PUBLISH_RETRY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.5, "interval_max": 1}
 TASKS: dict[str, "Task"] = {}
 
 
@@ -78,13 +78,10 @@ def delivery_queue(*, delivery_id: int, countdown: float = 0, replay: bool = Fal
     A broker that is down is logged: the delivery keeps its next try, and the admin's "send
     again" sends it.
     """
-    from kombu.exceptions import OperationalError
-
     task, kwargs = TASKS["deliver"], {"delivery_id": delivery_id, "replay": replay}
     if settings.CELERY_TASK_ALWAYS_EAGER:
         IN_PROCESS.submit(lambda: task.apply(kwargs=kwargs), countdown=countdown)
         return
-    try:
-        task.apply_async(kwargs=kwargs, countdown=countdown, retry_policy=PUBLISH_RETRY)
-    except OperationalError as exc:
+    exc = task_publish(task, kwargs=kwargs, countdown=countdown)
+    if exc is not None:
         logger.warning("broker unreachable (%s): webhook delivery %s waits", exc, delivery_id)

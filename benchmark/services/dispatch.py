@@ -16,13 +16,12 @@ from typing import TYPE_CHECKING
 from django.db import transaction
 
 from benchmark.models import LLMRun
+from config.publish import task_publish
 
 if TYPE_CHECKING:  # Celery loads with the first task queued (config.lazy_import)
     from celery import Task
 
 logger = logging.getLogger(__name__)
-# A broker blip is retried briefly; a real outage must not hold the admin's request for long.
-PUBLISH_RETRY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.5, "interval_max": 1}
 # The task that executes a run of each run model, by the run's id.
 RUN_TASKS: dict[type[LLMRun], "Task"] = {}
 
@@ -42,18 +41,6 @@ def run_queue(*, model_cls: type[LLMRun], run_id: int) -> None:
             status=LLMRun.Status.PENDING
         )
         transaction.on_commit(lambda: run_dispatch(model_cls=model_cls, run_id=run_id))
-
-
-def task_publish(task: "Task", *, kwargs: dict, countdown: float = 0) -> Exception | None:
-    """Publish ``task(**kwargs)`` to run in ``countdown`` seconds, retrying a broker blip
-    briefly (``PUBLISH_RETRY``); the broker's error when it cannot be reached."""
-    from kombu.exceptions import OperationalError
-
-    try:
-        task.apply_async(kwargs=kwargs, countdown=countdown, retry_policy=PUBLISH_RETRY)
-    except OperationalError as exc:
-        return exc
-    return None
 
 
 def run_dispatch(*, model_cls: type[LLMRun], run_id: int) -> bool:

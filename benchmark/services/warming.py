@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 from django.conf import settings
 from django.db import transaction
 
-from benchmark.services.dispatch import task_publish
 from config.lazy_import import Lazy
+from config.publish import task_publish
 
 if TYPE_CHECKING:  # Celery loads with the first task queued (config.lazy_import)
     from celery import Task

@@ -125,7 +125,8 @@ def figures_after_deploy_warm(*, studies: int = AFTER_DEPLOY_STUDIES) -> tuple[i
     )
     for study in closed:
         study_figures_warm_later(study=study)
-    datasets = sorted(set(StoredBoard.objects.values_list("dataset_id", flat=True)))
+    kept = StoredBoard.objects.order_by("dataset_id").values_list("dataset_id", flat=True)
+    datasets = list(kept.distinct())
     for dataset_id in datasets:
         leaderboard_warm_later(dataset_id=dataset_id)
     return len(closed), len(datasets)
