@@ -5,8 +5,14 @@ registers its response callbacks anew, which cost about as much CPU as the call 
 (``benchmarks/cache_calls.py``). Every request with a session cookie reads the session from
 the cache, and the last rating of a unit asks it who listens for webhooks twice. A client
 shares its pool's connections safely between threads, so one is kept per pool.
+
+The client library is imported with this module, not by the first call (Django's client
+imports it then): ``heartbench serve`` builds the cache before it forks its workers
+(``config.cli.urls_load``), so no worker's first unit completed or session read imports it
+with the GIL held (about 0.3 s, every thread of the worker waiting; docs/benchmarks.md).
 """
 
+import redis as _library  # noqa: F401 (imported here, before the fork; see above)
 from django.core.cache.backends import redis
 
 

@@ -69,18 +69,21 @@ def django_setup() -> None:
 
 
 def urls_load() -> None:
-    """Import the URLconf and every view module it names, out of the collector's sight as in
-    ``django_setup``. ``heartbench serve`` does it before it forks its workers, which then share
-    those modules' pages; otherwise each worker's first request imported them (about half a
-    second on the 2-core machine, docs/benchmarks.md). numpy and scipy stay out: the views that
-    compute with them import them when first asked."""
+    """Import the URLconf and every view module it names, and the cache's backend with its
+    client library, out of the collector's sight as in ``django_setup``. ``heartbench serve``
+    does it before it forks its workers, which then share those modules' pages; otherwise each
+    worker's first request imported them (about half a second on the 2-core machine,
+    docs/benchmarks.md). numpy and scipy stay out: the views that compute with them import them
+    when first asked."""
     import gc
 
+    from django.core.cache import caches
     from django.urls import get_resolver
 
     gc.disable()
     try:
         get_resolver().url_patterns  # noqa: B018 (the property imports the tree)
+        caches.all()  # builds each backend (no connection): imports its module
     finally:
         gc.freeze()
         gc.enable()

@@ -38,8 +38,20 @@ print(" ".join(name for name in ("celery", "kombu") if name in sys.modules) or "
 """
 
 
-def _run(args: list[str], tmp_path: Path) -> subprocess.CompletedProcess:
+CACHE_LIBRARY_BEFORE_THE_FORK = """
+import os, sys
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+from config.cli import django_setup, urls_load
+django_setup()
+before = "redis" in sys.modules
+urls_load()
+print(before, "redis" in sys.modules)
+"""
+
+
+def _run(args: list[str], tmp_path: Path, **env_extra: str) -> subprocess.CompletedProcess:
     env = os.environ | {"HEARTBENCH_DATA_DIR": str(tmp_path / "data"), "PYTHONPATH": str(ROOT)}
+    env |= env_extra
     env.pop("DJANGO_SETTINGS_MODULE", None)
     return subprocess.run(
         [sys.executable, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
@@ -60,6 +72,13 @@ def test_django_setup_urlconf_and_admin_import_neither_numpy_nor_scipy(tmp_path)
     result = _run(["-c", SETUP_URLCONF_ADMIN.format(heavy=HEAVY)], tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "-", f"imported at start-up: {result.stdout.strip()}"
+
+
+def test_the_urlconf_load_brings_the_cache_client_library_before_the_workers_fork(tmp_path):
+    # No connection is made: nothing listens on this port.
+    redis = _run(["-c", CACHE_LIBRARY_BEFORE_THE_FORK], tmp_path, REDIS_URL="redis://127.0.0.1:9/0")
+    assert redis.returncode == 0, redis.stderr
+    assert redis.stdout.split() == ["False", "True"]
 
 
 @pytest.mark.parametrize("flag", ["--version", "--help"])

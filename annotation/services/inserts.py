@@ -1,4 +1,4 @@
-"""Rows written in one INSERT without building a model instance for each.
+"""Rows written in one statement without building a model instance for each.
 
 ``bulk_create`` builds a model instance per row and prepares every field of each through the
 ORM's whole save path; for the dozen labels of a submit that cost more CPU than the database
@@ -7,9 +7,13 @@ insert sends: its text is made once per shape (the model's columns, whether conf
 ignored, and on SQLite the number of rows) with the database's own operations, and each value
 is prepared by its field as the ORM prepares it. Every column but an automatic primary key is
 named: a default is never filled in here, so nothing is silently left to the database.
+
+``row_update`` sends what ``filter(**where).update(**fields)`` sends for plain values (no
+expressions, no lookups), its text made once per shape: the autosave's and the submit's
+conditional UPDATE, whose queryset and compilation cost several times the statement.
 """
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from django.db import connection, models
 from django.db.models.constants import OnConflict
@@ -97,3 +101,34 @@ def rows_insert(
                 [value for row in chunk for value in row],
             )
     return len(values)
+
+
+_UPDATES: dict[tuple, tuple[str, tuple[models.Field, ...], tuple[models.Field, ...]]] = {}
+
+
+def _update_text(model: type[models.Model], names: tuple[str, ...], where: tuple[str, ...]):
+    key = (connection.vendor, model, names, where)
+    if key not in _UPDATES:
+        meta, quote = model._meta, connection.ops.quote_name
+        sets, conditions = [meta.get_field(n) for n in names], [meta.get_field(n) for n in where]
+        assignments = ", ".join(f"{quote(field.column)} = %s" for field in sets)
+        matches = " AND ".join(f"{quote(field.column)} = %s" for field in conditions)
+        text = f"UPDATE {quote(meta.db_table)} SET {assignments} WHERE {matches}"
+        _UPDATES[key] = text, tuple(sets), tuple(conditions)
+    return _UPDATES[key]
+
+
+def row_update(
+    model: type[models.Model], *, where: Mapping[str, object], fields: Mapping[str, object]
+) -> int:
+    """``model.objects.filter(**where).update(**fields)`` for plain values: each condition an
+    equality on a column (none of them NULL), each value prepared by its field as the ORM
+    prepares it; returns how many rows were changed."""
+    text, sets, conditions = _update_text(model, tuple(fields), tuple(where))
+    params = [f.get_db_prep_save(v, connection) for f, v in zip(sets, fields.values(), strict=True)]
+    params += [
+        f.get_db_prep_value(v, connection) for f, v in zip(conditions, where.values(), strict=True)
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(text, params)
+        return cursor.rowcount

@@ -9,6 +9,7 @@ from django.utils.translation import gettext
 from annotation.models import Assignment, Expert, Pool
 from annotation.selectors.work import lease_open_in_pool
 from annotation.services.errors import AnnotationError, LeaseLost
+from annotation.services.inserts import row_update
 from annotation.services.locks import assignment_lock
 
 
@@ -40,8 +41,8 @@ def lease_extend(
         **(draft or {}),
         "lease_expires_at": now + timedelta(seconds=assignment.pool.lease_seconds),
     }
-    out = Assignment.objects.filter(pk=assignment.pk, status=Assignment.Status.LEASED)
-    if not out.update(**fields):
+    out = {"id": assignment.pk, "status": Assignment.Status.LEASED}
+    if not row_update(Assignment, where=out, fields=fields):
         with transaction.atomic():
             assignment = assignment_lock(assignment_id=assignment.pk)
             if assignment.status == Assignment.Status.SUBMITTED:

@@ -26,7 +26,7 @@ from annotation.selectors.pay import pay_rate_annotations
 from annotation.services.agreement import unit_record_peer_agreement
 from annotation.services.calibration import calibration_finish_if_complete
 from annotation.services.errors import AnnotationError, SubmissionConflict
-from annotation.services.inserts import rows_insert
+from annotation.services.inserts import row_update, rows_insert
 from annotation.services.leases import lease_hold
 from annotation.services.locks import assignment_lock, units_locked
 from annotation.services.pay import pay_record_earning
@@ -183,12 +183,16 @@ def _with_pay_rate(assignment: Assignment) -> Assignment:
 def _close(*, assignment: Assignment, now: datetime) -> bool:
     """Leased → submitted with the draft cleared, in one conditional UPDATE that row-locks the
     assignment until the transaction ends; False when it was not leased."""
-    closed = Assignment.objects.filter(pk=assignment.pk, status=Assignment.Status.LEASED).update(
-        status=Assignment.Status.SUBMITTED,
-        submitted_at=now,
-        draft_labels={},
-        draft_active_seconds=0,
-        draft_saved_at=None,
+    closed = row_update(
+        Assignment,
+        where={"id": assignment.pk, "status": Assignment.Status.LEASED},
+        fields={
+            "status": Assignment.Status.SUBMITTED,
+            "submitted_at": now,
+            "draft_labels": {},
+            "draft_active_seconds": 0,
+            "draft_saved_at": None,
+        },
     )
     if closed:
         assignment.status, assignment.submitted_at = Assignment.Status.SUBMITTED, now

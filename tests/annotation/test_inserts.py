@@ -1,4 +1,5 @@
-"""``rows_insert`` stores what ``bulk_create`` stores, on SQLite and PostgreSQL."""
+"""``rows_insert`` stores what ``bulk_create`` stores, and ``row_update`` changes what the
+queryset's ``update`` changes, on SQLite and PostgreSQL."""
 
 from datetime import UTC, datetime
 
@@ -6,10 +7,11 @@ import pytest
 from django.db import IntegrityError, connection, transaction
 from django.test.utils import CaptureQueriesContext
 
-from annotation.models import PoolTally
+from annotation.models import Assignment, PoolTally
 from annotation.services import rows_insert
+from annotation.services.inserts import row_update
 from benchmark.models import AuditEvent
-from tests.annotation.factories import UserFactory
+from tests.annotation.factories import ExpertFactory, UserFactory
 from tests.validation.factories import open_study
 
 pytestmark = pytest.mark.django_db
@@ -75,3 +77,34 @@ def test_every_column_is_named_and_no_rows_send_nothing():
     with CaptureQueriesContext(connection) as queries:
         assert rows_insert(AuditEvent, COLUMNS, []) == 0
     assert not queries and not AuditEvent.objects.exists()
+
+
+def test_a_row_is_updated_as_the_querysets_update_updates_it_and_only_when_it_matches():
+    study = open_study(cases=2, experts=[])
+    pool = study.pool
+    at = datetime(2026, 11, 29, 22, 5, 1, 654321, tzinfo=UTC)
+    ours, theirs = (
+        Assignment.objects.create(pool=pool, unit=unit, expert=expert, slot=1, lease_expires_at=at)
+        for unit, expert in zip(
+            pool.units.order_by("pk"), ExpertFactory.create_batch(2), strict=True
+        )
+    )
+    fields = {
+        "status": Assignment.Status.SUBMITTED,
+        "submitted_at": at,
+        "draft_labels": {"c1": {"hit": True, "note": "引号\"'"}},
+        "draft_active_seconds": 7,
+        "draft_saved_at": None,
+    }
+    leased = Assignment.Status.LEASED
+    with CaptureQueriesContext(connection) as queries:
+        assert row_update(Assignment, where={"id": ours.pk, "status": leased}, fields=fields) == 1
+    assert len(queries) == 1
+    Assignment.objects.filter(pk=theirs.pk, status=leased).update(**fields)
+    columns = ("status", "submitted_at", "draft_labels", "draft_active_seconds", "draft_saved_at")
+    rows = Assignment.objects.order_by("pk").values_list(*columns)
+    assert rows[0] == rows[1] == tuple(fields.values())
+    # Not leased any more: the condition matches nothing and nothing changes.
+    again = {"id": ours.pk, "status": leased}
+    assert row_update(Assignment, where=again, fields={"draft_active_seconds": 9}) == 0
+    assert Assignment.objects.get(pk=ours.pk).draft_active_seconds == 7
