@@ -76,9 +76,10 @@ def test_django_setup_urlconf_and_admin_import_neither_numpy_nor_scipy(tmp_path)
 
 def test_the_urlconf_load_brings_the_cache_client_library_before_the_workers_fork(tmp_path):
     # No connection is made: nothing listens on this port.
-    redis = _run(["-c", CACHE_LIBRARY_BEFORE_THE_FORK], tmp_path, REDIS_URL="redis://127.0.0.1:9/0")
-    assert redis.returncode == 0, redis.stderr
-    assert redis.stdout.split() == ["False", "True"]
+    url = "redis://127.0.0.1:9/0"
+    result = _run(["-c", CACHE_LIBRARY_BEFORE_THE_FORK], tmp_path, REDIS_URL=url)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["False", "True"]
 
 
 @pytest.mark.parametrize("flag", ["--version", "--help"])

@@ -48,7 +48,7 @@ def lease_extend(
             if assignment.status == Assignment.Status.SUBMITTED:
                 raise AnnotationError(gettext("this assignment is already submitted"))
             lease_hold(assignment=assignment, now=now)
-            Assignment.objects.filter(pk=assignment.pk).update(**fields)
+            row_update(Assignment, where={"id": assignment.pk}, fields=fields)
     assignment.status = Assignment.Status.LEASED
     for name, value in fields.items():
         setattr(assignment, name, value)
