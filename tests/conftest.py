@@ -1,4 +1,7 @@
+import hashlib
 import os
+import shutil
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -6,8 +9,9 @@ from django.core.cache import cache
 from django.db import connection
 from django.utils import translation
 
-SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "heartbench-data"
-ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
+PROJECT = Path(__file__).resolve().parents[1]
+SHARED_DATA = PROJECT.parent / "shared" / "heartbench-data"
+ARTIFACTS = PROJECT / "test-artifacts"
 
 
 def require(condition: bool, reason: str) -> None:
@@ -59,13 +63,84 @@ def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix, t
 
     database = settings.DATABASES["default"]
     if database["ENGINE"].endswith("sqlite3"):
-        database.setdefault("TEST", {})["NAME"] = str(tmp_path_factory.mktemp("db") / "test.db")
+        name = tmp_path_factory.mktemp("db") / "test.db"
+        database.setdefault("TEST", {})["NAME"] = str(name)
+        if SCHEMA.exists():
+            shutil.copyfile(SCHEMA, name)
+
+
+# The SQLite test database as the migrations left it, kept between runs under the hash of the
+# migrations (and Django's version): a run copies it in a few milliseconds instead of migrating
+# for 10-20 s. Migrate still runs on the copy (it finds nothing to do), and a changed migration
+# makes a new file (tests/benchmark/test_model_names.py checks them against the models).
+def _schema_file() -> Path:
+    import django
+
+    digest = hashlib.sha256(django.__version__.encode())
+    for path in sorted(PROJECT.glob("*/migrations/*.py")):
+        digest.update(path.name.encode() + path.read_bytes())
+    return PROJECT / "var" / "test-schema" / f"{digest.hexdigest()[:16]}.sqlite3"
+
+
+SCHEMA = _schema_file()
+
+
+@pytest.fixture(scope="session")
+def django_db_keepdb(request) -> bool:
+    # Keep (and so migrate onto) the copied schema; the file is the session's own either way.
+    return request.config.getvalue("reuse_db") or connection.vendor == "sqlite"
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup):
+    """pytest-django's set-up, then the SQLite schema kept for the next run: through SQLite's
+    backup (the database is in WAL mode, so the file alone may miss pages), to a temporary name
+    first, so a run beside this one never copies half a file."""
+    from django.conf import settings
+
+    if connection.vendor == "sqlite" and not SCHEMA.exists():
+        SCHEMA.parent.mkdir(parents=True, exist_ok=True)
+        partial = SCHEMA.with_name(f"{SCHEMA.name}.{os.getpid()}")
+        source = sqlite3.connect(settings.DATABASES["default"]["NAME"])
+        target = sqlite3.connect(partial)
+        try:
+            source.backup(target)
+        finally:
+            source.close()
+            target.close()
+        os.replace(partial, SCHEMA)
+    yield
 
 
 @pytest.fixture(autouse=True)
 def _no_database_unless_marked(request, monkeypatch):
     if request.node.get_closest_marker("database") is None:
         monkeypatch.setenv("DATABASE_URL", NO_DATABASE_URL)
+
+
+# Django's documented fast hasher for tests: the product's PBKDF2 costs about 0.27 s a user,
+# most of a scenario builder's set-up. Tests about passwords ask for `production_hasher`.
+FAST_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _fast_password_hasher():
+    from django.test.utils import override_settings
+
+    # override_settings announces the change, so Django's cached list of hashers follows it.
+    with override_settings(PASSWORD_HASHERS=FAST_HASHERS):
+        yield
+
+
+@pytest.fixture
+def production_hasher():
+    """The hashers the product runs with (Django's defaults, PBKDF2 first), for a test about
+    passwords themselves."""
+    from django.conf import global_settings
+    from django.test.utils import override_settings
+
+    with override_settings(PASSWORD_HASHERS=global_settings.PASSWORD_HASHERS):
+        yield
 
 
 @pytest.fixture(autouse=True)

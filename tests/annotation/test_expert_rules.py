@@ -91,12 +91,19 @@ def test_every_failed_rule_is_named_on_the_one_line(settings):
     assert "too short" in message and "entirely numeric" in message and "\n" not in message
 
 
-def test_a_good_name_and_password_make_an_expert(settings):
+def test_a_good_name_and_password_make_an_expert(settings, production_hasher):
     settings.AUTH_PASSWORD_VALIDATORS = STRICT
     out = add("李医生", "a-long-enough-passphrase", "--specialty", "职场心理")
     assert "expert 李医生 (expert, rater id" in out
     user = get_user_model().objects.get(username="李医生")
     assert user.check_password("a-long-enough-passphrase")
+    assert user.password.startswith("pbkdf2_sha256$")
+
+
+def test_other_tests_hash_passwords_fast():
+    # tests/conftest.py: the product's PBKDF2 is most of a scenario builder's set-up.
+    user = UserFactory(username="quick")
+    assert user.password.startswith("md5$")
 
 
 def test_an_existing_login_gets_a_profile_only_with_a_valid_password():

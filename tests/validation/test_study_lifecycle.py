@@ -133,7 +133,7 @@ def test_commands_create_open_and_refuse_bad_input(capsys):
         call_command("study", "close", "missing")
 
 
-def test_expert_add_reads_the_password_from_stdin(monkeypatch):
+def test_expert_add_reads_the_password_from_stdin(monkeypatch, production_hasher):
     monkeypatch.setattr("sys.stdin", io.StringIO("s3cret-pass\n"))
     call_command("expert", "add", "alice", "--password-stdin", "--tier", "senior",
                  "--specialty", "职场心理", "--specialty", "warmth")  # fmt: skip
