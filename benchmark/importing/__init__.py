@@ -7,6 +7,7 @@ problem is an ``ImportFailure`` naming its line and the reason.
 
 from benchmark.importing.answers import AnswerRow, is_failed_generation, iter_answers
 from benchmark.importing.dataset import (
+    DIFFICULTIES,
     CaseRecord,
     CriterionRecord,
     DatasetScan,
@@ -14,6 +15,7 @@ from benchmark.importing.dataset import (
     case_from_object,
     case_warnings,
     dataset_scan,
+    difficulty_from_name,
     iter_cases,
 )
 from benchmark.importing.reader import (
@@ -26,6 +28,7 @@ from benchmark.importing.verdicts import VerdictRow, fit_detail, iter_verdicts, 
 
 __all__ = [
     "DEFAULT_MAX_LINE_BYTES",
+    "DIFFICULTIES",
     "AnswerRow",
     "CaseRecord",
     "ContentHasher",
@@ -37,6 +40,7 @@ __all__ = [
     "case_from_object",
     "case_warnings",
     "dataset_scan",
+    "difficulty_from_name",
     "fit_detail",
     "is_failed_generation",
     "iter_answers",

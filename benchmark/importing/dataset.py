@@ -1,5 +1,6 @@
 """Validation of the upstream dataset format (one HeartBench case per line) and its warnings."""
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +41,8 @@ class CaseRecord:
     difficulty: str
     primary_scene: str
     secondary_scene: str
+    # The line had no "difficulty": the file's (from its name, or as given) was taken.
+    difficulty_assumed: bool = False
 
     def canonical(self) -> dict[str, Any]:
         """The case in the upstream shape, with only the fields the platform keeps."""
@@ -174,8 +177,21 @@ def _rubric(value: Any) -> tuple[CriterionRecord, ...]:
     return tuple(criteria)
 
 
-def case_from_object(obj: dict[str, Any], *, line: int) -> CaseRecord:
-    """Validate one parsed line as a case; ImportFailure names the line and the field."""
+def difficulty_from_name(path: Path) -> str | None:
+    """The difficulty a file's name states as a word ("question_hard.jsonl"), if exactly one:
+    the released split files carry no "difficulty" field."""
+    words = set(re.split(r"[^a-z]+", path.stem.lower()))
+    named = [level for level in DIFFICULTIES if level in words]
+    return named[0] if len(named) == 1 else None
+
+
+def case_from_object(
+    obj: dict[str, Any], *, line: int, difficulty: str | None = None
+) -> CaseRecord:
+    """Validate one parsed line as a case; ImportFailure names the line and the field.
+
+    `difficulty` is taken for a line without the field; without it the field is required."""
+    assumed = difficulty is not None and "difficulty" not in obj
     try:
         return CaseRecord(
             line=line,
@@ -187,13 +203,16 @@ def case_from_object(obj: dict[str, Any], *, line: int) -> CaseRecord:
             ),
             dialogue=dialogue_parse(field_require(obj, "dialogue")),
             rubric=_rubric(field_require(obj, "rubric")),
-            difficulty=_choice(field_require(obj, "difficulty"), "difficulty", DIFFICULTIES),
+            difficulty=difficulty
+            if assumed
+            else _choice(field_require(obj, "difficulty"), "difficulty", DIFFICULTIES),
             primary_scene=field_string(
                 field_require(obj, "primary_scene"), "primary_scene", max_length=MAX_SCENE
             ),
             secondary_scene=field_string(
                 field_require(obj, "secondary_scene"), "secondary_scene", max_length=MAX_SCENE
             ),
+            difficulty_assumed=assumed,
         )
     except ImportFailure as failure:
         raise ImportFailure(line, failure.reason) from None
@@ -223,24 +242,54 @@ def case_warnings(case: CaseRecord) -> list[DataWarning]:
 
 
 def iter_cases(
-    path: Path, *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES, max_file_bytes: int | None = None
+    path: Path,
+    *,
+    difficulty: str | None = None,
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    max_file_bytes: int | None = None,
 ) -> Iterator[CaseRecord]:
-    """Stream validated cases from an upstream JSONL file; a repeated question_id fails."""
+    """Stream validated cases from an upstream JSONL file; a repeated question_id fails.
+
+    `difficulty` is taken for a line without one (see `case_from_object`)."""
     objects = read_objects(path, max_line_bytes=max_line_bytes, max_file_bytes=max_file_bytes)
-    return unique_rows(case_from_object(obj, line=line) for line, obj in objects)
+    return unique_rows(
+        case_from_object(obj, line=line, difficulty=difficulty) for line, obj in objects
+    )
 
 
 def dataset_scan(
-    path: Path, *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES, max_file_bytes: int | None = None
+    path: Path,
+    *,
+    difficulty: str | None = None,
+    difficulty_source: str = "as given",
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    max_file_bytes: int | None = None,
 ) -> DatasetScan:
-    """Validate a whole file and learn its hash, counts and warnings, keeping no case."""
+    """Validate a whole file and learn its hash, counts and warnings, keeping no case.
+
+    Lines that took `difficulty` are told in one warning, naming `difficulty_source`."""
     scan = DatasetScan()
     hasher = ContentHasher()
-    for case in iter_cases(path, max_line_bytes=max_line_bytes, max_file_bytes=max_file_bytes):
+    assumed: list[CaseRecord] = []
+    cases = iter_cases(
+        path, difficulty=difficulty, max_line_bytes=max_line_bytes, max_file_bytes=max_file_bytes
+    )
+    for case in cases:
         hasher.add(case.canonical())
         scan.case_count += 1
         scan.criterion_count += len(case.rubric)
         scan.difficulty_counts[case.difficulty] += 1
         scan.warnings.extend(case_warnings(case))
+        if case.difficulty_assumed:
+            assumed.append(case)
+    if assumed:
+        first = assumed[0]
+        message = (
+            f'no "difficulty" on {len(assumed)} of {scan.case_count} cases: '
+            f'taken as "{difficulty}" {difficulty_source}'
+        )
+        scan.warnings.insert(
+            0, DataWarning(first.line, first.question_id, "difficulty_assumed", message)
+        )
     scan.content_hash = hasher.hexdigest()
     return scan

@@ -232,6 +232,43 @@ def test_released_dataset_imports_with_its_seven_warnings(shared_data):
     assert table_counts() == before
 
 
+@pytest.mark.django_db
+@pytest.mark.parametrize(("difficulty", "cases"), [("hard", 84), ("normal", 212)])
+def test_the_released_split_files_take_their_difficulty_from_the_file_name(
+    shared_data, difficulty, cases
+):
+    # question_hard.jsonl and question_normal.jsonl carry no "difficulty" field.
+    path = shared_data / f"question_{difficulty}.jsonl"
+    output = run("import_dataset", str(path))
+    assert f"{cases} cases ({cases} {difficulty})" in output
+    dataset = models.Dataset.objects.get()
+    assert set(dataset.cases.values_list("difficulty", flat=True)) == {difficulty}
+    assumed = [w for w in dataset.warnings if w["kind"] == "difficulty_assumed"]
+    assert len(assumed) == 1 and assumed[0]["line"] == 1
+    assert (
+        f'no "difficulty" on {cases} of {cases} cases: taken as "{difficulty}" '
+        f"from the file name {path.name}"
+    ) in assumed[0]["message"]
+    assert f"warning: line 1: {assumed[0]['message']}" in output
+
+
+@pytest.mark.django_db
+def test_a_file_without_difficulty_needs_one_given_and_keeps_the_lines_own(tmp_path):
+    lines = BASE_DATASET.read_text(encoding="utf-8").splitlines()
+    rows = [json.loads(line) for line in lines]
+    del rows[0]["difficulty"]
+    path = tmp_path / "pilot.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
+    assert_refused("import_dataset", path, 1, 'missing required field "difficulty"')
+    output = run("import_dataset", str(path), "--difficulty", "hard")
+    assert 'no "difficulty" on 1 of 3 cases: taken as "hard" as given' in output
+    stored = dict(models.Case.objects.values_list("question_id", "difficulty"))
+    assert stored[rows[0]["question_id"]] == "hard"
+    assert [stored[r["question_id"]] for r in rows[1:]] == [r["difficulty"] for r in rows[1:]]
+    with pytest.raises(CommandError, match="invalid choice: 'easy'"):
+        run("import_dataset", str(path), "--difficulty", "easy")
+
+
 def _console(*args: str, cwd: Path, data_dir: Path) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
     env["HEARTBENCH_DATA_DIR"] = str(data_dir)
@@ -245,7 +282,7 @@ def _console(*args: str, cwd: Path, data_dir: Path) -> subprocess.CompletedProce
     )
 
 
-def test_console_script_exits_non_zero_with_the_line(tmp_path):
+def test_console_script_imports_a_split_file_and_refuses_a_bad_line(tmp_path, shared_data):
     """The real `heartbench` entry point, in its own process, on its own SQLite file."""
     project = Path(__file__).resolve().parents[2]
     assert _console("migrate", "-v0", cwd=project, data_dir=tmp_path).returncode == 0
@@ -260,3 +297,7 @@ def test_console_script_exits_non_zero_with_the_line(tmp_path):
     answers = CORPUS / "answers-unknown-id.jsonl"
     bad = _console("import-answers", str(answers), "--model", "m", cwd=project, data_dir=tmp_path)
     assert bad.returncode != 0 and f"{answers}:2: unknown question_id" in bad.stderr
+    hard = shared_data / "question_hard.jsonl"
+    split = _console("import-dataset", str(hard), cwd=project, data_dir=tmp_path)
+    assert split.returncode == 0, split.stderr
+    assert "imported question_hard v1: 84 cases (84 hard)" in split.stdout

@@ -7,13 +7,14 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from benchmark.llm.fake_server import FakeLLM, fake_verdict
-from benchmark.models import JudgeRun, Response
+from benchmark.models import Case, JudgeRun, Response
 
 pytestmark = pytest.mark.django_db
 
 
-def upstream_file(path, *, cases: int = 3):
-    """A small original dataset in the upstream JSONL format."""
+def upstream_file(path, *, cases: int = 3, difficulty: bool = True):
+    """A small original dataset in the upstream JSONL format (`difficulty=False`: without the
+    field, as the released question_hard.jsonl and question_normal.jsonl)."""
     with path.open("w", encoding="utf-8") as out:
         for n in range(cases):
             row = {
@@ -32,6 +33,8 @@ def upstream_file(path, *, cases: int = 3):
                 "primary_scene": "睡眠",
                 "secondary_scene": "失眠",
             }
+            if not difficulty:
+                del row["difficulty"]
             out.write(json.dumps(row, ensure_ascii=False) + "\n")
     return path
 
@@ -93,6 +96,29 @@ def test_upstream_command_line_generates_judges_and_scores(fake, tmp_path):
         stdout=io.StringIO(),
     )
     assert fake.count() == sent
+
+
+def test_a_split_file_without_difficulty_runs_as_its_name_says(fake, tmp_path):
+    questions = upstream_file(tmp_path / "question_hard.jsonl", cases=2, difficulty=False)
+    out = io.StringIO()
+    call_command(
+        "run",
+        "--base_url",
+        fake.base_url.removesuffix("/v1"),
+        "--api_key",
+        "k",
+        "--model",
+        "my-model",
+        "--input_file",
+        str(questions),
+        "--answer_file",
+        str(tmp_path / "answers.jsonl"),
+        "--no-progress",
+        stdout=out,
+    )
+    run = JudgeRun.objects.get()
+    assert run.status == "finished" and run.verdicts.count() == 6
+    assert set(Case.objects.values_list("difficulty", flat=True)) == {"hard"}
 
 
 def test_score_only_imports_the_answer_file(fake, tmp_path):

@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from benchmark.importing import ImportFailure
+from benchmark.importing import DIFFICULTIES, ImportFailure
 from benchmark.services.imports import dataset_import
 
 
@@ -18,6 +18,11 @@ class Command(BaseCommand):
         parser.add_argument("--source", help="where the data came from (default: the file name)")
         parser.add_argument("--licence", default="", help="licence note shown with the dataset")
         parser.add_argument("--demo", action="store_true", help="mark the dataset as demo data")
+        parser.add_argument(
+            "--difficulty",
+            choices=DIFFICULTIES,
+            help="for lines without one (default: the file name's, as in question_hard.jsonl)",
+        )
 
     def handle(self, *args, **options):
         try:
@@ -27,12 +32,15 @@ class Command(BaseCommand):
                 source=options["source"],
                 licence_note=options["licence"],
                 is_demo=options["demo"],
+                difficulty=options["difficulty"],
             )
         except ImportFailure as failure:
             raise CommandError(str(failure)) from None
         dataset, scan = result.dataset, result.scan
         if result.created:
-            split = ", ".join(f"{n:,} {level}" for level, n in scan.difficulty_counts.items())
+            split = ", ".join(
+                f"{n:,} {level}" for level, n in scan.difficulty_counts.items() if n
+            )
             self.stdout.write(
                 f"imported {dataset}: {scan.case_count:,} cases ({split}), "
                 f"{scan.criterion_count:,} criteria"

@@ -14,6 +14,7 @@ from benchmark.importing import (
     DatasetScan,
     ImportFailure,
     dataset_scan,
+    difficulty_from_name,
     iter_cases,
 )
 from benchmark.models import Case, Dataset, RubricItem
@@ -42,6 +43,7 @@ def dataset_import(
     source: str | None = None,
     licence_note: str = "",
     is_demo: bool = False,
+    difficulty: str | None = None,
     actor: AbstractBaseUser | None = None,
 ) -> DatasetImportResult:
     """Import an upstream HeartBench JSONL dataset as a new version of dataset `name`.
@@ -50,11 +52,17 @@ def dataset_import(
     keeping it, a second inserts cases and rubric items in batches inside one transaction.
     The same content under the same name is a no-op (``created`` is False); changed content
     becomes version N+1. Data-quality warnings are stored on the dataset and returned.
+
+    A line without "difficulty" takes `difficulty`, or else the one the file's name states
+    (the released question_hard.jsonl and question_normal.jsonl have none), told in a warning.
     """
     name = name or path.stem
     limits = read_limits()
+    taken_from = "as given"
+    if difficulty is None and (difficulty := difficulty_from_name(path)) is not None:
+        taken_from = f"from the file name {path.name}"
     with named(path):
-        scan = dataset_scan(path, **limits)
+        scan = dataset_scan(path, difficulty=difficulty, difficulty_source=taken_from, **limits)
         with transaction.atomic():
             existing = dataset_find_by_content(name=name, content_hash=scan.content_hash)
             if existing is not None:
@@ -70,7 +78,7 @@ def dataset_import(
                 criterion_count=scan.criterion_count,
                 warnings=[warning.as_dict() for warning in scan.warnings],
             )
-            _insert_cases(dataset=dataset, cases=iter_cases(path, **limits))
+            _insert_cases(dataset=dataset, cases=iter_cases(path, difficulty=difficulty, **limits))
             audit_record(
                 actor=actor,
                 action=AuditAction.DATASET_IMPORT,
