@@ -38,9 +38,7 @@ class Command(BaseCommand):
             raise CommandError(str(failure)) from None
         dataset, scan = result.dataset, result.scan
         if result.created:
-            split = ", ".join(
-                f"{n:,} {level}" for level, n in scan.difficulty_counts.items() if n
-            )
+            split = ", ".join(f"{n:,} {level}" for level, n in scan.difficulty_counts.items() if n)
             self.stdout.write(
                 f"imported {dataset}: {scan.case_count:,} cases ({split}), "
                 f"{scan.criterion_count:,} criteria"
