@@ -15,7 +15,23 @@ import sys
 WITHOUT_ADMIN = {"judge", "generate", "run"}
 
 
+# A reader that stops early (`heartbench export-log … | head -1`): the status a shell gives a
+# process ended by SIGPIPE, 128 + 13 (README, "Exit status").
+EXIT_BROKEN_PIPE = 141
+
+
 def main(argv: list[str] | None = None) -> None:
+    try:
+        _main(argv)
+    except BrokenPipeError:
+        # Nobody reads the rest: end quietly, and let the exit's own flush of stdout go nowhere
+        # (Python's documented way; otherwise it prints a second traceback).
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        sys.exit(EXIT_BROKEN_PIPE)
+
+
+def _main(argv: list[str] | None) -> None:
     args = list(sys.argv if argv is None else argv)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     if len(args) > 1 and not args[1].startswith("-"):

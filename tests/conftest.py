@@ -85,6 +85,14 @@ def _schema_file() -> Path:
 SCHEMA = _schema_file()
 
 
+def sqlite_migrated(path: Path) -> str:
+    """The URL of a SQLite file at `path` for a process of a test's own: the kept schema when a
+    run has made it, so the process's migrate finds nothing to do."""
+    if SCHEMA.exists():
+        shutil.copyfile(SCHEMA, path)
+    return f"sqlite:///{path}"
+
+
 @pytest.fixture(scope="session")
 def django_db_keepdb(request) -> bool:
     # Keep (and so migrate onto) the copied schema; the file is the session's own either way.

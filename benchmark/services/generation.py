@@ -27,6 +27,7 @@ from benchmark.services.llm_jobs import (
     DEFAULT_RUN_OPTIONS,
     EngineOptions,
     LLMJobConfigError,
+    NothingToRetry,
     RunOptions,
     RunOutcome,
     RunStore,
@@ -95,7 +96,7 @@ def _generation_retry_check(*, run: GenerationRun | None) -> None:
     if run.status in (GenerationRun.Status.PENDING, GenerationRun.Status.RUNNING):
         raise LLMJobConfigError(f"generation run {run.pk} is still going: wait until it ends")
     if not run.errors:
-        raise LLMJobConfigError(f"generation run {run.pk} has no errors")
+        raise NothingToRetry(f"generation run {run.pk} has no errors", run_id=run.pk)
 
 
 def generation_run_execute(

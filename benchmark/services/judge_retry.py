@@ -8,7 +8,12 @@ from benchmark.models import Dataset, Judge, JudgeRun, ModelUnderTest
 from benchmark.selectors import runs as run_selectors
 from benchmark.services.audit import audit_record
 from benchmark.services.judging import judge_run_queue
-from benchmark.services.llm_jobs import LLMJobConfigError, RunOptions, run_options_of
+from benchmark.services.llm_jobs import (
+    LLMJobConfigError,
+    NothingToRetry,
+    RunOptions,
+    run_options_of,
+)
 
 GOING = (JudgeRun.Status.PENDING, JudgeRun.Status.RUNNING)
 
@@ -74,7 +79,9 @@ def judge_run_retry_create(*, run: JudgeRun, actor) -> JudgeRun:
             )
         _done, errors = run_selectors.verdict_counts(run_ids=[run.pk]).get(run.pk, (0, 0))
         if not errors:
-            raise LLMJobConfigError(gettext("Run %(run)s has no errors.") % {"run": run.pk})
+            raise NothingToRetry(
+                gettext("Run %(run)s has no errors.") % {"run": run.pk}, run_id=run.pk
+            )
         newer = run_selectors.judge_run_successors(run_ids=[run.pk]).get(run.pk)
         if newer is not None:
             raise LLMJobConfigError(

@@ -43,6 +43,14 @@ class LLMJobConfigError(ValueError):
     """The job as asked for conflicts with what is stored, or lacks what it needs."""
 
 
+class NothingToRetry(LLMJobConfigError):
+    """Errors asked for again where the run has none: refused as a job, done for a command."""
+
+    def __init__(self, message: str, *, run_id: int):
+        super().__init__(message)
+        self.run_id = run_id
+
+
 @dataclass
 class EngineOptions:
     """How to talk to the endpoint (never stored; a queued generation run keeps its limits)."""

@@ -12,6 +12,7 @@ import pytest
 
 from benchmark.llm.fake_server import FakeLLM
 from tests.benchmark.test_judge_kill import CLI, run_tool
+from tests.conftest import sqlite_migrated
 
 pytestmark = pytest.mark.slow
 CASES = 36  # about 5 s of work at 0.3 s and two at once: the interrupt lands well inside it
@@ -21,7 +22,7 @@ CASES = 36  # about 5 s of work at 0.3 s and two at once: the interrupt lands we
 def test_ctrl_c_stops_the_run_with_one_line_and_exit_130(tmp_path, command):
     env = {
         **os.environ,
-        "DATABASE_URL": f"sqlite:///{tmp_path / 'interrupt.sqlite3'}",
+        "DATABASE_URL": sqlite_migrated(tmp_path / "interrupt.sqlite3"),
         "HEARTBENCH_API_KEY": "test-key",
     }
     env.pop("REDIS_URL", None)

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from benchmark.llm.fake_server import FakeLLM, fake_verdict
-from tests.conftest import require
+from tests.conftest import require, sqlite_migrated
 from tests.services import scratch_database
 
 pytestmark = pytest.mark.slow
@@ -62,7 +62,7 @@ def judge_command(fake: FakeLLM) -> list[str]:
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
 def database_url(request, tmp_path):
     if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'kill.sqlite3'}"
+        yield sqlite_migrated(tmp_path / "kill.sqlite3")
         return
     base = os.environ.get("DATABASE_URL", "")
     require(base.startswith("postgres"), "needs PostgreSQL: run under tests.services --postgres")

@@ -9,12 +9,13 @@ services.
 
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
 from annotation import services
 from annotation.models import CalibrationSet, Expert, Pool
 from annotation.references import ReferenceFileError, references_parse
 from annotation.selectors import quality as selectors_quality
+from benchmark.cli_exits import UsageError
 from benchmark.cli_types import fraction_0_1
 from benchmark.models import Dataset
 
@@ -48,22 +49,22 @@ class Command(BaseCommand):
         try:
             getattr(self, f"_{options['action']}")(options)
         except services.AnnotationError as exc:
-            raise CommandError(str(exc)) from exc
+            raise UsageError(str(exc)) from exc
 
     def _create(self, options):
         dataset = Dataset.objects.filter(name=options["dataset"]).order_by("-version").first()
         if dataset is None:
-            raise CommandError(f"no dataset named {options['dataset']!r}")
+            raise UsageError(f"no dataset named {options['dataset']!r}")
         senior = Expert.objects.filter(user__username=options["senior"]).first()
         if senior is None:
-            raise CommandError(f"no expert {options['senior']!r}")
+            raise UsageError(f"no expert {options['senior']!r}")
         path = Path(options["references"])
         try:
             rows = references_parse(path.read_text(encoding="utf-8"))
         except OSError as exc:
-            raise CommandError(f"cannot read {path}: {exc.strerror}") from exc
+            raise UsageError(f"cannot read {path}: {exc.strerror}") from exc
         except (ReferenceFileError, UnicodeDecodeError) as exc:
-            raise CommandError(f"{path}: {exc}") from exc
+            raise UsageError(f"{path}: {exc}") from exc
         calibration_set = services.calibration_create(
             name=options["name"],
             dataset=dataset,
@@ -79,12 +80,12 @@ class Command(BaseCommand):
     def _require(self, options):
         pool = Pool.objects.filter(name=options["study"]).first()
         if pool is None:
-            raise CommandError(f"no study named {options['study']!r}")
+            raise UsageError(f"no study named {options['study']!r}")
         calibration = None
         if not options["none"]:
             calibration = CalibrationSet.objects.filter(pool__name=options["calibration"]).first()
             if calibration is None:
-                raise CommandError(f"no calibration set named {options['calibration']!r}")
+                raise UsageError(f"no calibration set named {options['calibration']!r}")
         services.pool_set_quality_policy(
             pool=pool,
             calibration=calibration,
@@ -100,7 +101,7 @@ class Command(BaseCommand):
     def _result(self, options):
         expert = Expert.objects.filter(user__username=options["username"]).first()
         if expert is None:
-            raise CommandError(f"no expert {options['username']!r}")
+            raise UsageError(f"no expert {options['username']!r}")
         standing = selectors_quality.expert_quality_get(expert=expert)
         self.stdout.write(
             f"{expert.user.username} ({expert.tier}): running quality {_share(standing.quality)}"

@@ -8,6 +8,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotation import services
 from annotation.models import CertificationBar, Expert
+from benchmark.cli_exits import EXIT_ERRORS, UsageError
 
 
 class Command(BaseCommand):
@@ -22,7 +23,7 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         bar = CertificationBar.objects.filter(name=options["bar"]).first()
         if bar is None:
-            raise CommandError(f"no certification bar named {options['bar']!r}")
+            raise UsageError(f"no certification bar named {options['bar']!r}")
         names = options["usernames"]
         issued, refused = [], []
         if names:
@@ -37,15 +38,18 @@ class Command(BaseCommand):
             try:
                 issued = services.certificate_issue_all(bar=bar)
             except services.AnnotationError as exc:  # the bar is not active
-                raise CommandError(str(exc)) from exc
+                raise UsageError(str(exc)) from exc
         for certificate in issued:
             self.stdout.write(f"{certificate.serial} issued to {certificate.expert.user.username}")
         self.stdout.write(f"{len(issued)} certificate(s) issued for {bar}")
         if refused:
-            raise CommandError(f"{len(refused)} of {len(names)} not issued: " + "; ".join(refused))
+            raise CommandError(
+                f"{len(refused)} of {len(names)} not issued: " + "; ".join(refused),
+                returncode=EXIT_ERRORS,
+            )
 
     def _expert(self, username: str) -> Expert:
         expert = Expert.objects.filter(user__username=username).first()
         if expert is None:
-            raise CommandError(f"no expert {username!r}")
+            raise UsageError(f"no expert {username!r}")
         return expert

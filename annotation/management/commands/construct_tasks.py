@@ -3,11 +3,12 @@
 `--assign-authors a,b,c` first gives the drafts without an author one, round-robin."""
 
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
 from annotation.models import PanelRule, TaskKind
 from annotation.services import AnnotationError
 from annotation.services.construction import construction_work_open, drafts_authors_assign
+from benchmark.cli_exits import UsageError
 from benchmark.cli_types import comma_list, positive_int
 from benchmark.selectors.construction import ProjectNotFound, project_get
 
@@ -37,15 +38,15 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         kind = options["kind"]
         if kind is None and not options["assign_authors"]:
-            raise CommandError("say what to do: --kind, --assign-authors, or both")
+            raise UsageError("say what to do: --kind, --assign-authors, or both")
         if kind != "panel" and (options["panel_size"] or options["panel_rule"]):
-            raise CommandError("--panel-size and --panel-rule are for --kind panel")
+            raise UsageError("--panel-size and --panel-rule are for --kind panel")
         if kind == "panel" and options["raters"]:
-            raise CommandError("the panel's size is --panel-size")
+            raise UsageError("the panel's size is --panel-size")
         try:
             project = project_get(name=options["project"])
         except ProjectNotFound as exc:
-            raise CommandError(str(exc)) from exc
+            raise UsageError(str(exc)) from exc
         users = self._users(options["assign_authors"] or [])
         try:
             if users:
@@ -61,7 +62,7 @@ class Command(BaseCommand):
                 rule = f", {work.panel_rule}" if kind == "panel" else ""
                 self.stdout.write(f"{project}: {kind} open, {work.raters} per draft{rule}")
         except AnnotationError as exc:
-            raise CommandError(str(exc)) from exc
+            raise UsageError(str(exc)) from exc
 
     def _users(self, names: list[str]) -> list:
         found = {
@@ -70,5 +71,5 @@ class Command(BaseCommand):
         }
         missing = [name for name in names if name not in found]
         if missing:
-            raise CommandError(f"not active experts: {', '.join(missing)}")
+            raise UsageError(f"not active experts: {', '.join(missing)}")
         return [found[name] for name in names]

@@ -2,10 +2,11 @@
 
 import sys
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
 from annotation import services
 from annotation.models import Expert
+from benchmark.cli_exits import UsageError
 from benchmark.cli_types import positive_int
 
 
@@ -32,7 +33,7 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         password = sys.stdin.readline().rstrip("\r\n")
         if not password:
-            raise CommandError("no password on standard input")
+            raise UsageError("no password on standard input")
         try:
             expert = services.expert_create(
                 username=options["username"],
@@ -44,7 +45,7 @@ class Command(BaseCommand):
                 daily_capacity=options["daily_capacity"],
             )
         except services.AnnotationError as exc:
-            raise CommandError(str(exc)) from exc
+            raise UsageError(str(exc)) from exc
         self.stdout.write(
             f"expert {expert.user.username} ({expert.tier}, rater id {expert.pseudonym}) created"
         )

@@ -5,11 +5,12 @@ import csv
 from datetime import date
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
 from annotation import services
 from annotation.models import Expert, Pool
 from annotation.selectors.pay import pay_earnings
+from benchmark.cli_exits import UsageError
 from benchmark.cli_types import iso_date, non_negative_amount
 from benchmark.csv_safe import csv_cell
 from benchmark.files import FileWriteError, file_write_atomically
@@ -45,27 +46,27 @@ class Command(BaseCommand):
     def _rate(self, options):
         pool = Pool.objects.filter(name=options["study"]).first()
         if pool is None:
-            raise CommandError(f"no study or calibration set named {options['study']!r}")
+            raise UsageError(f"no study or calibration set named {options['study']!r}")
         try:
             rate = services.pay_rate_set(
                 pool=pool, tier=options["tier"], amount=options["amount"],
                 currency=options["currency"],
             )  # fmt: skip
         except services.AnnotationError as exc:
-            raise CommandError(str(exc)) from exc
+            raise UsageError(str(exc)) from exc
         self.stdout.write(f"{pool}: {rate.tier} earns {rate.amount} {rate.currency} per unit")
 
     def _export(self, options):
         start, end = options["start"], options["end"]
         if end < start:
-            raise CommandError("--to is before --from")
+            raise UsageError("--to is before --from")
         rows = pay_earnings(start=start, end=end)
         if options["output"]:
             target = Path(options["output"])
             try:
                 file_write_atomically(path=target, write=lambda out: _write(out, rows, start, end))
             except FileWriteError as exc:
-                raise CommandError(str(exc)) from exc
+                raise UsageError(str(exc)) from exc
             self.stderr.write(f"{len(rows)} row(s) written to {target}")
         else:
             _write(self.stdout, rows, start, end)

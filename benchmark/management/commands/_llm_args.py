@@ -5,6 +5,7 @@ import argparse
 from django.core.checks import Tags
 from django.core.management.base import CommandError
 
+from benchmark.cli_exits import EXIT_ERRORS, EXIT_INTERRUPTED, EXIT_STOPPED, UsageError
 from benchmark.cli_types import (
     comma_list,
     non_negative_float,
@@ -19,10 +20,6 @@ from benchmark.llm.progress import ProgressWriter
 from benchmark.models import LLMRun
 from benchmark.services.llm_jobs import EngineOptions, RunOptions, RunOutcome
 
-EXIT_CONFIG = 2  # bad command line or configuration: nothing was sent
-EXIT_ERRORS = 1  # finished, but some criteria/cases could not be judged/generated
-EXIT_STOPPED = 3  # stopped before the end (budget); run again to continue
-EXIT_INTERRUPTED = 130  # Ctrl-C, as a shell reports SIGINT
 # The model checks only: the template and URL checks (every view, the API schema, DRF's
 # template tags) take half a second and concern serving pages, which these commands never do;
 # `heartbench check` and the server commands still run every check.
@@ -77,9 +74,8 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run_options(options: dict) -> RunOptions:
     if options["retry_errors"] and options["force"]:
-        raise CommandError(
+        raise UsageError(
             "--retry-errors and --force exclude each other: --force asks again for everything",
-            returncode=EXIT_CONFIG,
         )
     return RunOptions(
         temperature=options["temperature"],

@@ -13,12 +13,10 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from benchmark.cli_exits import EXIT_ERRORS, EXIT_INTERRUPTED, UsageError
 from benchmark.cli_types import comma_list, non_negative_float, positive_fraction, positive_int
 from benchmark.importing import ImportFailure
 from benchmark.management.commands._llm_args import (
-    EXIT_CONFIG,
-    EXIT_ERRORS,
-    EXIT_INTERRUPTED,
     add_endpoint_arguments,
     engine_options,
     finish,
@@ -196,13 +194,13 @@ class Command(BaseCommand):
         try:
             project = project_get(name=options["project"])
         except ProjectNotFound as exc:
-            raise CommandError(str(exc)) from exc
+            raise UsageError(str(exc)) from exc
         quality = {"snapshot": self._snapshot, "prune": self._prune, "publish": self._publish}
         if options["action"] in quality:
             try:
                 quality[options["action"]](project, options)
             except (SnapshotError, PruneError) as exc:
-                raise CommandError(str(exc)) from exc
+                raise UsageError(str(exc)) from exc
             return
         if options["action"] == "references":
             self._references(project, options)
@@ -215,11 +213,11 @@ class Command(BaseCommand):
             return
         if options["action"] == "import-seeds":
             if options["rewrite"] and not options["model"]:
-                raise CommandError("--rewrite needs --model", returncode=EXIT_CONFIG)
+                raise UsageError("--rewrite needs --model")
             try:
                 result = seeds_import(project=project, path=options["path"])
             except ImportFailure as exc:
-                raise CommandError(str(exc)) from exc
+                raise UsageError(str(exc)) from exc
             total = project.drafts.count()
             self.stdout.write(
                 f"{len(result.drafts):,} drafts added to {project} ({total:,} in all)"
@@ -236,7 +234,7 @@ class Command(BaseCommand):
                 description=options["description"],
             )
         except ProjectError as exc:
-            raise CommandError(str(exc)) from exc
+            raise UsageError(str(exc)) from exc
         self.stdout.write(f"project {project} created; it will publish {project.dataset_name}")
 
     def _references(self, project, options):
@@ -249,7 +247,7 @@ class Command(BaseCommand):
                     run=run, options=engine_options(options), on_progress=progress_writer(options)
                 )
             except LLMJobConfigError as exc:
-                raise CommandError(str(exc), returncode=EXIT_CONFIG) from None
+                raise UsageError(str(exc)) from None
             except KeyboardInterrupt:
                 raise _interrupted(run) from None
             self.stdout.write("\n".join(summary_lines(f"{name}: reference run", outcome)))
@@ -276,7 +274,7 @@ class Command(BaseCommand):
                 run=run, options=engine_options(options), on_progress=progress_writer(options)
             )
         except LLMJobConfigError as exc:
-            raise CommandError(str(exc), returncode=EXIT_CONFIG) from None
+            raise UsageError(str(exc)) from None
         except KeyboardInterrupt:
             raise _interrupted(run) from None
         self.stdout.write("\n".join(summary_lines("rewrite run", outcome)))
@@ -307,7 +305,7 @@ class Command(BaseCommand):
                 run=run, options=engine_options(options), on_progress=progress_writer(options)
             )
         except LLMJobConfigError as exc:
-            raise CommandError(str(exc), returncode=EXIT_CONFIG) from None
+            raise UsageError(str(exc)) from None
         except KeyboardInterrupt:
             raise _interrupted(run) from None
         self.stdout.write("\n".join(summary_lines("synthesis run", outcome)))
@@ -338,7 +336,7 @@ class Command(BaseCommand):
                 author=author,
             )
         except (LookupError, CriterionError) as exc:
-            raise CommandError(str(exc), returncode=EXIT_CONFIG) from None
+            raise UsageError(str(exc)) from None
         self.stdout.write(
             f"criterion {criterion.position} added to {draft} ({criterion.ability}, "
             f"{criterion.points if criterion.points is not None else 'null'} points), version 1"
@@ -371,7 +369,7 @@ class Command(BaseCommand):
                 hard_quantile=options["hard_quantile"],
             )
         except (DatasetNotFound, SnapshotNotFound, LeaderboardError, SaturationError) as exc:
-            raise CommandError(str(exc)) from exc
+            raise UsageError(str(exc)) from exc
         if options["dry_run"]:
             plan = prune_plan(snapshot=snapshot, analysis=analysis, judge=found.judge)
         else:

@@ -1,8 +1,9 @@
 import json
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
+from benchmark.cli_exits import UsageError
 from benchmark.cli_types import positive_int
 from benchmark.files import FileWriteError, file_write_atomically
 from benchmark.inspect_log import InspectUnavailable, inspect_log_write, inspect_require
@@ -37,14 +38,12 @@ class Command(BaseCommand):
             if fmt == "inspect":
                 inspect_require()
                 if not output:
-                    raise CommandError(
-                        "--format inspect writes a file: give --output FILE.eval", returncode=2
-                    )
+                    raise UsageError("--format inspect writes a file: give --output FILE.eval")
             run = judge_run_get(run_id=options["run"])
         except InspectUnavailable as exc:
-            raise CommandError(str(exc), returncode=2) from exc
+            raise UsageError(str(exc)) from exc
         except JudgeRun.DoesNotExist as exc:
-            raise CommandError(f"no judge run with id {options['run']}", returncode=2) from exc
+            raise UsageError(f"no judge run with id {options['run']}") from exc
         scores = judge_run_scores(run=run, scoring=options["scoring"])
         lines = judge_run_log_lines(run=run, scores=scores)
         try:
@@ -60,7 +59,7 @@ class Command(BaseCommand):
             else:
                 _jsonl(lines, self.stdout)
         except FileWriteError as exc:
-            raise CommandError(str(exc)) from exc
+            raise UsageError(str(exc)) from exc
 
 
 def _jsonl(lines, out) -> None:

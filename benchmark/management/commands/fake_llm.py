@@ -1,7 +1,8 @@
 import time
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
+from benchmark.cli_exits import UsageError
 from benchmark.cli_types import fraction_0_1, non_negative_float, non_negative_int, port_number
 from benchmark.llm.fake_server import FAULTS, QUICK_FAULTS, FakeLLM
 
@@ -38,7 +39,7 @@ class Command(BaseCommand):
         try:
             fake = self._server(options, mix)
         except (ValueError, OSError) as exc:  # an unknown fault name, a port in use
-            raise CommandError(str(exc), returncode=2) from None
+            raise UsageError(str(exc)) from None
         with fake:
             self.stdout.write(f"fake LLM endpoint at {fake.base_url} (Ctrl-C to stop)")
             self.stdout.write(f"what was sent: {fake.base_url}/stats")

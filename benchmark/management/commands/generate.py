@@ -1,7 +1,7 @@
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
+from benchmark.cli_exits import UsageError
 from benchmark.management.commands._llm_args import (
-    EXIT_CONFIG,
     SYSTEM_CHECKS,
     add_endpoint_arguments,
     add_run_arguments,
@@ -19,7 +19,7 @@ from benchmark.services.generation import (
     generation_run_start,
     model_resolve,
 )
-from benchmark.services.llm_jobs import LLMJobConfigError, run_options_check
+from benchmark.services.llm_jobs import LLMJobConfigError, NothingToRetry, run_options_check
 
 
 class Command(BaseCommand):
@@ -54,14 +54,17 @@ class Command(BaseCommand):
                 options=asked,
                 retry_errors=options["retry_errors"],
             )
+        except NothingToRetry as nothing:
+            self.stdout.write(f"generation run {nothing.run_id} has no errors: nothing to retry")
+            return
         except (DatasetNotFound, LLMJobConfigError) as exc:
-            raise CommandError(str(exc), returncode=EXIT_CONFIG) from None
+            raise UsageError(str(exc)) from None
         try:
             outcome = generation_run_execute(
                 run_id=run.pk, options=engine_options(options), on_progress=progress_writer(options)
             )
         except LLMJobConfigError as exc:
-            raise CommandError(str(exc), returncode=EXIT_CONFIG) from None
+            raise UsageError(str(exc)) from None
         except KeyboardInterrupt:
             raise interrupted(run, "cases", options) from None
         self.stdout.write("\n".join(summary_lines("generation run", outcome)))

@@ -1,7 +1,8 @@
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
+from benchmark.cli_exits import UsageError
 from benchmark.importing import ImportFailure
 from benchmark.selectors.datasets import DatasetNotFound
 from benchmark.services.imports import answers_import
@@ -24,7 +25,7 @@ class Command(BaseCommand):
                 path=options["path"], model_name=options["model"], dataset_name=options["dataset"]
             )
         except (ImportFailure, DatasetNotFound) as failure:
-            raise CommandError(str(failure)) from None
+            raise UsageError(str(failure)) from None
         self.stdout.write(
             f"{result.model} on {result.dataset}: {result.created:,} answers imported, "
             f"{result.unchanged:,} already there, {result.missing:,} missing "

@@ -1,7 +1,8 @@
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
+from benchmark.cli_exits import UsageError
 from benchmark.importing import DIFFICULTIES, ImportFailure
 from benchmark.services.imports import dataset_import
 
@@ -35,7 +36,7 @@ class Command(BaseCommand):
                 difficulty=options["difficulty"],
             )
         except ImportFailure as failure:
-            raise CommandError(str(failure)) from None
+            raise UsageError(str(failure)) from None
         dataset, scan = result.dataset, result.scan
         if result.created:
             split = ", ".join(f"{n:,} {level}" for level, n in scan.difficulty_counts.items() if n)

@@ -1,7 +1,8 @@
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
+from benchmark.cli_exits import UsageError
 from benchmark.importing import ImportFailure
 from benchmark.selectors.datasets import DatasetNotFound
 from benchmark.services.imports import DEFAULT_JUDGE, verdicts_import
@@ -36,7 +37,7 @@ class Command(BaseCommand):
                 lenient=options["lenient"],
             )
         except (ImportFailure, DatasetNotFound) as failure:
-            raise CommandError(str(failure)) from None
+            raise UsageError(str(failure)) from None
         if not result.created:
             self.stdout.write(f"already imported as judge run {result.run.pk}; nothing changed")
             return

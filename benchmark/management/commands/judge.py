@@ -1,11 +1,11 @@
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
+from benchmark.cli_exits import UsageError
 from benchmark.cli_types import positive_int
 from benchmark.llm.prompts import DEFAULT_JUDGE_TEMPLATE, TemplateError, template_load
 from benchmark.management.commands._llm_args import (
-    EXIT_CONFIG,
     SYSTEM_CHECKS,
     add_endpoint_arguments,
     add_run_arguments,
@@ -26,7 +26,7 @@ from benchmark.services.judging import (
     judge_resolve,
     judge_run_execute,
 )
-from benchmark.services.llm_jobs import LLMJobConfigError, run_options_check
+from benchmark.services.llm_jobs import LLMJobConfigError, NothingToRetry, run_options_check
 
 
 class Command(BaseCommand):
@@ -58,9 +58,7 @@ class Command(BaseCommand):
         try:
             model = ModelUnderTest.objects.get(name=options["model"])
         except ModelUnderTest.DoesNotExist:
-            raise CommandError(
-                f"no model under test named {options['model']!r}", returncode=EXIT_CONFIG
-            ) from None
+            raise UsageError(f"no model under test named {options['model']!r}") from None
         path = options["prompt_template"]
         try:
             template = template_load(path or DEFAULT_JUDGE_TEMPLATE)
@@ -82,7 +80,11 @@ class Command(BaseCommand):
             if options["retry_errors"]:
                 if options["repeats"] > 1:
                     raise LLMJobConfigError("--retry-errors and --repeats exclude each other")
-                runs = [judge_run_retry_errors_start(**start)]
+                try:
+                    runs = [judge_run_retry_errors_start(**start)]
+                except NothingToRetry as nothing:
+                    self.stdout.write(f"judge run {nothing.run_id} has no errors: nothing to retry")
+                    return
             else:
                 runs = []
                 for run, todo in judge_repeats_start(
@@ -99,7 +101,7 @@ class Command(BaseCommand):
                             "finished; nothing sent. Use --force to judge again."
                         )
         except (TemplateError, DatasetNotFound, LLMJobConfigError) as exc:
-            raise CommandError(str(exc), returncode=EXIT_CONFIG) from None
+            raise UsageError(str(exc)) from None
         outcomes = []
         for run in runs:
             try:
@@ -109,7 +111,7 @@ class Command(BaseCommand):
                     on_progress=progress_writer(options),
                 )
             except LLMJobConfigError as exc:
-                raise CommandError(str(exc), returncode=EXIT_CONFIG) from None
+                raise UsageError(str(exc)) from None
             except KeyboardInterrupt:
                 raise interrupted(run, "criteria", options) from None
             label = f"repeat {run.repeat_index}: judge run" if run.repeat_of_id else "judge run"

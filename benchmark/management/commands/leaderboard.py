@@ -2,8 +2,9 @@ import json
 from pathlib import Path
 
 from django.apps import apps
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
+from benchmark.cli_exits import UsageError
 from benchmark.cli_types import fraction_0_1
 from benchmark.files import FileWriteError, file_write_atomically
 from benchmark.leaderboard_html import render_html
@@ -60,7 +61,7 @@ class Command(BaseCommand):
                 min_coverage=options["min_coverage"],
             )
         except (DatasetNotFound, LeaderboardError, StoredValueError) as exc:
-            raise CommandError(str(exc)) from exc
+            raise UsageError(str(exc)) from exc
         if options["format"] == "html":
             text = render_html(board, gate=_gate(dataset))
         elif options["format"] == "json":
@@ -77,4 +78,4 @@ class Command(BaseCommand):
         try:
             file_write_atomically(path=Path(options["output"]), write=lambda out: out.write(text))
         except FileWriteError as exc:
-            raise CommandError(str(exc)) from exc
+            raise UsageError(str(exc)) from exc

@@ -5,8 +5,9 @@
 import json
 
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
+from benchmark.cli_exits import UsageError
 from benchmark.cli_types import non_negative_int
 from benchmark.rubric_diff import points_text
 from benchmark.selectors.rubric import RubricItemNotFound, rubric_item_find, rubric_item_history
@@ -20,7 +21,7 @@ def _points(value: str) -> int | None:
     try:
         return int(value)
     except ValueError as exc:
-        raise CommandError(f"--points: {value!r} is not a whole number or null") from exc
+        raise UsageError(f"--points: {value!r} is not a whole number or null") from exc
 
 
 def _target(parser, *, position_required: bool) -> None:
@@ -61,14 +62,14 @@ class Command(BaseCommand):
                 dataset=options["dataset"], question_id=options["case"], position=position
             )
         except RubricItemNotFound as exc:
-            raise CommandError(str(exc)) from exc
+            raise UsageError(str(exc)) from exc
 
     def _edit(self, options):
         user = get_user_model().objects.filter(username=options["author"]).first()
         if user is None:
-            raise CommandError(f"no user named {options['author']!r}")
+            raise UsageError(f"no user named {options['author']!r}")
         if options["text"] is None and options["points"] is None:
-            raise CommandError("give --text and/or --points")
+            raise UsageError("give --text and/or --points")
         item = self._find(options, options["position"])
         points = KEEP if options["points"] is None else _points(options["points"])
         try:
@@ -77,7 +78,7 @@ class Command(BaseCommand):
                 reason=options["reason"],
             )  # fmt: skip
         except RubricEditError as exc:
-            raise CommandError(str(exc)) from exc
+            raise UsageError(str(exc)) from exc
         self.stdout.write(
             f"{item.case.question_id}#{item.position} is now version {version.number} "
             f"(points {points_text(version.points)})"

@@ -9,8 +9,9 @@ import re
 from pathlib import Path
 
 from django.core.management import call_command
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
+from benchmark.cli_exits import UsageError
 from benchmark.cli_types import non_negative_int, positive_int
 from benchmark.files import file_write_atomically
 from benchmark.importing import ImportFailure
@@ -19,7 +20,6 @@ from benchmark.llm.credentials import api_key_resolve
 from benchmark.llm.progress import ProgressWriter
 from benchmark.llm.prompts import DEFAULT_JUDGE_TEMPLATE, template_load
 from benchmark.management.commands._llm_args import (
-    EXIT_CONFIG,
     SYSTEM_CHECKS,
     finish,
     summary_lines,
@@ -72,17 +72,13 @@ class Command(BaseCommand):
 
     def handle(self, *args, **o):
         if o["score_only"] and not o["answer_file"]:
-            raise CommandError(
-                "Must specify --answer_file when using --score_only", returncode=EXIT_CONFIG
-            )
+            raise UsageError("Must specify --answer_file when using --score_only")
         if o["generate_only"] and o["score_only"]:
-            raise CommandError(
-                "Cannot use --generate_only and --score_only simultaneously", returncode=EXIT_CONFIG
-            )
+            raise UsageError("Cannot use --generate_only and --score_only simultaneously")
         if not o["base_url"]:
-            raise CommandError("--base_url is required", returncode=EXIT_CONFIG)
+            raise UsageError("--base_url is required")
         if not o["score_only"] and not o["model"]:
-            raise CommandError("--model is required to generate answers", returncode=EXIT_CONFIG)
+            raise UsageError("--model is required to generate answers")
         base_url = upstream_base_url(o["base_url"])
         engine = EngineOptions(
             api_key=api_key_resolve(o["api_key"]),
@@ -130,7 +126,7 @@ class Command(BaseCommand):
             else:
                 self.stdout.write(f"judge run {run.pk} already finished; nothing sent")
         except (ImportFailure, DatasetNotFound, LLMJobConfigError) as exc:
-            raise CommandError(str(exc), returncode=EXIT_CONFIG) from None
+            raise UsageError(str(exc)) from None
         call_command(
             "leaderboard",
             dataset=f"{dataset.name}:v{dataset.version}",

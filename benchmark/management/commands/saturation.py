@@ -3,8 +3,9 @@
 
 import json
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
+from benchmark.cli_exits import UsageError
 from benchmark.cli_types import comma_list, non_negative_float, positive_fraction
 from benchmark.saturation import (
     DEFAULT_EASY_THRESHOLD,
@@ -85,7 +86,7 @@ class Command(BaseCommand):
                 hard_quantile=options["hard_quantile"],
             )
         except (DatasetNotFound, LeaderboardError, SaturationError) as exc:
-            raise CommandError(str(exc)) from exc
+            raise UsageError(str(exc)) from exc
         data = result.as_dict()
         data["summary"] = {"dataset": str(dataset), "judge": found.judge, **data["summary"]}
         if options["format"] == "json":

@@ -1,5 +1,6 @@
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
+from benchmark.cli_exits import UsageError
 from benchmark.schema_files import SchemaNotFound, schema_files, schema_load, schema_path
 
 
@@ -20,4 +21,4 @@ class Command(BaseCommand):
         try:
             self.stdout.write(schema_path(name=name).read_text(encoding="utf-8"), ending="")
         except SchemaNotFound as exc:
-            raise CommandError(str(exc), returncode=2) from exc
+            raise UsageError(str(exc)) from exc

@@ -1,6 +1,7 @@
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
+from benchmark.cli_exits import UsageError
 from benchmark.cli_types import positive_int
 
 QUEUES = ("judge", "generate", "reports")
@@ -33,21 +34,19 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         if not settings.CELERY_BROKER_URL:
-            raise CommandError(
+            raise UsageError(
                 "CELERY_BROKER_URL is not set: without a broker tasks run in the web process "
                 "and there is nothing for a worker to do",
-                returncode=2,
             )
         queues = [q.strip() for q in options["queues"].split(",") if q.strip()]
         unknown = sorted(set(queues) - set(QUEUES))
         if unknown or not queues:
-            raise CommandError(
+            raise UsageError(
                 f"unknown queue(s) {', '.join(unknown) or '(none given)'}; "
                 f"choose from {', '.join(QUEUES)}",
-                returncode=2,
             )
         if options["concurrency"] < 1:
-            raise CommandError("--concurrency must be at least 1", returncode=2)
+            raise UsageError("--concurrency must be at least 1")
         from config.celery import app
 
         argv = [

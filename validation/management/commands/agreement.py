@@ -5,8 +5,9 @@ import json
 import math
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import BaseCommand, CommandParser
 
+from benchmark.cli_exits import UsageError
 from benchmark.cli_types import comma_list, int_at_least, non_negative_int
 from validation.label_spellings import LabelReader, LabelSchemeError, scheme_declare
 from validation.ratings_csv import RatingsFileError, judge_csv_read, ratings_csv_read
@@ -57,11 +58,11 @@ class Command(BaseCommand):
     def handle(self, *args, **options) -> None:
         delta = options["noninferiority_delta"]
         if not (math.isfinite(delta) and delta <= 0):
-            raise CommandError("--noninferiority-delta: a margin is a number at most 0")
+            raise UsageError("--noninferiority-delta: a margin is a number at most 0")
         try:
             scheme = scheme_declare(options["categories"]) if options["categories"] else None
         except LabelSchemeError as exc:
-            raise CommandError(f"--categories: {exc}") from exc
+            raise UsageError(f"--categories: {exc}") from exc
         rating_labels, judge_labels = LabelReader(scheme=scheme), LabelReader(scheme=scheme)
         try:
             rated = ratings_csv_read(
@@ -73,7 +74,7 @@ class Command(BaseCommand):
                 else None
             )
         except RatingsFileError as exc:
-            raise CommandError(str(exc)) from exc
+            raise UsageError(str(exc)) from exc
         ratings = ratings_build(
             records=rated.records,
             categories=rating_labels.categories(),

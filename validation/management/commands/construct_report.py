@@ -4,8 +4,9 @@
 from pathlib import Path
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
+from benchmark.cli_exits import UsageError
 from benchmark.selectors.construction import ProjectNotFound, project_get
 from validation.construction.compute import construction_report_compute
 from validation.construction.gather import construction_inputs
@@ -32,11 +33,11 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         out = options["out"]
         if out is not None and not out.parent.is_dir():
-            raise CommandError(f"{out.parent} is not a directory")
+            raise UsageError(f"{out.parent} is not a directory")
         try:
             project = project_get(name=options["project"])
         except ProjectNotFound as exc:
-            raise CommandError(str(exc)) from exc
+            raise UsageError(str(exc)) from exc
         report = construction_report_compute(construction_inputs(project=project))
         text = construction_report_render(
             report, fmt=options["format"], language=options["language"]

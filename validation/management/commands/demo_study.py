@@ -7,11 +7,12 @@ nothing. The passwords are fixed, public demo passwords — never use them for r
 from pathlib import Path
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
 from annotation import services as annotation_services
 from annotation.models import Expert
 from annotation.selectors import experts_by_username
+from benchmark.cli_exits import UsageError
 from benchmark.cli_types import non_negative_int, positive_fraction
 from validation import selectors, services
 from validation.adjudication import ALL
@@ -52,7 +53,7 @@ class Command(BaseCommand):
         if study is None:
             dataset = selectors.demo_dataset()
             if dataset is None:
-                raise CommandError("no dataset with responses: run `heartbench load-demo` first")
+                raise UsageError("no dataset with responses: run `heartbench load-demo` first")
             models = list(selectors.models_with_responses(dataset=dataset))
             runs = selectors.judge_runs_for(dataset=dataset, models=models).filter(
                 status="finished"
@@ -63,7 +64,7 @@ class Command(BaseCommand):
                     fraction=fraction, seed=seed, experts=experts, adjudicate_splits=[ALL],
                 )  # fmt: skip
             except services.StudyError as exc:
-                raise CommandError(str(exc)) from exc
+                raise UsageError(str(exc)) from exc
             created.append(f"study {STUDY}")
         if study.status == "draft":
             services.study_open(study=study)

@@ -1,8 +1,9 @@
 """`heartbench judge-ensemble create NAME (--members J1,J2,... | --repeats-of J)
 (--dataset NAME[:vN] | --study STUDY)`: a judge that is the majority of others."""
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
+from benchmark.cli_exits import UsageError
 from benchmark.cli_types import comma_list
 from benchmark.selectors.datasets import DatasetNotFound, dataset_resolve
 from benchmark.services.ensemble import EnsembleError
@@ -36,7 +37,7 @@ class Command(BaseCommand):
             if options["study"]:
                 study = selectors.study_get(name=options["study"])
                 if study is None:
-                    raise CommandError(f"no study named {options['study']!r}")
+                    raise UsageError(f"no study named {options['study']!r}")
                 dataset = study.dataset
             else:
                 dataset = dataset_resolve(name=options["dataset"])
@@ -47,7 +48,7 @@ class Command(BaseCommand):
                 repeats_of=options["repeats_of"],
             )
         except (DatasetNotFound, EnsembleError) as exc:
-            raise CommandError(str(exc)) from None
+            raise UsageError(str(exc)) from None
         if study is not None:
             study_judge_runs_add(study=study, runs=runs)
         for run in runs:

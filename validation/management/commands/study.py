@@ -6,9 +6,10 @@ import sys
 from datetime import date
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
 from annotation.services import AnnotationError
+from benchmark.cli_exits import UsageError
 from benchmark.cli_types import (
     fraction_0_1,
     non_negative_float,
@@ -35,7 +36,7 @@ def _write_atomically(output: str, write) -> None:
     try:
         file_write_atomically(path=Path(output), write=write)
     except FileWriteError as exc:
-        raise CommandError(str(exc)) from exc
+        raise UsageError(str(exc)) from exc
 
 
 def _due_date(value: str) -> date:
@@ -194,12 +195,12 @@ class Command(BaseCommand):
             selectors.UnknownName,
             PlanningError,
         ) as exc:
-            raise CommandError(str(exc)) from exc
+            raise UsageError(str(exc)) from exc
 
     def _study(self, name: str):
         study = selectors.study_get(name=name)
         if study is None:
-            raise CommandError(f"no study named {name!r}")
+            raise UsageError(f"no study named {name!r}")
         return study
 
     def _plan(self, *, dataset, models, expected_agreement, half_width, pilot, **options):
@@ -229,7 +230,7 @@ class Command(BaseCommand):
         if fraction == AUTO:
             plan = self._plan(dataset=data, models=chosen, **options)
         elif any(options[k] is not None for k in ("expected_agreement", "half_width", "pilot")):
-            raise CommandError(
+            raise UsageError(
                 "--expected-agreement, --half-width and --pilot plan the fraction: "
                 "give --fraction auto"
             )
@@ -276,7 +277,7 @@ class Command(BaseCommand):
         completion = selectors.study_completion(study=study)
         if extend_to is not None:
             if partial or unrated or yes:
-                raise CommandError(
+                raise UsageError(
                     "--extend-to keeps the study open: no --partial, --unrated or --yes"
                 )
             services.study_extend(study=study, due_date=extend_to)
@@ -302,7 +303,7 @@ class Command(BaseCommand):
     def _confirm_close(self, study, completion, *, partial: str, unrated: str) -> None:
         """Show what closing does to the short units and ask; no terminal, no close."""
         if not sys.stdin.isatty():
-            raise CommandError(
+            raise UsageError(
                 f"study {study.name} not closed: {completion.describe()} units; "
                 "run it on a terminal to confirm, or pass --yes"
             )
@@ -327,11 +328,11 @@ class Command(BaseCommand):
         self.stdout.write(f"Close study {study.name} now? [y/N] ", ending="")
         self.stdout.flush()
         if sys.stdin.readline().strip().lower() not in {"y", "yes"}:
-            raise CommandError(f"study {study.name} not closed")
+            raise UsageError(f"study {study.name} not closed")
 
     def do_enrol(self, *, name, usernames, all_active, **options):
         if bool(usernames) == all_active:
-            raise CommandError("give either user names or --all-active")
+            raise UsageError("give either user names or --all-active")
         study = self._study(name)
         result = services.study_enrol(study=study, usernames=usernames, all_active=all_active)
         n = len(result.enrolled)
@@ -359,7 +360,7 @@ class Command(BaseCommand):
 
     def do_report(self, *, name, format, output, resamples, seed, **options):
         if resamples < 100:
-            raise CommandError(f"--resamples must be at least 100, got {resamples}")
+            raise UsageError(f"--resamples must be at least 100, got {resamples}")
         study = self._study(name)
         report = report_compute(
             data=study_report_data(study=study),
