@@ -11,7 +11,9 @@ bounded by ``max_outage``; after that every request fails with the reason.
 
 A refused or reset connection says the endpoint is down whatever was asked, so it counts at
 once; a 5xx or a timeout may be one prompt's problem, so those only open the circuit when they
-come from at least two different requests.
+come from at least two different requests. An endpoint that never answered is not waited for:
+the client refuses the run at once (``benchmark.llm.client.EndpointRefused``). While waiting the
+breaker says so at least every ``notice_every`` seconds.
 """
 
 import asyncio
@@ -29,6 +31,7 @@ class BreakerPolicy:
     probe_base: float = 1.0  # first wait before a probe, doubling up to probe_cap
     probe_cap: float = 60.0
     max_outage: float = 1800.0  # give up after the endpoint has been down this long
+    notice_every: float = 30.0  # say so at least this often while waiting
 
 
 class EndpointDown(RuntimeError):
@@ -53,6 +56,7 @@ class Breaker:
         self._next_probe = 0.0
         self._probe_wait = policy.probe_base
         self._probing = False
+        self._noticed_at = 0.0
         self.outages = 0  # times the circuit opened; read for accounting and by tests
         self.probes = 0
 
@@ -74,6 +78,14 @@ class Breaker:
                 raise EndpointDown(
                     f"endpoint unreachable for {now - self.opened_at:.0f}s "
                     f"(gave up after max_outage {self.policy.max_outage:g}s)"
+                )
+            if now - self._noticed_at >= self.policy.notice_every:
+                self._noticed_at = now
+                logger.warning(
+                    "endpoint %s still down after %.0fs; probing, giving up after %gs",
+                    self.name,
+                    now - self.opened_at,
+                    self.policy.max_outage,
                 )
             if not self._probing and now >= self._next_probe:
                 self._probing = True
@@ -109,7 +121,7 @@ class Breaker:
             return False
         if not self._streak_connect and len(self._streak_requests) < 2:
             return False  # one prompt failing over and over is that prompt's problem
-        self.opened_at = now
+        self.opened_at = self._noticed_at = now
         self.outages += 1
         self._next_probe = now + self._probe_wait
         logger.warning(

@@ -10,7 +10,8 @@ waiting would be exceeded, and then raise :class:`RequestFailed` with the reason
 names ``response_format`` turns structured output off for this client and the request is sent
 again without it. While the endpoint as a whole is down, a circuit breaker
 (:mod:`benchmark.llm.breaker`) holds every request back and probes with its own back-off, so an
-outage of minutes pauses the run instead of spending the requests' attempts.
+outage of minutes pauses the run instead of spending the requests' attempts. What no retry can
+mend (:class:`EndpointRefused`) fails at once.
 
 The API key is only ever put in the Authorization header; it is not logged or returned.
 """
@@ -33,6 +34,13 @@ RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 
 
 class RequestFailed(RuntimeError):
     """The endpoint did not give a usable answer within the retry bounds."""
+
+
+class EndpointRefused(RequestFailed):
+    """The endpoint refuses the run as it is configured, so no request can succeed and none is
+    retried: the key is refused (401, 403), the model is unknown (404 before any answer), or
+    nothing listens at the address before it ever answered (connection refused, no such host).
+    An endpoint that answered and then went away is an outage, for the breaker to wait out."""
 
 
 @dataclass(frozen=True)
@@ -114,12 +122,15 @@ class ChatClient:
         limiter: Limiter | None = None,
         retry: RetryPolicy | None = None,
         rand: Callable[[], float] = random.random,
+        answered_before: bool = False,
     ) -> None:
         self.endpoint = endpoint
         self.limiter = limiter or LearntLimiter()
         self.retry = retry or RetryPolicy()
         self.counters = Counters()
         self.structured_ok: bool | None = None  # unknown until the endpoint answers
+        self._answered = answered_before  # any HTTP reply yet: the address is right
+        self._served = answered_before  # a usable reply yet: the model and the key are right
         self.breaker = Breaker(self.retry.breaker, name=endpoint.base_url)
         self._rand = rand
         # One connection per client, up to ``concurrency`` clients, instead of one pool of
@@ -189,15 +200,30 @@ class ChatClient:
             except httpx.TimeoutException:
                 reason = f"timed out after {self.endpoint.timeout:g}s"
             except httpx.TransportError as exc:
+                if not self._answered and isinstance(exc, httpx.ConnectError):
+                    raise EndpointRefused(
+                        f"cannot reach {self.endpoint.url}: {exc or type(exc).__name__}"
+                    ) from exc
                 reason = f"connection error: {type(exc).__name__}"
                 connection = True
             else:
+                self._answered = True
+                refused = reply.status_code in (401, 403) or (
+                    reply.status_code == 404 and not self._served
+                )
+                if refused:
+                    raise EndpointRefused(
+                        f"{self.endpoint.url} answered HTTP {reply.status_code}: "
+                        f"{reply.text[:300]}"
+                    )
                 outage = reply.status_code >= 500
                 if not outage:
                     self.breaker.succeeded()
                 if reply.status_code == 200:
                     try:
-                        return self._completion(reply, attempt, "response_format" in body)
+                        completion = self._completion(reply, attempt, "response_format" in body)
+                        self._served = True
+                        return completion
                     except ValueError as exc:  # a garbled body is a transport fault: retry
                         reason = str(exc)
                 else:

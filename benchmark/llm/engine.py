@@ -31,11 +31,12 @@ from typing import Any, Protocol
 
 from benchmark.llm.accounting import Price, Tally, messages_tokens, tokens_estimate
 from benchmark.llm.cache_key import request_key
-from benchmark.llm.client import ChatClient, Completion, RequestFailed
+from benchmark.llm.client import ChatClient, Completion, EndpointRefused, RequestFailed
 from benchmark.llm.parser import ReplyError
 from benchmark.llm.progress import Progress
 
 DEFAULT_EXPECTED_OUT_TOKENS = 1500
+REFUSED = "refused"  # the stop reason of a run the endpoint refused (benchmark.llm.client)
 HEDGE_MIN_SAMPLES = 20  # replies seen before their latency quantile is trusted
 
 
@@ -109,6 +110,7 @@ class Engine:
         self.tally = tally or Tally()
         self.on_progress = on_progress
         self.stop_reason = ""
+        self.refusal = ""  # what the endpoint said when it refused the run (REFUSED)
         self._reserved = 0.0
         self._out_seen: list[int] = []
         self._latencies: list[float] = []  # of replies that came at the first attempt
@@ -200,6 +202,11 @@ class Engine:
                     error=False,
                 )
             reason = f"no usable reply after {self.config.max_reasks + 1} asks: {problem}"
+        except EndpointRefused as exc:
+            # No request can succeed: the run stops, and nothing is stored as an error verdict.
+            if not self.stop_reason:
+                self.stop_reason, self.refusal = REFUSED, str(exc)
+            return None
         except RequestFailed as exc:
             self.tally.request_failures += 1
             reason = f"request failed: {exc}"

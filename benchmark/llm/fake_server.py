@@ -17,7 +17,9 @@ JSON), ``malformed`` (a reply with no verdicts), ``wrong_count`` (one verdict to
 rules: a question, zero points, two catastrophic criteria; other prompts as usual). They come
 from, in order: a per-prompt script (``fail_prompt``), a global queue (``queue``), then at
 random with ``fault_rate``.
-``structured=False`` makes the server reject ``response_format`` with a 400.
+``structured=False`` makes the server reject ``response_format`` with a 400; ``api_key`` answers
+401 to a request without that key, ``models`` 404 to a request for any other model, as
+providers refuse them (faults ``unauthorized`` and ``model_not_found``).
 ``limit_per_second`` makes it enforce a rate limit as a provider does: a request that would make
 more than that many in the last second is answered at once with a 429 (fault ``over_limit``)
 whose ``retry-after-ms`` says when the window has room again. ``noise`` (off at
@@ -197,8 +199,14 @@ class FakeLLM:
         noise: float = 0.0,
         host: str = "127.0.0.1",
         port: int = 0,
+        api_key: str | None = None,
+        models: tuple[str, ...] | None = None,
     ) -> None:
         _check(fault_mix)
+        # A provider's refusals: 401 for a request without this key, 404 for a model not in
+        # `models` (None: any key, any model).
+        self.api_key = api_key
+        self.models = models
         self.latency = latency
         self.fault_rate = fault_rate
         self.fault_mix = fault_mix
@@ -308,11 +316,18 @@ class FakeLLM:
             oldest = self._admitted[0] if self._admitted else time.monotonic() - 1.0
         return max(0.0, oldest + 1.0 - time.monotonic())
 
-    def answer(self, body: dict) -> tuple[int, dict | str | None, dict[str, str]]:
+    def answer(
+        self, body: dict, *, authorization: str = ""
+    ) -> tuple[int, dict | str | None, dict[str, str]]:
         """Status, JSON body (or raw text, or None to drop connection) and headers."""
         messages = body.get("messages") or []
         prompt = "\n".join(str(m.get("content", "")) for m in messages if m.get("role") == "user")
-        fault = "over_limit" if self._over_limit() else self._pick_fault(prompt)
+        if self.api_key is not None and authorization != f"Bearer {self.api_key}":
+            fault = "unauthorized"
+        elif self.models is not None and body.get("model") not in self.models:
+            fault = "model_not_found"
+        else:
+            fault = "over_limit" if self._over_limit() else self._pick_fault(prompt)
         if "response_format" in body and not self.structured:
             fault = "no_rf"
         # Logged on arrival, so a request still hanging counts as sent.
@@ -329,6 +344,11 @@ class FakeLLM:
     ) -> tuple[int, dict | str | None, dict[str, str]]:
         if fault == "no_rf":
             return 400, _error("response_format is not supported by this model"), {}
+        if fault == "unauthorized":
+            return 401, _error("Incorrect API key provided", code="invalid_api_key"), {}
+        if fault == "model_not_found":
+            missing = f"The model `{body.get('model')}` does not exist"
+            return 404, _error(missing, code="model_not_found"), {}
         if fault == "over_limit":
             wait = self._window_free_in()
             headers = {
@@ -418,8 +438,8 @@ def _check(faults: tuple[str, ...]) -> None:
         raise ValueError(f"unknown fault(s) {unknown}; known: ok, {', '.join(FAULTS)}")
 
 
-def _error(message: str) -> dict:
-    return {"error": {"message": message, "type": "fake_llm"}}
+def _error(message: str, *, code: str | None = None) -> dict:
+    return {"error": {"message": message, "type": "fake_llm", "code": code}}
 
 
 def _chat(content: str | None, prompt: str, *, refusal: str | None = None) -> dict:
@@ -467,7 +487,7 @@ def _handler_for(fake: FakeLLM) -> type[BaseHTTPRequestHandler]:
                 self._send(400, _error("request body is not JSON"), {})
                 return
             fake.last_authorization = self.headers.get("Authorization", "")
-            status, payload, headers = fake.answer(body)
+            status, payload, headers = fake.answer(body, authorization=fake.last_authorization)
             if payload is None:
                 self.close_connection = True
                 self.connection.close()

@@ -24,7 +24,15 @@ from django.utils import timezone
 from benchmark.llm.accounting import TALLY_FIELDS, Price, Tally, price_for
 from benchmark.llm.bridge import CallSync, run_bridged
 from benchmark.llm.client import ChatClient, Completion, Endpoint, RetryPolicy
-from benchmark.llm.engine import CachedReply, Engine, EngineConfig, Interpret, Reask, Unit
+from benchmark.llm.engine import (
+    REFUSED,
+    CachedReply,
+    Engine,
+    EngineConfig,
+    Interpret,
+    Reask,
+    Unit,
+)
 from benchmark.llm.progress import Progress
 from benchmark.llm.ratelimit import limiter_build
 from benchmark.models import LLMCacheEntry, LLMRun
@@ -183,10 +191,10 @@ def _run_tally(run: LLMRun) -> Tally:
     return Tally(**{name: getattr(run, name) for name in TALLY_FIELDS})
 
 
-def _run_mark(*, run: LLMRun, status: str, stop_reason: str = "") -> None:
+def _run_mark(*, run: LLMRun, status: str, stop_reason: str = "", error: str = "") -> None:
     """Set the run's status and why it stopped; a finished run gets its finishing time."""
-    run.status, run.stop_reason = status, stop_reason
-    updated = ["status", "stop_reason"]
+    run.status, run.stop_reason, run.error = status, stop_reason, error[:500]
+    updated = ["status", "stop_reason", "error"]
     if status == LLMRun.Status.FINISHED:
         run.finished_at = timezone.now()
         updated.append("finished_at")
@@ -282,7 +290,13 @@ def job_execute(
 
     async def job(call_sync: CallSync) -> str:
         client = ChatClient(
-            endpoint, concurrency=options.concurrency, limiter=limiter, retry=options.retry
+            endpoint,
+            concurrency=options.concurrency,
+            limiter=limiter,
+            retry=options.retry,
+            # A run that had replies before (an earlier session, another chunk) met this
+            # endpoint working: a refused connection now is an outage, not a wrong address.
+            answered_before=run.tokens_out > 0,
         )
         store = store_factory(
             call_sync=call_sync,
@@ -309,10 +323,10 @@ def job_execute(
                 await limiter.close()
         if on_progress:
             on_progress(engine.progress())
-        return engine.stop_reason
+        return engine
 
     try:
-        stop_reason = run_bridged(job, batch=transaction.atomic)
+        engine = run_bridged(job, batch=transaction.atomic)
     except KeyboardInterrupt:
         _run_mark(run=run, status=LLMRun.Status.STOPPED, stop_reason=INTERRUPTED)
         raise
@@ -320,8 +334,12 @@ def job_execute(
         _run_mark(run=run, status=LLMRun.Status.STOPPED)
         raise
     run.refresh_from_db()
+    stop_reason = engine.stop_reason
     if chunk and not stop_reason:
         return RunOutcome(run=run)
+    if stop_reason == REFUSED:
+        _run_mark(run=run, status=LLMRun.Status.FAILED, stop_reason=REFUSED, error=engine.refusal)
+        return RunOutcome(run=run, stop_reason=REFUSED)
     status = LLMRun.Status.STOPPED if stop_reason else LLMRun.Status.FINISHED
     _run_mark(run=run, status=status, stop_reason=stop_reason)
     return RunOutcome(run=run, stop_reason=stop_reason)

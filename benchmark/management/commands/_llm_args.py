@@ -16,6 +16,7 @@ from benchmark.cli_types import (
 )
 from benchmark.llm.client import RetryPolicy
 from benchmark.llm.credentials import api_key_resolve
+from benchmark.llm.engine import REFUSED
 from benchmark.llm.progress import ProgressWriter
 from benchmark.models import LLMRun
 from benchmark.services.llm_jobs import EngineOptions, RunOptions, RunOutcome
@@ -134,6 +135,12 @@ def finish(outcome: RunOutcome, what: str, options: dict | None = None) -> None:
     next (``options``: those of a command with ``add_run_arguments``, which can retry errors)."""
     run = outcome.run
     again = _again(options) if options else "run the same command again"
+    if outcome.stop_reason == REFUSED:
+        # Retrying cannot mend a refused key, an unknown model or a wrong address.
+        raise UsageError(
+            f"run {run.pk} failed: {run.error}. Nothing was stored as an error; once the "
+            f"endpoint, key or model is right, {again} to continue the run"
+        )
     if outcome.stop_reason == "budget":
         raise CommandError(
             f"stopped (budget): run {run.pk} spent ${run.cost:.4f} of --max-cost; to continue "

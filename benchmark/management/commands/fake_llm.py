@@ -3,7 +3,13 @@ import time
 from django.core.management.base import BaseCommand
 
 from benchmark.cli_exits import UsageError
-from benchmark.cli_types import fraction_0_1, non_negative_float, non_negative_int, port_number
+from benchmark.cli_types import (
+    comma_list,
+    fraction_0_1,
+    non_negative_float,
+    non_negative_int,
+    port_number,
+)
 from benchmark.llm.fake_server import FAULTS, QUICK_FAULTS, FakeLLM
 
 
@@ -32,6 +38,14 @@ class Command(BaseCommand):
             type=fraction_0_1,
             default=0.0,
             help="0..1: each verdict flips with chance noise × the request's temperature",
+        )
+        parser.add_argument(
+            "--require-key", metavar="KEY", help="answer 401 to a request without this key"
+        )
+        parser.add_argument(
+            "--models",
+            type=comma_list,
+            help="answer 404 (model not found) to a request for any other model",
         )
 
     def handle(self, *args, **options):
@@ -62,4 +76,6 @@ class Command(BaseCommand):
             structured=not options["no_structured"],
             seed=options["seed"],
             noise=options["noise"],
+            api_key=options["require_key"],
+            models=tuple(options["models"]) if options["models"] else None,
         )
