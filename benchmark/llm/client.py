@@ -213,8 +213,7 @@ class ChatClient:
                 )
                 if refused:
                     raise EndpointRefused(
-                        f"{self.endpoint.url} answered HTTP {reply.status_code}: "
-                        f"{reply.text[:300]}"
+                        f"{self.endpoint.url} answered HTTP {reply.status_code}: {reply.text[:300]}"
                     )
                 outage = reply.status_code >= 500
                 if not outage:
