@@ -24,6 +24,7 @@ ends is cancelled and its estimated input counted.
 
 import asyncio
 import contextlib
+import re
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
@@ -37,6 +38,16 @@ from benchmark.llm.progress import Progress
 
 DEFAULT_EXPECTED_OUT_TOKENS = 1500
 REFUSED = "refused"  # the stop reason of a run the endpoint refused (benchmark.llm.client)
+_HTTP_STATUS = re.compile(r"request failed: HTTP \d+")
+
+
+def reason_kind(reason: str) -> str:
+    """A failure's reason without its details (a reply's body, the attempts it took), so that
+    a run's errors can be counted by kind: "request failed: HTTP 500", "no usable reply after
+    3 asks: expected 4 verdicts, got 3"."""
+    kind = reason.split(" (", 1)[0]
+    status = _HTTP_STATUS.match(kind)
+    return status.group(0) if status else kind[:120]
 HEDGE_MIN_SAMPLES = 20  # replies seen before their latency quantile is trusted
 
 

@@ -1,5 +1,6 @@
 """Reads for judge and generation runs: what is left to do, progress, the request cache."""
 
+from collections import Counter
 from collections.abc import Iterable
 from typing import NamedTuple
 
@@ -9,6 +10,7 @@ from django.db.models import Count, IntegerField, OuterRef, Q, QuerySet, Subquer
 from django.utils.translation import gettext
 
 from benchmark.llm.accounting import TALLY_FIELDS
+from benchmark.llm.engine import reason_kind
 from benchmark.models import (
     Case,
     Dataset,
@@ -329,6 +331,18 @@ def run_progress_text(*, run: LLMRun) -> str:
         "calls": run.calls,
         "cost": f"{run.cost:.4f}",
     }
+
+
+def run_error_kinds(*, run: LLMRun) -> list[tuple[str, int]]:
+    """A run's errors counted by kind of reason (``reason_kind``), most first: its error
+    verdicts (a judge run, one per criterion) or its listed failures (other runs)."""
+    if isinstance(run, JudgeRun):
+        reasons = Verdict.objects.filter(run=run, state=Verdict.State.ERROR).values_list(
+            "reasoning", flat=True
+        )
+    else:
+        reasons = [failure["reason"] for failure in getattr(run, "failures", [])]
+    return Counter(reason_kind(reason) for reason in reasons).most_common()
 
 
 def judge_repeat_runs(*, run: JudgeRun) -> list[JudgeRun]:

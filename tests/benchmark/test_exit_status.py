@@ -48,6 +48,8 @@ def test_every_status_of_the_table(env):
         errors = heartbench(env, *JUDGE, "--base-url", broken.base_url, "--force", *QUICK)
         assert errors.returncode == 1, errors.stderr
         assert "ended in error" in errors.stderr
+        # The summary counts the errors by kind of reason.
+        assert "errors 12: 12 × no usable reply after" in errors.stdout, errors.stdout
     dataset = json.loads(heartbench(env, "leaderboard", "--format", "json").stdout)["dataset"]
     for usage in (
         ["leaderboard", "--dataset", "nope"],

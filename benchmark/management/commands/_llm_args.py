@@ -19,6 +19,7 @@ from benchmark.llm.credentials import api_key_resolve
 from benchmark.llm.engine import REFUSED
 from benchmark.llm.progress import ProgressWriter
 from benchmark.models import LLMRun
+from benchmark.selectors.runs import run_error_kinds
 from benchmark.services.llm_jobs import EngineOptions, RunOptions, RunOutcome
 
 # The model checks only: the template and URL checks (every view, the API schema, DRF's
@@ -112,10 +113,12 @@ def progress_writer(options: dict) -> ProgressWriter | None:
 
 def summary_lines(label: str, outcome: RunOutcome) -> list[str]:
     r = outcome.run
+    kinds = run_error_kinds(run=r) if r.errors else []
+    by_kind = "; ".join(f"{n} × {kind}" for kind, n in kinds)
     return [
         f"{label} {r.pk}: {outcome.status}"
         + (f" ({outcome.stop_reason})" if outcome.stop_reason else ""),
-        f"  done {r.done}/{r.total}, errors {r.errors}",
+        f"  done {r.done}/{r.total}, errors {r.errors}" + (f": {by_kind}" if by_kind else ""),
         f"  calls {r.calls} (retries {r.retries}, re-asks {r.reasks}, "
         f"served from cache {r.cached})",
         f"  tokens in {r.tokens_in}, out {r.tokens_out}, "
