@@ -48,6 +48,8 @@ def reason_kind(reason: str) -> str:
     kind = reason.split(" (", 1)[0]
     status = _HTTP_STATUS.match(kind)
     return status.group(0) if status else kind[:120]
+
+
 HEDGE_MIN_SAMPLES = 20  # replies seen before their latency quantile is trusted
 
 

@@ -146,10 +146,10 @@ def test_a_mixed_file_exits_non_zero_with_one_line(tmp_path):
         text=True,
         timeout=120,
     )
-    assert process.returncode != 0 and process.stdout == ""
+    assert process.returncode == 2 and process.stdout == ""
     assert "Traceback" not in process.stderr
     assert process.stderr.strip().splitlines() == [
-        f"CommandError: {path}:3: label 'hit' mixes spellings: line 2 wrote '1' (1/0); "
+        f"UsageError: {path}:3: label 'hit' mixes spellings: line 2 wrote '1' (1/0); "
         "write one spelling of hit/miss throughout the file"
     ]
 
