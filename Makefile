@@ -65,8 +65,8 @@ lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
-# The product suite once per database: every test on SQLite, then again on PostgreSQL those
-# marked `database` (tests/conftest.py marks every test that can reach a database).
+# The product suite once per database, both passes at once (tests/passes.py): every test on
+# SQLite, and on PostgreSQL those marked `database` (tests/conftest.py marks every test that can
+# reach a database).
 test: setup system-deps js-deps lint
-	$(PY) -m tests.services --redis -- $(PY) -m pytest -m "not postgres" --durations=30 $(PYTEST_ARGS)
-	$(PY) -m tests.services --postgres --redis -- $(PY) -m pytest -m database --durations=30 $(PYTEST_ARGS)
+	$(PY) -m tests.passes $(PYTEST_ARGS)
