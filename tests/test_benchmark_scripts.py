@@ -35,3 +35,31 @@ def test_cache_calls_compares_both_backends(redis_url):
         "get, missing",
         "set",
     ]
+
+
+def test_ci_time_times_a_fresh_clone_and_reads_the_closing_lines(tmp_path):
+    repo = tmp_path / "repo"
+    (repo / ".ci").mkdir(parents=True)
+    # A stand-in CI: prints where it runs, and two closing lines as pytest's passes print them.
+    (repo / ".ci" / "run").write_text(
+        'pwd; echo "CI=$CI"; echo "==== 3 passed, 1 deselected in 1.50s ===="; '
+        'echo "==== 1 failed, 2 passed in 0.20s ===="; exit 1\n'
+    )
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q", str(repo)], check=True)
+    subprocess.run([*git, "-C", str(repo), "add", "."], check=True)
+    subprocess.run([*git, "-C", str(repo), "commit", "-qm", "ci"], check=True)
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "ci_time.py"), "--repo", str(repo), "HEAD"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1, done.stderr
+    head, *passes = done.stdout.splitlines()
+    assert ": exit 1, wall 0:0" in head
+    assert passes == ["  3 passed, 1 deselected in 1.50s", "  1 failed, 2 passed in 0.20s"]
+    rev = head.split(":")[0]
+    log = (ROOT / "test-artifacts" / f"ci-time-{rev}.log").read_text()
+    assert f"{tmp_path}/ci-time-{rev}" in log and "CI=true" in log
+    assert not (tmp_path / f"ci-time-{rev}").exists()  # the clone is removed
