@@ -125,7 +125,10 @@ class Engine:
         self.stop_reason = ""
         self.refusal = ""  # what the endpoint said when it refused the run (REFUSED)
         self._reserved = 0.0
+        self._settled = asyncio.Event()  # set when a request's cost is known (see _reserve_room)
         self._out_seen: list[int] = []
+        # The replies' mean length in the run's earlier sessions: the guess until one comes.
+        self._out_before = self.tally.tokens_out / self.tally.calls if self.tally.calls else 0
         self._latencies: list[float] = []  # of replies that came at the first attempt
         self._out = 0  # requests out now, hedges included
         self._unstarted = 0  # units still waiting for a slot
@@ -272,9 +275,8 @@ class Engine:
                 cached = Completion(hit.text, hit.refusal, hit.tokens_in, hit.tokens_out, 0, False)
                 return cached, None
         tokens_in = messages_tokens(messages)
-        sent = asyncio.ensure_future(
-            self._request(messages, rf, tokens_in, self._reserve(tokens_in))
-        )
+        estimate = await self._reserve_room(tokens_in)
+        sent = asyncio.ensure_future(self._request(messages, rf, tokens_in, estimate))
         delay = self._hedge_delay()
         try:
             if delay is not None:
@@ -300,6 +302,8 @@ class Engine:
         finally:
             self._out -= 1
             self._reserved -= estimate
+            # Waiters run at their next turn, after this request's cost is spent below.
+            self._settled.set()
         if reply.attempts == 1:
             self._latencies.append(time.monotonic() - started)
         used_in = reply.tokens_in or tokens_in
@@ -375,6 +379,22 @@ class Engine:
             if task.cancelled():
                 self._spend(tokens_in=tokens_in, tokens_out=0)
 
+    async def _reserve_room(self, tokens_in: int) -> float:
+        """``_reserve``, waiting while requests in flight hold the room: their reservations are
+        guesses (before the first reply, ``DEFAULT_EXPECTED_OUT_TOKENS`` each) that their
+        replies settle, so the run stops on its budget only when nothing it has out could free
+        room for the next request."""
+        while True:
+            if self.stop_reason:
+                raise BudgetExceeded
+            try:
+                return self._reserve(tokens_in, stop=self._reserved < 1e-12)
+            except BudgetExceeded:
+                if self.stop_reason:
+                    raise
+            self._settled.clear()
+            await self._settled.wait()
+
     def _reserve(self, tokens_in: int, *, stop: bool = True) -> float:
         """Refuse to start a request whose estimated cost would cross ``max_cost`` (and, with
         ``stop``, stop the run)."""
@@ -382,7 +402,8 @@ class Engine:
             return 0.0
         max_tokens = self.client.endpoint.parameters.get("max_tokens")
         seen = self._out_seen
-        tokens_out = int(max_tokens or (max(seen) if seen else DEFAULT_EXPECTED_OUT_TOKENS))
+        guess = max(seen) if seen else self._out_before or DEFAULT_EXPECTED_OUT_TOKENS
+        tokens_out = int(max_tokens or guess)
         estimate = self.config.price.cost(tokens_in=tokens_in, tokens_out=tokens_out)
         if self.tally.cost + self._reserved + estimate > self.config.max_cost:
             if stop:

@@ -205,7 +205,7 @@ PRICED = ["--price-in", "1000", "--price-out", "1000", "--concurrency", "1"]
 
 def test_a_budget_stop_keeps_what_was_drafted_and_the_same_command_continues(drafts, fake):
     before = fake.count()
-    with pytest.raises(CommandError, match="higher --max-cost") as stop:
+    with pytest.raises(CommandError, match="with --max-cost") as stop:
         synthesize(fake, *PRICED, "--max-cost", "2.5")
     assert stop.value.returncode == 3
     stopped = SynthesisRun.objects.get()

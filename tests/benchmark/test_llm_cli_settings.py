@@ -203,7 +203,7 @@ def test_a_budget_stop_says_what_continues_the_run_and_that_works(fake, forced):
     stopped = JudgeRun.objects.latest("id")
     assert stopped.status == JudgeRun.Status.STOPPED and stopped.stop_reason == "budget"
     message = str(error)
-    assert "higher --max-cost" in message and f"run {stopped.pk}" in message
+    assert "with --max-cost" in message and f"run {stopped.pk}" in message
     assert ("without --force" in message) is forced
     paid = fake.count() - before
     assert 0 < paid < 6
@@ -215,6 +215,24 @@ def test_a_budget_stop_says_what_continues_the_run_and_that_works(fake, forced):
     assert stored_states(resumed) == expected_states(resumed)
     # Nothing is paid twice: a forced run's remainder comes from the first run's cache.
     assert fake.count() - before == (paid if forced else 6)
+
+
+def test_a_budget_is_spent_nearly_whole_even_with_many_requests_in_flight(fake):
+    # Before the first reply each request out reserves a guess of 1,500 output tokens; the
+    # run waits for the replies to settle the guesses instead of stopping on them.
+    _dataset, model = answered_dataset(cases=12)
+    budget = 5.0
+    priced = ["--price-in", "1000", "--price-out", "1000", "--concurrency", "16"]
+    error = judge_error(model, "--base-url", fake.base_url, *priced, "--max-cost", str(budget))
+    assert error.returncode == 3
+    run = JudgeRun.objects.get()
+    per_request = run.cost / run.calls
+    assert run.cost <= budget and budget - run.cost < 2 * per_request, (run.cost, per_request)
+    left = run.total - run.done
+    assert f"spent ${run.cost:.4f} of ${budget:.2f}; {left} criteria left" in str(error)
+    finish = float(str(error).split("--max-cost ")[-1].split()[0])
+    judge(model, "--base-url", fake.base_url, *priced, "--max-cost", str(finish))
+    assert JudgeRun.objects.get().status == JudgeRun.Status.FINISHED  # the advice was enough
 
 
 # ---- a run with other options is another run -------------------------------------------------

@@ -1,6 +1,7 @@
 """Command-line options shared by `judge`, `generate` and `run` (not a command itself)."""
 
 import argparse
+import math
 
 from django.core.checks import Tags
 from django.core.management.base import CommandError
@@ -133,11 +134,15 @@ def _again(options: dict) -> str:
     return "run the same command again" + (f" without {' and '.join(flags)}" if flags else "")
 
 
-def finish(outcome: RunOutcome, what: str, options: dict | None = None) -> None:
+def finish(
+    outcome: RunOutcome, what: str, options: dict | None = None, *, budget: float | None = None
+) -> None:
     """Exit non-zero when the run stopped early or left errors, with the reason and what to do
-    next (``options``: those of a command with ``add_run_arguments``, which can retry errors)."""
+    next (``options``: those of a command with ``add_run_arguments``, which can retry errors;
+    ``budget``: the --max-cost of a command without them)."""
     run = outcome.run
     again = _again(options) if options else "run the same command again"
+    budget = options["max_cost"] if options else budget
     if outcome.stop_reason == REFUSED:
         # Retrying cannot mend a refused key, an unknown model or a wrong address.
         raise UsageError(
@@ -145,11 +150,8 @@ def finish(outcome: RunOutcome, what: str, options: dict | None = None) -> None:
             f"endpoint, key or model is right, {again} to continue the run"
         )
     if outcome.stop_reason == "budget":
-        raise CommandError(
-            f"stopped (budget): run {run.pk} spent ${run.cost:.4f} of --max-cost; to continue "
-            f"it, {again}, with a higher --max-cost",
-            returncode=EXIT_STOPPED,
-        )
+        raise CommandError(budget_advice(run, what, budget=budget, again=again),
+                           returncode=EXIT_STOPPED)  # fmt: skip
     if outcome.stop_reason:
         raise CommandError(
             f"stopped ({outcome.stop_reason}); {again} to continue run {run.pk}",
@@ -161,6 +163,19 @@ def finish(outcome: RunOutcome, what: str, options: dict | None = None) -> None:
             f"{run.errors} {what} ended in error (kept with the reason and raw reply){retry}",
             returncode=EXIT_ERRORS,
         )
+
+
+def budget_advice(run: LLMRun, what: str, *, budget: float | None, again: str) -> str:
+    """What a budget stop spent, what is left, and the budget that would finish the run: what
+    is left at the run's cost so far per piece of work done, with a tenth to spare."""
+    left = run.total - run.done
+    spent = f"spent ${run.cost:.4f}" + (f" of ${budget:.2f}" if budget is not None else "")
+    if run.done and run.cost:
+        enough = math.ceil((run.cost + 1.1 * left * run.cost / run.done) * 100) / 100
+        finish = f"to finish, {again}, with --max-cost {enough:.2f}"
+    else:
+        finish = f"to continue it, {again}, with a higher --max-cost"
+    return f"stopped (budget): run {run.pk} {spent}; {left} {what} left; {finish}"
 
 
 def interrupted(run: LLMRun, what: str, options: dict) -> CommandError:

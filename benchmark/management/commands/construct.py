@@ -252,7 +252,7 @@ class Command(BaseCommand):
                 raise _interrupted(run) from None
             self.stdout.write("\n".join(summary_lines(f"{name}: reference run", outcome)))
             if outcome.stop_reason:
-                finish(outcome, "drafts")
+                finish(outcome, "drafts", budget=options["max_cost"])
             if outcome.run.errors:
                 failed.append(f"{name} ({outcome.run.errors})")
         if failed:
@@ -279,7 +279,8 @@ class Command(BaseCommand):
             raise _interrupted(run) from None
         self.stdout.write("\n".join(summary_lines("rewrite run", outcome)))
         if outcome.stop_reason:
-            finish(outcome, "drafts")  # the budget or another stop: how to continue
+            # The budget or another stop: how to continue.
+            finish(outcome, "drafts", budget=options["max_cost"])
         if outcome.run.errors:
             raise CommandError(
                 f"{outcome.run.errors} drafts got no usable rewrite (the reason is on each "
@@ -312,7 +313,7 @@ class Command(BaseCommand):
         drafted = outcome.run.criteria.count()
         self.stdout.write(f"  criteria drafted by this run: {drafted}")
         if outcome.stop_reason:
-            finish(outcome, "drafts")
+            finish(outcome, "drafts", budget=options["max_cost"])
         if outcome.run.errors:
             failures = outcome.run.failures
             names = draft_question_ids(draft_ids=[f["draft_id"] for f in failures])
