@@ -246,6 +246,8 @@ HEARTBENCH_TRUST_X_REAL_IP = env_bool("HEARTBENCH_TRUST_X_REAL_IP", False)
 # workers share a run, large enough that dispatch overhead stays negligible.
 HEARTBENCH_JUDGE_CHUNK = env_int("HEARTBENCH_JUDGE_CHUNK", 25)
 
+# The dataset a command reads without --dataset when several are imported (NAME or NAME:vN).
+HEARTBENCH_DEFAULT_DATASET = env_str("HEARTBENCH_DEFAULT_DATASET")
 HEARTBENCH_MAX_IMPORT_BYTES = env_int("HEARTBENCH_MAX_IMPORT_BYTES", 2 * 1024**3)
 HEARTBENCH_MAX_IMPORT_LINE_BYTES = env_int("HEARTBENCH_MAX_IMPORT_LINE_BYTES", 8 * 1024**2)
 

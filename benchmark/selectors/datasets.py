@@ -1,5 +1,6 @@
 """Dataset reads shared by the importers and the commands that take `--dataset NAME[:vN]`."""
 
+from django.conf import settings
 from django.db.models import Max
 
 from benchmark.models import Dataset
@@ -10,13 +11,15 @@ class DatasetNotFound(LookupError):
 
 
 def dataset_resolve(*, name: str | None) -> Dataset:
-    """`NAME` (its latest version), `NAME:vN`, or None for the most recently imported dataset."""
+    """`NAME` (its latest version), `NAME:vN`, or None for the default dataset.
+
+    The default is the dataset named by ``HEARTBENCH_DEFAULT_DATASET``, else the only dataset
+    (demo datasets left out beside real ones); with several, the user is asked to name one. It
+    is never simply the newest import, which a test import or a pilot would quietly replace.
+    """
     datasets = Dataset.objects.order_by("-created_at", "-id")
     if name is None:
-        dataset = datasets.first()
-        if dataset is None:
-            raise DatasetNotFound("no dataset imported yet: run `heartbench import-dataset PATH`")
-        return dataset
+        name = settings.HEARTBENCH_DEFAULT_DATASET or _only_dataset_name()
     base, _, version = name.partition(":v")
     matching = datasets.filter(name=base)
     if version:
@@ -27,9 +30,29 @@ def dataset_resolve(*, name: str | None) -> Dataset:
     return dataset
 
 
+def _only_dataset_name() -> str:
+    real = Dataset.objects.filter(is_demo=False)
+    names = sorted(set((real if real.exists() else Dataset.objects).values_list("name", flat=True)))
+    if len(names) == 1:
+        return names[0]
+    if not names:
+        raise DatasetNotFound("no dataset imported yet: run `heartbench import-dataset PATH`")
+    shown = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
+    raise DatasetNotFound(
+        f"{len(names)} datasets ({shown}): say which with --dataset NAME[:vN], or name the "
+        "default in HEARTBENCH_DEFAULT_DATASET"
+    )
+
+
 def dataset_find_by_content(*, name: str, content_hash: str) -> Dataset | None:
     """The version of dataset `name` holding exactly this content, if one was imported."""
     return Dataset.objects.filter(name=name, content_hash=content_hash).first()
+
+
+def dataset_find_twin(*, name: str, content_hash: str) -> Dataset | None:
+    """A dataset of another name holding exactly this content, if one was imported."""
+    twins = Dataset.objects.filter(content_hash=content_hash).exclude(name=name)
+    return twins.order_by("created_at", "id").first()
 
 
 def dataset_next_version(*, name: str) -> int:

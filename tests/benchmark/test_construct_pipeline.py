@@ -72,7 +72,9 @@ def test_seeds_to_a_published_version(tmp_path):
         == ["好奇心", "情绪理解", "言语表达", "其他"]
         for line in out.read_text(encoding="utf-8").splitlines()
     )
-    call_command("import_dataset", str(out), "--name", "again", stdout=io.StringIO())
+    call_command(
+        "import_dataset", str(out), "--name", "again", "--allow-copy", stdout=io.StringIO()
+    )
     assert Dataset.objects.get(name="again").content_hash == published.content_hash
 
     report = io.StringIO()

@@ -333,7 +333,9 @@ def test_publish_makes_a_version_that_reimports_unchanged(drafts, author, tmp_pa
 
     call_command("import_dataset", str(out), "--name", "heartbench-pilot", stdout=io.StringIO())
     assert Dataset.objects.filter(name="heartbench-pilot").count() == 1  # same content: no-op
-    call_command("import_dataset", str(out), "--name", "reimported", stdout=io.StringIO())
+    call_command(
+        "import_dataset", str(out), "--name", "reimported", "--allow-copy", stdout=io.StringIO()
+    )
     copy = Dataset.objects.get(name="reimported")
     assert copy.content_hash == dataset.content_hash
 

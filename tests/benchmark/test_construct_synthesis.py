@@ -272,5 +272,7 @@ def test_synthesised_rubrics_are_judged_pruned_and_published(drafts, fake, tmp_p
     texts = [item["content"] for row in rows for item in row["rubric"]]
     assert set(texts) == drafted
     assert all([i["dimension"] for i in row["rubric"]].count("其他") == 1 for row in rows)
-    call_command("import_dataset", str(out), "--name", "again", stdout=io.StringIO())
+    call_command(
+        "import_dataset", str(out), "--name", "again", "--allow-copy", stdout=io.StringIO()
+    )
     assert Dataset.objects.get(name="again").content_hash == published.content_hash

@@ -78,8 +78,11 @@ def test_the_dataset_can_be_chosen_by_name_and_version(dataset, tmp_path):
         BASE_DATASET.read_text(encoding="utf-8").replace('"m-01"', '"n-01"'), encoding="utf-8"
     )
     run("import_dataset", str(other))
-    # The newest dataset (other) lacks m-01, so the default choice refuses the file ...
-    assert_refused("import_answers", BASE_ANSWERS, 1, 'unknown question_id "m-01"', "--model", "m")
+    # Two datasets: the newest is not taken for the one meant; the user is asked to name it ...
+    before = table_counts()
+    with pytest.raises(CommandError, match=r"2 datasets \(base-dataset, other\): say which"):
+        run("import_answers", str(BASE_ANSWERS), "--model", "m")
+    assert table_counts() == before
     # ... and naming the base dataset, with or without its version, accepts it.
     run("import_answers", str(BASE_ANSWERS), "--model", "m", "--dataset", "base-dataset:v1")
     run("import_answers", str(BASE_ANSWERS), "--model", "m2", "--dataset", "base-dataset")

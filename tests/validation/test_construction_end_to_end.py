@@ -155,7 +155,7 @@ def test_seeds_become_a_published_version_through_every_stage(tmp_path):
     rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert [row["difficulty"] for row in rows].count("hard") == 1
     assert any(item["content"].endswith("（明确地）") for row in rows for item in row["rubric"])
-    command("import_dataset", str(out), "--name", "again")
+    command("import_dataset", str(out), "--name", "again", "--allow-copy")
     assert Dataset.objects.get(name="again").content_hash == published.content_hash
 
     report = json.loads(command("construct_report", "--project", "pilot"))

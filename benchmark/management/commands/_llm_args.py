@@ -116,9 +116,12 @@ def summary_lines(label: str, outcome: RunOutcome) -> list[str]:
     r = outcome.run
     kinds = run_error_kinds(run=r) if r.errors else []
     by_kind = "; ".join(f"{n} × {kind}" for kind, n in kinds)
+    # Which dataset the run read, said every time: without --dataset it is the default one.
+    dataset = [f"  dataset {r.dataset}"] if getattr(r, "dataset_id", None) else []
     return [
         f"{label} {r.pk}: {outcome.status}"
         + (f" ({outcome.stop_reason})" if outcome.stop_reason else ""),
+        *dataset,
         f"  done {r.done}/{r.total}, errors {r.errors}" + (f": {by_kind}" if by_kind else ""),
         f"  calls {r.calls} (retries {r.retries}, re-asks {r.reasks}, "
         f"served from cache {r.cached})",

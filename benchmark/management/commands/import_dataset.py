@@ -24,6 +24,11 @@ class Command(BaseCommand):
             choices=DIFFICULTIES,
             help="for lines without one (default: the file name's, as in question_hard.jsonl)",
         )
+        parser.add_argument(
+            "--allow-copy",
+            action="store_true",
+            help="import content already imported under another name as a second dataset",
+        )
 
     def handle(self, *args, **options):
         try:
@@ -34,6 +39,7 @@ class Command(BaseCommand):
                 licence_note=options["licence"],
                 is_demo=options["demo"],
                 difficulty=options["difficulty"],
+                allow_copy=options["allow_copy"],
             )
         except ImportFailure as failure:
             raise UsageError(str(failure)) from None

@@ -18,7 +18,11 @@ from benchmark.importing import (
     iter_cases,
 )
 from benchmark.models import Case, Dataset, RubricItem
-from benchmark.selectors.datasets import dataset_find_by_content, dataset_next_version
+from benchmark.selectors.datasets import (
+    dataset_find_by_content,
+    dataset_find_twin,
+    dataset_next_version,
+)
 from benchmark.services.audit import audit_record
 from benchmark.services.imports.common import (
     CASE_BATCH,
@@ -44,6 +48,7 @@ def dataset_import(
     licence_note: str = "",
     is_demo: bool = False,
     difficulty: str | None = None,
+    allow_copy: bool = False,
     actor: AbstractBaseUser | None = None,
 ) -> DatasetImportResult:
     """Import an upstream HeartBench JSONL dataset as a new version of dataset `name`.
@@ -55,6 +60,8 @@ def dataset_import(
 
     A line without "difficulty" takes `difficulty`, or else the one the file's name states
     (the released question_hard.jsonl and question_normal.jsonl have none), told in a warning.
+    The same content under another name is refused (``ImportFailure``) unless ``allow_copy``:
+    two names for one dataset split its runs and studies between them.
     """
     name = name or path.stem
     limits = read_limits()
@@ -67,6 +74,13 @@ def dataset_import(
             existing = dataset_find_by_content(name=name, content_hash=scan.content_hash)
             if existing is not None:
                 return DatasetImportResult(existing, created=False, scan=scan)
+            twin = dataset_find_twin(name=name, content_hash=scan.content_hash)
+            if twin is not None and not allow_copy:
+                raise ImportFailure(
+                    None,
+                    f"already imported as {twin} (the same content): use that name, or "
+                    "--allow-copy to keep a second copy under this one",
+                )
             dataset = Dataset.objects.create(
                 name=name,
                 version=dataset_next_version(name=name),
