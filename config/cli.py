@@ -34,6 +34,8 @@ def main(argv: list[str] | None = None) -> None:
 def _main(argv: list[str] | None) -> None:
     args = list(sys.argv if argv is None else argv)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    if args[1:2] == ["help"] and len(args) > 2:  # `heartbench help import-dataset`
+        args = [args[0], args[2], "--help"]
     if len(args) > 1 and not args[1].startswith("-"):
         args[1] = args[1].replace("-", "_")
     from django.conf import settings
@@ -50,7 +52,7 @@ def _main(argv: list[str] | None) -> None:
         return
     # The command line speaks English whatever the interface default (zh-hans) is; requests
     # served by runserver pick their own language in LocaleMiddleware, per thread.
-    from django.core.management import execute_from_command_line
+    from django.core.management import ManagementUtility, execute_from_command_line, get_commands
     from django.utils import translation
 
     if args[1:2] and args[1] in WITHOUT_ADMIN:
@@ -59,6 +61,12 @@ def _main(argv: list[str] | None) -> None:
         AdminConfig.discover = False
     django_setup()
     translation.activate("en")
+    if args[1:2] and args[1] in get_commands() and "DJANGO_AUTO_COMPLETE" not in os.environ:
+        # A command's usage line is named after argv[1]: the hyphenated name the README uses
+        # (`heartbench import-dataset`), not the module's.
+        command = ManagementUtility(args).fetch_command(args[1])
+        command.run_from_argv([args[0], args[1].replace("_", "-"), *args[2:]])
+        return
     execute_from_command_line(args)
 
 

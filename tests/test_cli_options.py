@@ -165,3 +165,31 @@ def test_every_command_spells_its_table_output_format_table():
     ]
     assert "table" in formats and "json" in formats  # the walk found the commands' formats
     assert not {"text", "tabular", "plain", "human"} & set(formats)
+
+
+def _heartbench(*args: str, data_dir: Path) -> subprocess.CompletedProcess:
+    """The installed console script itself: its usage lines are named after it."""
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    env["HEARTBENCH_DATA_DIR"] = str(data_dir)
+    script = Path(sys.executable).with_name("heartbench")
+    return subprocess.run(
+        [str(script), *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["import-dataset", "--help"], ["import_dataset", "--help"], ["help", "import-dataset"]],
+)
+def test_usage_lines_name_commands_as_the_readme_does(tmp_path, argv):
+    process = _heartbench(*argv, data_dir=tmp_path)
+    assert process.returncode == 0, process.stderr
+    assert process.stdout.startswith("usage: heartbench import-dataset [-h]")
+
+
+def test_a_usage_error_names_the_command_as_typed_in_the_readme(tmp_path):
+    process = _heartbench("import-dataset", data_dir=tmp_path)
+    assert process.returncode == 2
+    assert "heartbench import-dataset: error: the following arguments are required: path" in (
+        process.stderr
+    )

@@ -121,6 +121,17 @@ def test_a_split_file_without_difficulty_runs_as_its_name_says(fake, tmp_path):
     assert set(Case.objects.values_list("difficulty", flat=True)) == {"hard"}
 
 
+def test_mode_hard_prints_the_board_of_the_hard_cases(fake, tmp_path):
+    questions = upstream_file(tmp_path / "question_all.jsonl", cases=4)
+    out = io.StringIO()
+    call_command("run", "--base_url", fake.base_url.removesuffix("/v1"), "--api_key", "k",
+                 "--mode", "hard", "--model", "my-model", "--input_file", str(questions),
+                 "--answer_file", str(tmp_path / "answers.jsonl"), "--no-progress",
+                 stdout=out)  # fmt: skip
+    assert "split hard" in out.getvalue()
+    assert Response.objects.count() == 2  # the two hard cases of four
+
+
 def test_score_only_imports_the_answer_file(fake, tmp_path):
     questions = upstream_file(tmp_path / "question_all.jsonl", cases=2)
     answers = tmp_path / "answers.jsonl"

@@ -131,6 +131,7 @@ class Command(BaseCommand):
             "leaderboard",
             dataset=f"{dataset.name}:v{dataset.version}",
             judge=judge.name,
+            split=o["mode"],  # --mode hard judged the hard cases: their board, not all cases'
             stdout=self.stdout,
         )
         for outcome, what in finished:
