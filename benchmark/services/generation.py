@@ -76,6 +76,8 @@ def generation_run_start(
 
     With ``retry_errors`` a new run always starts, asking again for the cases that got no
     answer; refused (``LLMJobConfigError``) unless the newest such run ended with errors.
+    When the newest run finished and every case it asks for has an answer, it is returned
+    as is (finished): there is nothing to do, and no empty run is made.
     """
     if mode not in MODES:
         raise LLMJobConfigError(f"mode must be one of {MODES}")
@@ -85,6 +87,8 @@ def generation_run_start(
         if retry_errors:
             _generation_retry_check(run=newest)
         elif newest is not None and newest.status != GenerationRun.Status.FINISHED:
+            return newest
+        elif newest is not None and not run_selectors.generation_todo(run=newest):
             return newest
         return GenerationRun.objects.create(**same)
 

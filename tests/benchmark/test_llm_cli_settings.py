@@ -184,6 +184,19 @@ def test_generate_retry_errors_asks_again_only_for_the_failed_cases(fake):
     assert GenerationRun.objects.count() == 2 and fake.count() == asked + 1
 
 
+def test_generate_with_every_case_answered_says_so_and_makes_no_run(fake):
+    dataset = DatasetFactory()
+    for i in range(2):
+        case_with_rubric(dataset=dataset, dialogue=[{"role": "A", "content": f"第{i}个"}])
+    args = ["--model", "g", "--base-url", fake.base_url, *QUICK]
+    call_command("generate", *args, stdout=io.StringIO())
+    sent = fake.count()
+    out = io.StringIO()
+    call_command("generate", *args, stdout=out)
+    assert "already finished and every case has an answer; nothing sent" in out.getvalue()
+    assert GenerationRun.objects.count() == 1 and fake.count() == sent
+
+
 # ---- the budget -------------------------------------------------------------------------------
 
 PRICED = ["--price-in", "1000", "--price-out", "1000", "--concurrency", "1", "--max-tokens", "100"]

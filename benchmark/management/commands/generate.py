@@ -12,6 +12,7 @@ from benchmark.management.commands._llm_args import (
     run_options,
     summary_lines,
 )
+from benchmark.models import GenerationRun
 from benchmark.selectors.datasets import DatasetNotFound, dataset_resolve
 from benchmark.services.generation import (
     MODES,
@@ -59,6 +60,12 @@ class Command(BaseCommand):
             return
         except (DatasetNotFound, LLMJobConfigError) as exc:
             raise UsageError(str(exc)) from None
+        if run.status == GenerationRun.Status.FINISHED:
+            self.stdout.write(
+                f"generation run {run.pk} ({model} on {dataset}) already finished and every "
+                "case has an answer; nothing sent"
+            )
+            return
         try:
             outcome = generation_run_execute(
                 run_id=run.pk, options=engine_options(options), on_progress=progress_writer(options)
