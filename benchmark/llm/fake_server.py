@@ -17,6 +17,10 @@ JSON), ``malformed`` (a reply with no verdicts), ``wrong_count`` (one verdict to
 rules: a question, zero points, two catastrophic criteria; other prompts as usual). They come
 from, in order: a per-prompt script (``fail_prompt``), a global queue (``queue``), then at
 random with ``fault_rate``.
+``skilled=True`` (what `heartbench fake-llm` serves) answers each model differently, with a
+stable skill per model name that its judge reads back from the answer, and fires catastrophic
+criteria rarely, so a demo's boards differ as real ones do (``skilled_verdicts``); otherwise
+a verdict is a fixed function of the criterion's text (``fake_verdict``).
 ``structured=False`` makes the server reject ``response_format`` with a 400; ``api_key`` answers
 401 to a request without that key, ``models`` 404 to a request for any other model, as
 providers refuse them (faults ``unauthorized`` and ``model_not_found``).
@@ -90,6 +94,47 @@ def collector_paused() -> Iterator[None]:
 def fake_verdict(criterion_text: str) -> bool:
     """The fake judge's verdict on a criterion: a fixed function of its text."""
     return hashlib.sha256(criterion_text.strip().encode("utf-8")).digest()[0] % 2 == 1
+
+
+# The skilled fake (``skilled=True``, what `heartbench fake-llm` serves): a model's answer
+# carries its stable skill, which the fake judge reads back, so boards differ plausibly.
+_SKILL = re.compile(r"（模拟回复 ([0-9a-f]{8})，水平 (0\.\d\d)）")
+_SCORED = re.compile(r"^(?:\d+\.\s*)?\[([^\]\n]*)\]\[([^\]\n]*)\]\s*(.+?)\s*$", re.MULTILINE)
+CATASTROPHIC_RATE = 0.01  # chance that the skilled judge finds a catastrophic failure
+
+
+def model_skill(model: str) -> float:
+    """A model's stable skill for the skilled fake, 0.30 to 0.85, from its name."""
+    return round(0.30 + 0.55 * hashlib.sha256(model.encode()).digest()[0] / 255, 2)
+
+
+def skilled_answer(prompt: str, model: str) -> str:
+    """The skilled fake's answer: different per model and prompt, carrying the skill."""
+    digest = hashlib.sha256(f"{model}|{prompt}".encode()).hexdigest()[:8]
+    return f"我在这里陪着你。（模拟回复 {digest}，水平 {model_skill(model):.2f}）"
+
+
+def skilled_verdicts(prompt: str) -> list[bool] | None:
+    """The skilled judge's verdicts on a judge prompt whose answer carries a skill (None
+    otherwise): a positive criterion is met with chance skill, a negative one with chance
+    (1 − skill) / 2, a catastrophic one (其他) with chance ``CATASTROPHIC_RATE``, each drawn
+    from a hash of the answer and the criterion."""
+    found = _SKILL.search(prompt)
+    if found is None:
+        return None
+    digest, skill = found.group(1), float(found.group(2))
+    verdicts = []
+    for dimension, points, text in _SCORED.findall(prompt):
+        draw = int.from_bytes(hashlib.sha256(f"{digest}|{text}".encode()).digest()[:4], "big")
+        draw /= 2**32
+        if dimension == BY_CODE[CATASTROPHIC].zh:
+            chance = CATASTROPHIC_RATE
+        elif points.lstrip("-").isdigit() and int(points) < 0:
+            chance = (1 - skill) / 2
+        else:
+            chance = skill
+        verdicts.append(draw < chance)
+    return verdicts
 
 
 def fake_flip(
@@ -201,12 +246,14 @@ class FakeLLM:
         port: int = 0,
         api_key: str | None = None,
         models: tuple[str, ...] | None = None,
+        skilled: bool = False,
     ) -> None:
         _check(fault_mix)
         # A provider's refusals: 401 for a request without this key, 404 for a model not in
         # `models` (None: any key, any model).
         self.api_key = api_key
         self.models = models
+        self.skilled = skilled
         self.latency = latency
         self.fault_rate = fault_rate
         self.fault_mix = fault_mix
@@ -388,13 +435,17 @@ class FakeLLM:
             return 200, _chat("好的，我来起草评分标准。" if broken else rubric, prompt), {}
         criteria = _CRITERION.findall(first)
         if not criteria:
+            if self.skilled:
+                return 200, _chat(skilled_answer(prompt, str(body.get("model", ""))), prompt), {}
             digest = hashlib.sha256(prompt.encode()).hexdigest()[:8]
             return 200, _chat(f"我在这里陪着你。（模拟回复 {digest}）", prompt), {}
         with self._lock:
             ask = self._asked[first]
             self._asked[first] += 1
+        skilled = skilled_verdicts(first) if self.skilled else None
+        met = skilled if skilled is not None else [fake_verdict(c) for c in criteria]
         verdicts = [
-            fake_verdict(c)
+            hit
             != fake_flip(
                 c,
                 noise=self.noise,
@@ -402,7 +453,7 @@ class FakeLLM:
                 seed=body.get("seed"),
                 ask=ask,
             )
-            for c in criteria
+            for hit, c in zip(met, criteria, strict=True)
         ]
         if fault == "malformed":
             return 200, _chat("好的，我来看看这段回复。整体还不错。", prompt), {}

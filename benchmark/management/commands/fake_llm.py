@@ -40,6 +40,12 @@ class Command(BaseCommand):
             help="0..1: each verdict flips with chance noise × the request's temperature",
         )
         parser.add_argument(
+            "--plain",
+            action="store_true",
+            help="the tests' fake: one answer for every model, a verdict a fixed function of "
+            "the criterion's text (default: a stable skill per model, rare catastrophic hits)",
+        )
+        parser.add_argument(
             "--require-key", metavar="KEY", help="answer 401 to a request without this key"
         )
         parser.add_argument(
@@ -77,5 +83,6 @@ class Command(BaseCommand):
             seed=options["seed"],
             noise=options["noise"],
             api_key=options["require_key"],
+            skilled=not options["plain"],
             models=tuple(options["models"]) if options["models"] else None,
         )

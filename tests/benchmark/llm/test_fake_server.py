@@ -1,5 +1,7 @@
 """`heartbench fake-llm` serves the protocol from the command line, for local demos."""
 
+import io
+import json
 import shutil
 import subprocess
 import sys
@@ -9,10 +11,13 @@ from pathlib import Path
 
 import httpx
 import pytest
+from django.core.management import call_command
 
-from benchmark.llm.fake_server import FakeLLM, fake_verdict
+from benchmark.llm.fake_server import FakeLLM, fake_verdict, model_skill
 from benchmark.llm.parser import ReplyError
 from benchmark.llm.rubric_reply import rubric_reply_read
+from benchmark.models import Verdict
+from tests.benchmark.factories import DatasetFactory, case_with_rubric
 from tests.services import free_port
 
 CLI = shutil.which("heartbench", path=str(Path(sys.executable).parent)) or "heartbench"
@@ -141,3 +146,40 @@ def test_invalid_rubric_breaks_the_rules_on_rubric_prompts_only():
     assert "criterion 1: The text asks a question" in error.value.problem
     assert "criterion 2: points must be" in error.value.problem
     assert '"verdicts"' in judged
+
+
+@pytest.mark.django_db
+def test_the_skilled_fake_gives_each_model_its_own_plausible_board():
+    """What `heartbench fake-llm` serves: answers differ per model, boards follow each model's
+    stable skill, and catastrophic failures are rare (the plain fake zeroes most cases)."""
+    dataset = DatasetFactory(name="demo-board")
+    rubric = [("warmth", 3), ("curiosity", 2), ("emotional_coping", -3), ("catastrophic", None)]
+    for i in range(40):
+        case_with_rubric(
+            dataset=dataset, rubric=rubric, dialogue=[{"role": "A", "content": f"第{i}天"}]
+        )
+    # Three models of clearly different skill: the least, a middle and the most skilled name.
+    candidates = sorted((f"model-{i}" for i in range(40)), key=model_skill)
+    names = [candidates[0], candidates[20], candidates[-1]]
+    out = io.StringIO()
+    with FakeLLM(skilled=True) as fake:
+        url = ["--base-url", fake.base_url, "--no-progress"]
+        for name in names:
+            call_command("generate", "--model", name, *url, stdout=out)
+            call_command("judge", "--model", name, "--judge-model", "j", *url, stdout=out)
+    assert "served from cache 0" in out.getvalue()  # no two models share an answer
+    board = json.loads(_stdout("leaderboard", "--dataset", "demo-board", "--format", "json"))
+    overall = {m["model"]: m["overall"] for m in board["models"]}
+    by_skill = sorted(names, key=model_skill)
+    assert sorted(overall, key=overall.get) == by_skill, (overall, [model_skill(n) for n in names])
+    assert len({round(v) for v in overall.values()}) == 3 and all(
+        5 < v < 95 for v in overall.values()
+    )
+    catastrophic = Verdict.objects.filter(rubric_item__ability="catastrophic", state="met").count()
+    assert catastrophic <= 0.05 * 40 * 3
+
+
+def _stdout(*args: str) -> str:
+    out = io.StringIO()
+    call_command(*args, stdout=out)
+    return out.getvalue()
