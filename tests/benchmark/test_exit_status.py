@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 
 from benchmark.llm.fake_server import FakeLLM
-from tests.benchmark.test_judge_kill import CLI, run_tool
-from tests.conftest import sqlite_migrated
+from tests.benchmark.test_judge_kill import CLI, seeded_env
 
 ROOT = Path(__file__).resolve().parents[2]
 JUDGE = ["judge", "--model", "m", "--judge-model", "fake-judge", "--no-progress"]
@@ -27,11 +26,7 @@ def heartbench(env: dict, *args: str, **streams) -> subprocess.CompletedProcess:
 
 @pytest.fixture
 def env(tmp_path) -> dict:
-    env = {**os.environ, "DATABASE_URL": sqlite_migrated(tmp_path / "exits.sqlite3")}
-    env["HEARTBENCH_API_KEY"] = "test-key"
-    env.pop("REDIS_URL", None)
-    run_tool(env, "seed", "--model", "m", "--cases", "3")
-    return env
+    return seeded_env(tmp_path / "exits.sqlite3", model="m", cases=3)
 
 
 def test_every_status_of_the_table(env):

@@ -3,7 +3,6 @@ resume, exit status 130, the run marked stopped, no traceback (a subprocess on i
 database against the fake endpoint, slowed down so the interrupt lands halfway)."""
 
 import json
-import os
 import signal
 import subprocess
 import time
@@ -11,8 +10,7 @@ import time
 import pytest
 
 from benchmark.llm.fake_server import FakeLLM
-from tests.benchmark.test_judge_kill import CLI, run_tool
-from tests.conftest import sqlite_migrated
+from tests.benchmark.test_judge_kill import CLI, run_tool, seeded_env
 
 pytestmark = pytest.mark.slow
 CASES = 36  # about 5 s of work at 0.3 s and two at once: the interrupt lands well inside it
@@ -20,13 +18,7 @@ CASES = 36  # about 5 s of work at 0.3 s and two at once: the interrupt lands we
 
 @pytest.mark.parametrize("command", ["judge", "generate"])
 def test_ctrl_c_stops_the_run_with_one_line_and_exit_130(tmp_path, command):
-    env = {
-        **os.environ,
-        "DATABASE_URL": sqlite_migrated(tmp_path / "interrupt.sqlite3"),
-        "HEARTBENCH_API_KEY": "test-key",
-    }
-    env.pop("REDIS_URL", None)
-    run_tool(env, "seed", "--model", "victim", "--cases", str(CASES))
+    env = seeded_env(tmp_path / "interrupt.sqlite3", model="victim", cases=CASES)
     with FakeLLM(latency=0.3) as fake:
         args = ["--model", "victim", "--base-url", fake.base_url, "--concurrency", "2"]
         if command == "judge":

@@ -41,6 +41,15 @@ def run_tool(env: dict, *args: str) -> str:
     return done.stdout
 
 
+def seeded_env(path: Path, *, model: str, cases: int, api_key: str = "test-key") -> dict:
+    """The environment of a CLI subprocess on a SQLite file of its own at ``path``, seeded
+    with ``cases`` cases that ``model`` answered; no Redis (its limits and cache in process)."""
+    env = {**os.environ, "DATABASE_URL": sqlite_migrated(path), "HEARTBENCH_API_KEY": api_key}
+    env.pop("REDIS_URL", None)
+    run_tool(env, "seed", "--model", model, "--cases", str(cases))
+    return env
+
+
 def judge_command(fake: FakeLLM) -> list[str]:
     return [
         CLI,

@@ -4,15 +4,13 @@ unknown model): it stops within seconds, marks the run failed with the endpoint'
 subprocess on its own SQLite file, against the fake endpoint in this process."""
 
 import json
-import os
 import subprocess
 import time
 
 import pytest
 
 from benchmark.llm.fake_server import FakeLLM
-from tests.benchmark.test_judge_kill import CLI, run_tool
-from tests.conftest import sqlite_migrated
+from tests.benchmark.test_judge_kill import CLI, run_tool, seeded_env
 
 CONCURRENCY = 4
 JUDGE = [CLI, "judge", "--model", "m", "--judge-model", "fake-judge", "--no-progress",
@@ -21,11 +19,7 @@ JUDGE = [CLI, "judge", "--model", "m", "--judge-model", "fake-judge", "--no-prog
 
 @pytest.fixture
 def env(tmp_path) -> dict:
-    env = {**os.environ, "DATABASE_URL": sqlite_migrated(tmp_path / "refused.sqlite3")}
-    env["HEARTBENCH_API_KEY"] = "right-key"
-    env.pop("REDIS_URL", None)
-    run_tool(env, "seed", "--model", "m", "--cases", "12")
-    return env
+    return seeded_env(tmp_path / "refused.sqlite3", model="m", cases=12, api_key="right-key")
 
 
 def judge(env: dict, base_url: str) -> tuple[subprocess.CompletedProcess, float]:

@@ -98,24 +98,19 @@ def test_upstream_command_line_generates_judges_and_scores(fake, tmp_path):
     assert fake.count() == sent
 
 
+def upstream_run(fake, questions, tmp_path, *extra: str) -> str:
+    """`heartbench run` as an upstream user types it, on `questions`; what it printed."""
+    out = io.StringIO()
+    call_command("run", "--base_url", fake.base_url.removesuffix("/v1"), "--api_key", "k",
+                 "--model", "my-model", "--input_file", str(questions),
+                 "--answer_file", str(tmp_path / "answers.jsonl"), "--no-progress", *extra,
+                 stdout=out)  # fmt: skip
+    return out.getvalue()
+
+
 def test_a_split_file_without_difficulty_runs_as_its_name_says(fake, tmp_path):
     questions = upstream_file(tmp_path / "question_hard.jsonl", cases=2, difficulty=False)
-    out = io.StringIO()
-    call_command(
-        "run",
-        "--base_url",
-        fake.base_url.removesuffix("/v1"),
-        "--api_key",
-        "k",
-        "--model",
-        "my-model",
-        "--input_file",
-        str(questions),
-        "--answer_file",
-        str(tmp_path / "answers.jsonl"),
-        "--no-progress",
-        stdout=out,
-    )
+    upstream_run(fake, questions, tmp_path)
     run = JudgeRun.objects.get()
     assert run.status == "finished" and run.verdicts.count() == 6
     assert set(Case.objects.values_list("difficulty", flat=True)) == {"hard"}
@@ -123,12 +118,7 @@ def test_a_split_file_without_difficulty_runs_as_its_name_says(fake, tmp_path):
 
 def test_mode_hard_prints_the_board_of_the_hard_cases(fake, tmp_path):
     questions = upstream_file(tmp_path / "question_all.jsonl", cases=4)
-    out = io.StringIO()
-    call_command("run", "--base_url", fake.base_url.removesuffix("/v1"), "--api_key", "k",
-                 "--mode", "hard", "--model", "my-model", "--input_file", str(questions),
-                 "--answer_file", str(tmp_path / "answers.jsonl"), "--no-progress",
-                 stdout=out)  # fmt: skip
-    assert "split hard" in out.getvalue()
+    assert "split hard" in upstream_run(fake, questions, tmp_path, "--mode", "hard")
     assert Response.objects.count() == 2  # the two hard cases of four
 
 
