@@ -37,6 +37,7 @@ from benchmark.llm.parser import ReplyError
 from benchmark.llm.progress import Progress
 
 DEFAULT_EXPECTED_OUT_TOKENS = 1500
+HEDGE_MIN_SAMPLES = 20  # replies seen before their latency quantile is trusted
 REFUSED = "refused"  # the stop reason of a run the endpoint refused (benchmark.llm.client)
 _HTTP_STATUS = re.compile(r"request failed: HTTP \d+")
 
@@ -48,9 +49,6 @@ def reason_kind(reason: str) -> str:
     kind = reason.split(" (", 1)[0]
     status = _HTTP_STATUS.match(kind)
     return status.group(0) if status else kind[:120]
-
-
-HEDGE_MIN_SAMPLES = 20  # replies seen before their latency quantile is trusted
 
 
 @dataclass(frozen=True)
