@@ -18,6 +18,7 @@ from annotation.models import (
     Expert,
     Label,
     Pool,
+    ReviewFlag,
     Submission,
     Unit,
     could_name_a_study,
@@ -54,18 +55,21 @@ def pool_get_for_senior(*, user, name: str) -> Pool:
 
 def adjudication_queue(*, pool: Pool, expert: Expert) -> QuerySet[Unit]:
     """Units waiting for a senior that this expert may take: not already taken or decided
-    by another senior, and never one the expert rated (or holds for rating) themself."""
+    by another senior, never one the expert rated (or holds for rating) themself, and never
+    one on which the expert answered a rater's flag (it told them the rater's labels)."""
     taken = Assignment.objects.filter(
         pool=pool, kind=Assignment.Kind.ADJUDICATION, status__in=ACTIVE
     ).values("unit_id")
     rated = Assignment.objects.filter(
         pool=pool, expert=expert, kind=Assignment.Kind.RATING, status__in=ACTIVE
     ).values("unit_id")
+    answered = ReviewFlag.objects.filter(resolved_by=expert).values("submission__unit_id")
     return (
         Unit.objects.filter(pool=pool, needs_adjudication=True)
         .exclude(pk__in=taken)
         .exclude(pk__in=rated)
         .exclude(pk__in=Submission.objects.filter(expert=expert).values("unit_id"))
+        .exclude(pk__in=answered)
     )
 
 

@@ -31,14 +31,20 @@ class ExpertQuality:
     quality: float | None
 
 
-def expert_peer_agreement(*, expert: Expert, since: datetime | None = None) -> quality.Agreement:
+def expert_peer_agreement(
+    *, expert: Expert, since: datetime | None = None, closed_only: bool = False
+) -> quality.Agreement:
     """Pairwise agreement with the other raters on the expert's most recent completed units
     (at most ``QUALITY_WINDOW``, those submitted since ``since`` when given).
 
     Sums the rows recorded as each unit completed (``annotation.PeerAgreement``: all the
     pool's raters, at least two, submitted), so no label is read on the claim path.
+    ``closed_only`` keeps the units of closed studies: the figure an expert is shown of
+    themself, which must not move as the others label a study still open (DESIGN: blindness).
     """
     rows = PeerAgreement.objects.filter(expert=expert)
+    if closed_only:
+        rows = rows.filter(pool__status=Pool.Status.CLOSED)
     if since is not None:
         rows = rows.filter(submission__submitted_at__gte=since)
     recent = list(
@@ -129,9 +135,12 @@ def calibration_latest(
     return attempts.order_by("-finished_at", "-id").first()
 
 
-def expert_quality_get(*, expert: Expert, since: datetime | None = None) -> ExpertQuality:
-    """Running quality: peer agreement when it rests on enough units, else calibration."""
-    peer = expert_peer_agreement(expert=expert, since=since)
+def expert_quality_get(
+    *, expert: Expert, since: datetime | None = None, closed_only: bool = False
+) -> ExpertQuality:
+    """Running quality: peer agreement when it rests on enough units, else calibration
+    (``closed_only``: as the expert may see it, ``expert_peer_agreement``)."""
+    peer = expert_peer_agreement(expert=expert, since=since, closed_only=closed_only)
     latest = calibration_latest(expert=expert)
     calibration = latest.agreement if latest is not None else None
     return ExpertQuality(

@@ -12,13 +12,23 @@ from datetime import datetime
 from enum import StrEnum
 
 from django.core.paginator import Page, Paginator
-from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery
+from django.db.models import (
+    BooleanField,
+    Count,
+    Exists,
+    ExpressionWrapper,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+)
 from django.http import Http404
 from django.utils.translation import gettext
 
 from annotation import selectors
 from annotation.models import (
     Assignment,
+    Expert,
     Pool,
     ReviewFlag,
     Submission,
@@ -219,12 +229,27 @@ def submission_review_for_expert(*, user, public_id: str | uuid.UUID) -> Submiss
 # --- the senior's side ------------------------------------------------------------------
 
 
+def flag_gold_settled() -> Q:
+    """The flags whose unit no senior is still to decide: never sent to a senior, or decided.
+
+    The rule of who reads a flag (docs/architecture.md, "Flags"): only once the unit's gold is
+    settled, and never by a senior who rated or decided the unit. So a rater cannot lobby the
+    adjudicator: before the decision no senior reads the flag, after it the one who decided
+    never does (and a senior who answered a flag never claims the unit, ``adjudication_queue``).
+    """
+    decided = Submission.objects.filter(
+        unit=OuterRef("submission__unit"), kind=Assignment.Kind.ADJUDICATION
+    )
+    return Q(submission__unit__needs_adjudication=False) | Exists(decided)
+
+
 def flags_open_for_senior(*, user) -> QuerySet[ReviewFlag]:
-    """Open flags in the senior's studies, never on a unit the senior rated or decided."""
+    """Open flags in the senior's studies the senior may read (``flag_gold_settled``)."""
     senior = queue.senior_for_user(user=user)
     own = Submission.objects.filter(expert=senior).values("unit_id")
     return (
         ReviewFlag.objects.filter(
+            flag_gold_settled(),
             status=ReviewFlag.Status.OPEN,
             submission__unit__pool__in=queue.pools_for_senior(user=user),
         )
@@ -266,3 +291,63 @@ def flag_get_for_senior(*, user, flag_id: int) -> FlagForSenior:
         labels=labels,
         items=[item.pk for item in items],
     )
+
+
+class FlagUnread(StrEnum):
+    """Why no senior can read an open flag now (``flags_unread``)."""
+
+    DECISION = "decision"  # the unit waits for a senior's decision; shown to another after it
+    NO_SENIOR = "no_senior"  # every active senior of the study rated or decided the unit
+
+
+@dataclass(frozen=True)
+class UnreadFlag:
+    flag: ReviewFlag
+    pool_id: int
+    unit_token: str
+    reason: FlagUnread
+
+
+def flags_unread(*, pool_ids: list[int]) -> list[UnreadFlag]:
+    """Open flags in these studies that no senior may read now, with why (staff side).
+
+    The other side of ``flags_open_for_senior``: a flag on a unit still to be decided waits
+    for the decision; one on a unit that every active senior of the study rated or decided
+    would never be answered unless the admin enrols another senior.
+    """
+    flags = list(
+        ReviewFlag.objects.filter(
+            status=ReviewFlag.Status.OPEN, submission__unit__pool_id__in=pool_ids
+        )
+        .annotate(settled=ExpressionWrapper(flag_gold_settled(), output_field=BooleanField()))
+        .select_related("submission__unit")
+        .order_by("created_at", "pk")
+    )
+    if not flags:
+        return []
+    seniors: dict[int, set[int]] = {}
+    for pool_id, expert_id in Pool.experts.through.objects.filter(
+        pool_id__in={f.submission.unit.pool_id for f in flags},
+        expert__tier=Expert.Tier.SENIOR,
+        expert__is_active=True,
+        expert__user__is_active=True,
+    ).values_list("pool_id", "expert_id"):
+        seniors.setdefault(pool_id, set()).add(expert_id)
+    involved: dict[int, set[int]] = {}
+    for unit_id, expert_id in Submission.objects.filter(
+        unit_id__in={f.submission.unit_id for f in flags}
+    ).values_list("unit_id", "expert_id"):
+        involved.setdefault(unit_id, set()).add(expert_id)
+    found = []
+    for flag in flags:
+        unit = flag.submission.unit
+        if not flag.settled:
+            reason = FlagUnread.DECISION
+        elif not seniors.get(unit.pool_id, set()) - involved.get(unit.pk, set()):
+            reason = FlagUnread.NO_SENIOR
+        else:
+            continue
+        found.append(
+            UnreadFlag(flag=flag, pool_id=unit.pool_id, unit_token=unit.token, reason=reason)
+        )
+    return found

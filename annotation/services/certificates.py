@@ -10,9 +10,12 @@ from benchmark.audit_actions import AuditAction
 from benchmark.services.audit import audit_record
 
 
-def certificate_shortfall(*, expert: Expert, bar: CertificationBar) -> list[str]:
-    """What the expert still lacks for the bar (empty when they meet it)."""
-    standing = selectors_quality.expert_quality_get(expert=expert)
+def certificate_shortfall(
+    *, expert: Expert, bar: CertificationBar, closed_only: bool = False
+) -> list[str]:
+    """What the expert still lacks for the bar (empty when they meet it); ``closed_only``
+    for the expert's own page (``expert_peer_agreement``)."""
+    standing = selectors_quality.expert_quality_get(expert=expert, closed_only=closed_only)
     calibrated = (
         bar.calibration_id is None
         or CalibrationAttempt.objects.filter(

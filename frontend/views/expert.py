@@ -80,7 +80,7 @@ def profile(request: HttpRequest) -> HttpResponse:
     expert = selectors.expert_for_user(user=request.user)
     context = {
         "expert": expert,
-        "standing": selectors_quality.expert_quality_get(expert=expert),
+        "standing": selectors_quality.expert_quality_get(expert=expert, closed_only=True),
         "history": selectors_quality.calibration_history(expert=expert),
     }
     return render(request, "frontend/profile.html", context)
@@ -92,7 +92,7 @@ def certificate(request: HttpRequest) -> HttpResponse:
     expert = selectors.expert_for_user(user=request.user)
     held = selectors_quality.certificates_for_expert(expert=expert)
     pending = [
-        (bar, services.certificate_shortfall(expert=expert, bar=bar))
+        (bar, services.certificate_shortfall(expert=expert, bar=bar, closed_only=True))
         for bar in CertificationBar.objects.filter(is_active=True).exclude(issued__expert=expert)
     ]
     return render(

@@ -1,12 +1,17 @@
 """Revising a submission while its unit waits for ratings, flagging it after, a senior's answer."""
 
+import re
+from datetime import timedelta
+
 import pytest
+from django.http import Http404
+from django.utils import timezone
 
 from annotation import services
 from annotation.labels import InvalidLabels
 from annotation.models import Assignment, Expert, Label, ReviewFlag, SubmissionVersion
 from annotation.selectors import review as selectors_review
-from annotation.selectors.adjudication import NotASenior
+from annotation.selectors.adjudication import NotASenior, adjudication_tokens
 from annotation.selectors.review import Standing, submission_standing
 from benchmark.models import AuditEvent
 from tests.annotation.factories import ExpertFactory
@@ -215,3 +220,96 @@ def test_only_a_senior_who_did_not_rate_the_unit_answers_its_flag(settled):
     with pytest.raises(services.AnnotationError, match="not yours"):
         services.flag_answer(user=rater_senior.user, flag_id=flag.pk, upheld=True, answer="x")
     assert ReviewFlag.objects.get().status == ReviewFlag.Status.OPEN
+
+
+# --- a flag never reaches the unit's adjudicator (DESIGN: blindness; docs/architecture.md) ---
+
+
+def _awaiting_unit():
+    """A unit split on its catastrophic criterion, waiting for a senior; two seniors."""
+    from tests.validation.adjudication_helpers import split_study
+
+    study, raters, senior = split_study(splits=["catastrophic"], name="flagged")
+    other = ExpertFactory(tier=Expert.Tier.SENIOR)
+    study.pool.experts.add(other)
+    rated = Assignment.objects.get(expert=raters[0], kind=Assignment.Kind.RATING)
+    return study, raters, senior, other, rated
+
+
+def _decide(assignment):
+    decisions = [
+        {"criterion": token, "hit": False, "reason": "read the response again"}
+        for token in adjudication_tokens(assignment=assignment)
+    ]
+    services.adjudication_submit(assignment=assignment, decisions=decisions)
+
+
+def test_a_flag_filed_before_the_claim_is_read_by_no_senior_until_the_unit_is_decided():
+    study, raters, senior, other, rated = _awaiting_unit()
+    flag = services.submission_flag(
+        user=raters[0].user, assignment=rated, reason="please mark catastrophic as met"
+    )
+    # Waiting for a senior: no senior reads the rater's labels, notes or reason.
+    for s in (senior, other):
+        assert not selectors_review.flags_open_for_senior(user=s.user).exists()
+        with pytest.raises(Http404):
+            selectors_review.flag_get_for_senior(user=s.user, flag_id=flag.pk)
+        with pytest.raises(services.AnnotationError):
+            services.flag_answer(user=s.user, flag_id=flag.pk, upheld=True, answer="x")
+    claimed = services.adjudication_claim_next(user=senior.user, pool=study.pool)
+    assert claimed is not None
+    _decide(claimed)
+    # Decided: the adjudicator never reads it; the other senior now may, and answers it.
+    assert not selectors_review.flags_open_for_senior(user=senior.user).exists()
+    assert list(selectors_review.flags_open_for_senior(user=other.user)) == [flag]
+    services.flag_answer(user=other.user, flag_id=flag.pk, upheld=False, answer="gold stands")
+
+
+def test_a_flag_filed_after_the_claim_stays_hidden_from_the_senior_holding_the_unit():
+    study, raters, senior, other, rated = _awaiting_unit()
+    claimed = services.adjudication_claim_next(user=senior.user, pool=study.pool)
+    flag = services.submission_flag(user=raters[0].user, assignment=rated, reason="look again")
+    assert not selectors_review.flags_open_for_senior(user=senior.user).exists()
+    assert not selectors_review.flags_open_for_senior(user=other.user).exists()
+    # The holder's lease runs out; the other senior takes the unit, still without the flag.
+    assert claimed is not None
+    later = timezone.now() + timedelta(days=1)
+    taken = services.adjudication_claim_next(user=other.user, pool=study.pool, now=later)
+    assert taken is not None and taken.unit_id == rated.unit_id
+    assert not selectors_review.flags_open_for_senior(user=other.user).exists()
+    _decide(taken)
+    assert list(selectors_review.flags_open_for_senior(user=senior.user)) == [flag]
+    assert not selectors_review.flags_open_for_senior(user=other.user).exists()
+
+
+def test_a_senior_who_answered_a_flag_on_a_unit_never_claims_its_adjudication():
+    study, raters, senior, other, rated = _awaiting_unit()
+    flag = services.submission_flag(user=raters[0].user, assignment=rated, reason="look again")
+    # Even a flag read some other way (answered by the admin's hand, say): the claim refuses.
+    ReviewFlag.objects.filter(pk=flag.pk).update(
+        status=ReviewFlag.Status.DISMISSED, resolved_by=other, answer="read it"
+    )
+    assert services.adjudication_claim_next(user=other.user, pool=study.pool) is None
+    assert services.adjudication_claim_next(user=senior.user, pool=study.pool) is not None
+
+
+def test_a_flag_no_senior_may_read_is_shown_to_the_admin_with_why(admin_client):
+    study, raters, senior, other, rated = _awaiting_unit()
+    flag = services.submission_flag(user=raters[0].user, assignment=rated, reason="look again")
+
+    def shown():
+        body = admin_client.get("/admin/dashboard/").content.decode()
+        return re.findall(r'data-alert="unread-flag" data-reason="(\w+)"', body), body
+
+    reasons, body = shown()
+    assert reasons == ["decision"], body
+    claimed = services.adjudication_claim_next(user=senior.user, pool=study.pool)
+    _decide(claimed)
+    # The other senior may read it now: nothing to tell the admin.
+    assert shown()[0] == []
+    # The only senior left is the one who decided: the flag would never land.
+    other.is_active = False
+    other.save()
+    reasons, body = shown()
+    assert reasons == ["no_senior"] and "every active senior of the study" in body
+    assert selectors_review.flags_unread(pool_ids=[study.pool_id])[0].flag == flag

@@ -66,3 +66,25 @@ def test_certificate_page_says_what_is_missing_then_shows_the_issued_certificate
     assert "over 5 completed units" in page
     with pytest.raises(services.AnnotationError, match="already holds"):
         services.certificate_issue(expert=expert, bar=bar)
+
+
+def test_the_experts_own_agreement_counts_only_units_of_closed_studies():
+    """A figure that moved as each unit completed would tell the expert how the others
+    labelled (DESIGN: blindness): the profile and the certificate page count closed studies."""
+    from validation.services import study_close
+
+    expert, b, c = ExpertFactory.create_batch(3)
+    CertificationBar.objects.create(name="HeartBench rater", min_quality=0.5, min_units=2)
+    study = open_study(cases=2, experts=[expert, b, c])
+    client = logged_in(expert.user)
+    for _ in range(2):
+        for who in (expert, b, c):
+            a = services.assignment_claim_next(user=who.user, pool=study.pool)
+            services.assignment_submit(assignment=a, labels=all_labels(a))
+        assert "no completed units yet" in client.get("/profile/").content.decode()
+        certificate = client.get("/certificate/").content.decode()
+        assert "you meet this bar" not in certificate
+    study_close(study=study)
+    page = client.get("/profile/").content.decode()
+    assert "100 % on 2 completed units" in page
+    assert "you meet this bar" in client.get("/certificate/").content.decode()

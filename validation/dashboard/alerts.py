@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from annotation.models import Expert, Pool
 from annotation.quality import QUALITY_MIN_UNITS, Agreement
-from annotation.selectors import assignments_live, experts_by_id, rating_assignments_lapsed
+from annotation.selectors import assignments_live, experts_by_id, rating_assignments_lapsed, review
 from annotation.selectors.quality import peer_agreement_by
 from benchmark.models import JudgeRun
 from benchmark.selectors.runs import judge_run_successors, verdict_counts_of
@@ -47,12 +47,19 @@ class FailingRun:
     share: float
 
 
+@dataclass(frozen=True)
+class UnreadFlag:
+    study: Study
+    flag: review.UnreadFlag
+
+
 @dataclass
 class Alerts:
     weak_experts: list[WeakExpert] = field(default_factory=list)
     expiring_units: list[ExpiringUnit] = field(default_factory=list)
     late_studies: list[LateStudy] = field(default_factory=list)
     failing_runs: list[FailingRun] = field(default_factory=list)
+    unread_flags: list[UnreadFlag] = field(default_factory=list)
 
     def __len__(self) -> int:
         return (
@@ -60,6 +67,7 @@ class Alerts:
             + len(self.expiring_units)
             + len(self.late_studies)
             + len(self.failing_runs)
+            + len(self.unread_flags)
         )
 
 
@@ -129,6 +137,16 @@ def _failing_runs(runs: list[JudgeRun]) -> list[FailingRun]:
     return sorted(found, key=lambda f: -f.share)
 
 
+def _unread_flags(studies: list[Study]) -> list[UnreadFlag]:
+    by_pool = {s.pool_id: s for s in studies}
+    if not by_pool:
+        return []
+    return [
+        UnreadFlag(study=by_pool[f.pool_id], flag=f)
+        for f in review.flags_unread(pool_ids=list(by_pool))
+    ]
+
+
 def alerts_collect(
     *,
     studies: list[Study],
@@ -139,8 +157,9 @@ def alerts_collect(
 ) -> Alerts:
     """The risks worth an admin's action, each with what is needed to act on it.
 
-    Only open studies are looked at (a draft has no work yet, a closed one no more); judge
-    runs are those given (the recent ones on the overview, the study's on a study page).
+    Only open studies are looked at (a draft has no work yet, a closed one no more), but
+    for flags no senior can read, which raters file on closed studies too. Judge runs are
+    those given (the recent ones on the overview, the study's on a study page).
     ``agreement`` is the (pool, expert) figures when the caller has them already.
     """
     now = now or timezone.now()
@@ -150,4 +169,5 @@ def alerts_collect(
         expiring_units=_expiring_units(open_studies, now=now),
         late_studies=[LateStudy(progress=p) for p in progress if p.pace.will_miss],
         failing_runs=_failing_runs(runs or []),
+        unread_flags=_unread_flags([s for s in studies if s.pool.status != Pool.Status.DRAFT]),
     )
