@@ -16,6 +16,7 @@ from benchmark.selectors.leaderboard_options import (
     leaderboard_default_dataset,
     leaderboard_judges,
 )
+from validation.selectors import datasets_blind_for
 
 
 @login_required
@@ -48,6 +49,10 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
         "scoring_label": page.SCORING_LABELS.get(scoring, scoring),
     }
     if dataset is None:
+        return render(request, "frontend/leaderboard.html", context)
+    if dataset.name in datasets_blind_for(user=request.user):
+        # The page says why, and lets the rater pick another dataset; nothing of the board.
+        context |= {"dataset": dataset, "datasets": leaderboard_datasets(), "blind": True}
         return render(request, "frontend/leaderboard.html", context)
     judges = leaderboard_judges(dataset=dataset)
     judge = request.GET.get("judge") or None

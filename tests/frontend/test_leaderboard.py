@@ -8,7 +8,6 @@ import re
 
 import pytest
 
-from annotation.models import Assignment, Unit
 from benchmark.models import RubricItem, Verdict
 from benchmark.services.rubric import rubric_item_edit
 from benchmark.taxonomy import BY_CODE, CATEGORY_NAMES, SCORED_CODES
@@ -268,10 +267,12 @@ def test_figures_wait_for_adjudication_for_experts_but_not_for_staff(client):
     assert "gate: not enough data" in shown and "still wait for adjudication" in shown
 
 
-def test_an_expert_with_open_study_work_sees_aggregates_only(client):
-    """Blindness: model averages, never a case, a unit, a response, a criterion or a verdict."""
-    expert = ExpertFactory()
-    study = open_study(cases=4, experts=[expert], models=2, judge=True, name="blind-study")
+def test_a_rater_of_a_study_not_yet_closed_sees_no_model_or_judge_of_its_dataset(client):
+    """Blindness (DESIGN): while a study on a dataset is open, its raters (active or not) see
+    no model identity, judge name or figure for that dataset, only why; others and staff
+    see the board, and so do the raters once the study is closed."""
+    expert, gone = ExpertFactory(), ExpertFactory()
+    study = open_study(cases=4, experts=[expert, gone], models=2, judge=True, name="blind-study")
     for run in study.judge_runs.all():
         for response in run.model.responses.all():
             for item in response.case.rubric.all():
@@ -282,22 +283,36 @@ def test_an_expert_with_open_study_work_sees_aggregates_only(client):
                     state=Verdict.State.MET if item.points and item.points > 0 else "not_met",
                     reasoning=REASONING,
                 )
-    client.force_login(expert.user)
-    claimed = client.post("/api/v1/assignments/next/?study=blind-study")
-    assert claimed.status_code == 201
-    assignment = Assignment.objects.get(expert=expert)
-    page = client.get(f"/leaderboard/?dataset={study.dataset.name}").content.decode()
-    assert study.models_under_test.first().name in page  # the aggregate board is there
-    forbidden = [REASONING, str(assignment.public_id)]
-    forbidden += list(Unit.objects.filter(pool=study.pool).values_list("token", flat=True))
-    for case in study.dataset.cases.all():
-        forbidden.append(case.question_id)
-        forbidden += [r.text for r in case.responses.all()]
-        forbidden += [item.text for item in case.rubric.all()]
-        forbidden += [turn["content"] for turn in case.dialogue]
-    leaked = [text for text in forbidden if text in page]
-    assert not leaked, leaked
-    assert "met" not in re.sub(r"<[^>]+>", " ", page).split()  # no verdict words either
+    gone.is_active = False
+    gone.save()
+    models = list(study.models_under_test.values_list("name", flat=True))
+    judges = [run.judge.name for run in study.judge_runs.all()]
+    url = f"/leaderboard/?dataset={study.dataset.name}"
+
+    def page_for(user, path=url) -> str:
+        client.force_login(user)
+        response = client.get(path)
+        assert response.status_code == 200
+        return response.content.decode()
+
+    claimed = None
+    for who in (expert, gone):
+        if who is expert:
+            client.force_login(expert.user)
+            claimed = client.post("/api/v1/assignments/next/?study=blind-study")
+            assert claimed.status_code == 201
+        for path in (url, "/leaderboard/", f"{url}&judge={judges[0]}&compare=1"):
+            page = page_for(who.user, path)
+            assert 'id="blind-dataset"' in page, path
+            page = page.replace(path.replace("&", "&amp;"), "")  # the language switch's return
+            leaked = [name for name in models + judges + [REASONING] if name in page]
+            assert not leaked, (path, leaked)
+    assert claimed is not None
+    for other in (ExpertFactory().user, UserFactory(is_staff=True)):
+        page = page_for(other)
+        assert all(name in page for name in models) and 'id="blind-dataset"' not in page
+    services.study_close(study=study)
+    assert all(name in page_for(expert.user) for name in models)
 
 
 def overall_of(page: str, model: str) -> str:

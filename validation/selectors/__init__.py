@@ -5,6 +5,7 @@ from collections.abc import Iterator, Sequence
 
 from django.db.models import Count, OuterRef, QuerySet
 
+from annotation.models import Pool
 from annotation.selectors import decision_labels, rating_count, rating_labels
 from benchmark.models import Dataset, JudgeRun, ModelUnderTest, RubricItem, Verdict
 from validation.closing import COMPLETE, NEVER_RATED, PARTLY_RATED, Completion, completion_of
@@ -22,6 +23,19 @@ def studies_for_admin() -> QuerySet[Study]:
         .prefetch_related("models_under_test", "judge_runs")
         .annotate(unit_count=Count("units"))
         .order_by("-created_at", "-id")
+    )
+
+
+def datasets_blind_for(*, user) -> set[str]:
+    """Names of the datasets the user rates in a study not yet closed (enrolled in it, active
+    or not): while the study runs its raters see no model identity, judge name or judge
+    figure for the dataset, any version (DESIGN: blindness). Staff see everything."""
+    if user.is_staff:
+        return set()
+    return set(
+        Study.objects.filter(pool__experts__user=user)
+        .exclude(pool__status=Pool.Status.CLOSED)
+        .values_list("dataset__name", flat=True)
     )
 
 
