@@ -33,6 +33,7 @@ class AuditAction(StrEnum):
     CONSTRUCTION_TASK_SUBMIT = "construction_task.submit"
     CONSTRUCTION_WORK_OPEN = "construction_work.open"
     DATASET_IMPORT = "dataset.import"
+    DEMO_REMOVE = "demo.remove"
     DRAFT_ACCEPT = "draft.accept"
     DRAFT_AUTHOR = "draft.author"
     DRAFT_CRITERION_ADD = "draft_criterion.add"

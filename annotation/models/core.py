@@ -38,6 +38,9 @@ class Expert(models.Model):
     languages = models.JSONField(_("languages"), default=list, blank=True)
     daily_capacity = models.PositiveIntegerField(_("daily capacity (units)"), default=200)
     is_active = models.BooleanField(_("active"), default=True)
+    # A public demo login (`heartbench demo-study`): never enrolled in a study of real data,
+    # removed by `heartbench demo-remove`.
+    is_demo = models.BooleanField(_("demo account"), default=False)
     # Exports name raters by this, never by user name.
     pseudonym = models.CharField(_("rater id"), max_length=20, unique=True, default=rater_pseudonym)
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)

@@ -36,9 +36,11 @@ def expert_create(
     languages: Iterable[str] = ("zh",),
     display_name: str = "",
     daily_capacity: int = 200,
+    is_demo: bool = False,
     actor=None,
 ) -> Expert:
-    """Create a login and its expert profile (or give an existing login a profile).
+    """Create a login and its expert profile (or give an existing login a profile);
+    ``is_demo`` marks a public demo login (``Expert.is_demo``).
 
     The user name follows the User model's own rules (its username field's validators and
     length: no spaces, no markup) and the password the configured AUTH_PASSWORD_VALIDATORS;
@@ -77,6 +79,7 @@ def expert_create(
             languages=list(languages),
             display_name=display_name or username,
             daily_capacity=daily_capacity,
+            is_demo=is_demo,
         )
         audit_record(actor=actor, action=AuditAction.EXPERT_CREATE, obj=expert, data={"tier": tier})
     return expert

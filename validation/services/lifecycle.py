@@ -22,7 +22,7 @@ from validation.services.announce import study_closed_announce
 from validation.services.locks import study_lock
 from validation.services.settle import study_settle, study_units_to_senior
 from validation.services.stored import study_figures_warm_later
-from validation.services.studies import StudyError
+from validation.services.studies import StudyError, study_experts_allowed
 
 
 def study_close(
@@ -130,7 +130,9 @@ def study_enrol(
     if bool(usernames) == all_active:
         raise StudyError("either name the experts to enrol or enrol all active ones")
     if all_active:
-        experts = list(annotation_selectors.experts_active())
+        experts = study_experts_allowed(
+            dataset=study.dataset, experts=annotation_selectors.experts_active(), named=None
+        )
     else:
         wanted = list(dict.fromkeys(usernames))
         found = annotation_selectors.experts_by_username(usernames=wanted)
@@ -138,6 +140,7 @@ def study_enrol(
         if unknown:
             raise StudyError(f"no expert named: {', '.join(unknown)}; nobody was enrolled")
         experts = [found[name] for name in wanted]
+        experts = study_experts_allowed(dataset=study.dataset, experts=experts, named=wanted)
     with transaction.atomic():
         try:
             added = annotation_services.pool_enrol_experts(

@@ -36,6 +36,24 @@ class StudyError(Exception):
         self.field = field
 
 
+def study_experts_allowed(
+    *, dataset: Dataset, experts: Iterable[Expert], named: object
+) -> list[Expert]:
+    """The experts a study on ``dataset`` may enrol: demo logins (``Expert.is_demo``, public
+    passwords) only on demo data. Left out of "every active expert"; named (``named`` is
+    not None), refused, saying so."""
+    experts = list(experts)
+    if dataset.is_demo:
+        return experts
+    demo = sorted(e.user.username for e in experts if e.is_demo)
+    if demo and named is not None:
+        raise StudyError(
+            f"demo accounts never rate real data: {', '.join(demo)}; nobody was enrolled",
+            field="experts",
+        )
+    return [e for e in experts if not e.is_demo]
+
+
 def study_create(
     *,
     name: str,
@@ -118,8 +136,9 @@ def study_create(
     )
     if not responses:
         raise StudyError("the chosen models have no responses on the sampled cases", field="models")
-    if experts is None:
-        experts = experts_active()
+    experts = study_experts_allowed(
+        dataset=dataset, experts=experts_active() if experts is None else experts, named=experts
+    )
     with transaction.atomic():
         pool = annotation_services.pool_create(
             name=name,

@@ -29,6 +29,7 @@ from concurrent import futures
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
+from benchmark.cli_exits import UsageError
 from benchmark.cli_types import port_number, positive_int
 
 KEEP_ALIVE = 75
@@ -162,6 +163,15 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, host, port, workers, threads, timeout, access_log, **options):
+        if settings.PRODUCTION:
+            from validation.demo import demo_logins_open
+
+            if opened := demo_logins_open():
+                raise UsageError(
+                    "refusing to start in production (HEARTBENCH_ENV=production): the demo "
+                    f"logins {', '.join(opened)} have public passwords; run `heartbench "
+                    "demo-remove` and change the admin's password (heartbench changepassword)"
+                )
         database = settings.DATABASES["default"]
         where = "SQLite" if database["ENGINE"].endswith("sqlite3") else "PostgreSQL"
         tasks = "tasks on the broker" if settings.CELERY_BROKER_URL else "tasks in process"

@@ -4,29 +4,17 @@ Idempotent: experts and the study are created only when missing, so a second run
 nothing. The passwords are fixed, public demo passwords — never use them for real data.
 """
 
-from pathlib import Path
-
-from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from annotation import services as annotation_services
-from annotation.models import Expert
 from annotation.selectors import experts_by_username
 from benchmark.cli_exits import UsageError
 from benchmark.cli_types import non_negative_int, positive_fraction
 from validation import selectors, services
 from validation.adjudication import ALL
-from validation.demo import demo_split_seed
+from validation.demo import DEMO_EXPERTS, DEMO_KNOWLEDGE, DEMO_PASSWORD, demo_split_seed
 
 STUDY = "demo-study"
-DEMO_KNOWLEDGE = Path(settings.BASE_DIR) / "fixtures" / "demo" / "knowledge.json"
-DEMO_PASSWORD = "demo-password-not-secret"
-DEMO_EXPERTS = [
-    ("demo-expert-1", Expert.Tier.EXPERT, ["职场心理"]),
-    ("demo-expert-2", Expert.Tier.EXPERT, ["亲密关系"]),
-    ("demo-expert-3", Expert.Tier.EXPERT, []),
-    ("demo-senior", Expert.Tier.SENIOR, []),
-]
 
 
 class Command(BaseCommand):
@@ -45,7 +33,7 @@ class Command(BaseCommand):
             if expert is None:
                 expert = annotation_services.expert_create(
                     username=username, password=DEMO_PASSWORD, tier=tier,
-                    specialties=specialties, display_name=username,
+                    specialties=specialties, display_name=username, is_demo=True,
                 )  # fmt: skip
                 created.append(username)
             experts.append(expert)
@@ -86,5 +74,6 @@ class Command(BaseCommand):
             self.stdout.write(f"  {username:15} {DEMO_PASSWORD}   ({tier})")
         self.stdout.write(
             "Experts log in at /login/ and rate at /rate/demo-study/; "
-            "demo-senior adjudicates at /adjudicate/demo-study/."
+            "demo-senior adjudicates at /adjudicate/demo-study/.\n"
+            "Before a real study: `heartbench demo-remove` deletes the demo data and logins."
         )
