@@ -24,7 +24,8 @@ def decisions_parse(raw: object, *, criteria: Collection[str]) -> dict[str, Labe
         if unknown:
             raise InvalidLabels(f"{where}: unknown field(s) {sorted(unknown)}")
         criterion = entry.get("criterion")
-        if criterion not in criteria:
+        # A list or an object is no id (and cannot be looked up in a set of them).
+        if not isinstance(criterion, str) or criterion not in criteria:
             raise InvalidLabels(f"{where}: {criterion!r} is not a criterion to decide here")
         if criterion in parsed:
             raise InvalidLabels(f"{where}: criterion {criterion!r} decided twice")

@@ -36,7 +36,8 @@ def labels_parse(
         if unknown:
             raise InvalidLabels(f"{where}: unknown field(s) {sorted(unknown)}")
         criterion = entry.get("criterion")
-        if criterion not in criteria:
+        # A list or an object is no id (and cannot be looked up in a set of them).
+        if not isinstance(criterion, str) or criterion not in criteria:
             raise InvalidLabels(f"{where}: {criterion!r} is not a criterion of this assignment")
         if criterion in parsed:
             raise InvalidLabels(f"{where}: criterion {criterion!r} labelled twice")

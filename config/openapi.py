@@ -2,9 +2,10 @@
 
 Refusals all have DRF's shape, in the request's language: ``{"detail": "..."}``, or for a 400
 about fields one list of messages per field (``{"study": ["..."]}``). The statuses every
-authenticated operation may answer (401, 403, and 503 from ``config.busy``) are added here,
-once, by the schema class; each view documents the ones of its own (400, 404, 409, 429) with
-``refusal`` and ``bad_request``. ``add_links`` says where an answer leads, so a client (and
+authenticated operation may answer (401, 403, and 503 from ``config.busy``), and the 400 any
+operation may answer (``config.request_text``), are added here, once, by the schema class;
+each view documents the ones of its own (400, 404, 409, 429) with ``refusal`` and
+``bad_request``. ``add_links`` says where an answer leads, so a client (and
 Schemathesis's stateful phase) can go from a claim to its draft and its submit.
 """
 
@@ -54,6 +55,12 @@ AUTHENTICATED = {
     "expert's session without its CSRF token",
     "503": BUSY,
 }
+# Answered by any operation, before its view reads the request (config.request_text).
+HOSTILE = (
+    "a query parameter or a field of the body holds a character that cannot be stored (a NUL, "
+    "half of a surrogate pair), or the body is nested too deep or too big: `{field: [reason]}` "
+    "or `detail`"
+)
 HEADERS = {
     "401": {
         "WWW-Authenticate": {
@@ -94,6 +101,17 @@ class Schema(AutoSchema):
                         "content": {"application/json": {"schema": error}},
                     },
                 )
+        responses.setdefault(
+            "400",
+            {
+                "description": HOSTILE,
+                "content": {
+                    "application/json": {
+                        "schema": self.resolve_serializer(BadRequestSerializer, "response").ref
+                    }
+                },
+            },
+        )
         for code, headers in HEADERS.items():
             if code in responses:
                 responses[code].setdefault("headers", {}).update(headers)

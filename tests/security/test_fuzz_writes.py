@@ -1,0 +1,204 @@
+"""Fuzzing every write endpoint: hostile input never gets a 5xx (issue 40, items 5 and 6).
+
+Each write of the API (every POST and PUT its schema lists, checked below) and each page form
+that takes text gets a valid body with every value in turn, and every container, replaced by
+something hostile (a NUL, a lone surrogate, a list nested deeper than any reader wants, values
+of the wrong type, long text), then bodies that Hypothesis makes up from the same pieces.
+The answer may be any refusal; a 5xx fails the test with the requests that got one.
+"""
+
+import json
+import re
+
+import pytest
+from django.test import Client
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from rest_framework.test import APIClient
+
+from tests.annotation.factories import UserFactory
+from tests.security.hostile import hostile_world
+from validation import services
+
+pytestmark = pytest.mark.django_db
+
+DEEP = [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]
+HOSTILE = [
+    "\x00", "a\x00b", "\ud800", "x\udfffy", "\ud83d", DEEP, [1], [[1]], {"x": [1]}, {},
+    [], 1e308, -1, 2**70, 3.5, True, False, None, "", " ", "x" * 5000, "\u202e" * 10,
+]  # fmt: skip
+
+
+def api(user) -> APIClient:
+    client = APIClient(raise_request_exception=False)
+    if user is not None:
+        client.force_authenticate(user)
+    return client
+
+
+def page(user) -> Client:
+    client = Client(raise_request_exception=False)
+    if user is not None:
+        client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def targets():
+    """(user, method, path, valid body) of every write of the API."""
+    world = hostile_world()
+    staff = UserFactory(is_staff=True, is_superuser=True)
+    study = services.study_create(
+        name="fuzz-close", dataset=world["study"].dataset,
+        models=list(world["study"].models_under_test.all()), fraction=1.0, seed=3, experts=[],
+    )  # fmt: skip
+    claim, decision, rated = world["claim"], world["decision"], world["rated"]
+    labels = [
+        {"criterion": c["id"], "hit": True, "note": "n", "version": 1}
+        for c in claim["unit"]["criteria"]
+    ]
+    decisions = [
+        {"criterion": c["id"], "hit": False, "reason": "r"} for c in decision["unit"]["criteria"]
+    ]
+    labeller, rater, senior = world["labeller"].user, world["rater"].user, world["senior"].user
+    held = f"/api/v1/assignments/{claim['id']}"
+    create = {
+        "name": "fuzzed", "dataset": world["study"].dataset.name, "models": ["m"],
+        "judge_runs": ["j"], "fraction": 0.5, "seed": 1, "plan": {"half_width": 0.1},
+        "look_every": 2,
+    }  # fmt: skip
+    api_writes = [
+        (None, "post", "/api/v1/auth/token/", {"username": "u", "password": "p"}),
+        (labeller, "post", "/api/v1/assignments/next/?study=hostile-b", {}),
+        (labeller, "put", f"{held}/draft/", {"labels": labels, "active_seconds": 5}),
+        (labeller, "post", f"{held}/renew/", {}),
+        (rater, "post", f"/api/v1/assignments/{rated}/revise/", {"labels": labels}),
+        (rater, "post", f"/api/v1/assignments/{rated}/flag/", {"reason": "doubt"}),
+        (senior, "post", "/api/v1/adjudications/next/?study=hostile", {}),
+        (senior, "post", f"/api/v1/adjudications/{decision['id']}/submit/",
+         {"decisions": decisions}),
+        (staff, "post", "/api/v1/admin/studies/", create),
+        (staff, "post", f"/api/v1/admin/studies/{study.name}/open/", {}),
+        (staff, "post", "/api/v1/admin/studies/hostile-b/close/", {"unrated": "keep"}),
+        # Last: a valid submit ends the held assignment.
+        (labeller, "post", f"{held}/submit/", {"labels": labels, "active_seconds": 5}),
+    ]  # fmt: skip
+    page_writes = [
+        (None, "/login/", {"username": "u", "password": "p"}),
+        (None, "/admin/login/", {"username": "u", "password": "p"}),
+        (rater, f"/discuss/{world['discussion']}/post/", {"body": "b", "criterion": ""}),
+        (rater, f"/done/{rated}/", {"action": "flag", "reason": "r"}),
+        (rater, "/done/", {"q": "x"}),
+        (senior, "/standards/warmth/", {"text": "t", "reason": "r"}),
+        (staff, "/admin/auth/group/add/", {"name": "g"}),
+    ]
+    return api_writes, page_writes
+
+
+def mutations(body: object):
+    """The body with each value and each container, in turn, replaced by each hostile value."""
+    yield from HOSTILE
+    if isinstance(body, dict):
+        for key, value in body.items():
+            for changed in mutations(value):
+                yield {**body, key: changed}
+        yield {**body, "\x00": 1}
+    elif isinstance(body, list):
+        for index, value in enumerate(body[:1]):
+            for changed in mutations(value):
+                yield [*body[:index], changed, *body[index + 1 :]]
+
+
+def template(path: str) -> str:
+    """The schema's path of a request's: ids and study names as its parameters."""
+    path = re.sub(r"/(assignments|adjudications)/[0-9a-f-]{36}/", r"/\1/{assignment_id}/", path)
+    path = re.sub(r"/admin/studies/[^/]+/", "/admin/studies/{study}/", path)
+    return path.split("?")[0]
+
+
+def server_errors(answers) -> list:
+    return [(status, where) for status, where in answers if status >= 500]
+
+
+def test_the_schema_lists_no_write_this_fuzz_leaves_out(targets):
+    api_writes, _ = targets
+    schema = json.loads(
+        APIClient().get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").content
+    )
+    listed = {
+        (path, method)
+        for path, operations in schema["paths"].items()
+        for method in operations
+        if method in ("post", "put", "patch", "delete")
+    }
+    fuzzed = {(template(path), method) for _, method, path, _ in api_writes}
+    assert listed - fuzzed == set()
+
+
+def test_every_api_write_with_each_value_made_hostile_answers_without_a_5xx(targets):
+    api_writes, _ = targets
+    answers = []
+    for user, method, path, body in api_writes:
+        client = api(user)
+        for changed in mutations(body):
+            response = getattr(client, method)(
+                path, json.dumps(changed), content_type="application/json"
+            )
+            answers.append((response.status_code, (path, changed)))
+    assert len(answers) > 1000
+    errors = server_errors(answers)
+    assert errors == [], (f"{len(errors)} of {len(answers)} got a 5xx", errors[:5])
+
+
+def test_every_page_form_with_each_field_made_hostile_answers_without_a_5xx(targets):
+    _, page_writes = targets
+    answers = []
+    for user, path, form in page_writes:
+        client = page(user)
+        for key in form:
+            for value in ["\x00", "a\x00b", "x" * 5000, ["a", "\x00"], "\u202e"]:
+                response = client.post(path, {**form, key: value})
+                answers.append((response.status_code, (path, key, value)))
+        response = client.get(path, {key: "\x00" for key in form})
+        answers.append((response.status_code, (path, "query")))
+    errors = server_errors(answers)
+    assert errors == [], (f"{len(errors)} of {len(answers)} got a 5xx", errors[:5])
+
+
+HOSTILE_TEXT = st.text(
+    alphabet=st.one_of(
+        st.characters(codec="utf-8"), st.sampled_from("\x00\ud800\udbff\udc00\udfff\u202e")
+    ),
+    max_size=20,
+)
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | HOSTILE_TEXT,
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(HOSTILE_TEXT, children, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    database=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(data=st.data())
+def test_bodies_hypothesis_makes_up_never_get_a_5xx(targets, data):
+    api_writes, _ = targets
+    for user, method, path, body in api_writes:
+        keys = list(body) if isinstance(body, dict) else []
+        made = data.draw(
+            st.one_of(
+                JSON_VALUES,
+                st.fixed_dictionaries({}, optional=dict.fromkeys(keys, JSON_VALUES)),
+            )
+        )
+        response = getattr(api(user), method)(
+            path, json.dumps(made), content_type="application/json"
+        )
+        assert response.status_code < 500, (path, made, response.content[:300])
