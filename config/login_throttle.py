@@ -1,15 +1,26 @@
 """Slow down password guessing on every login door: the login page, the admin's, the API token.
 
 Failed attempts are counted in the cache (Redis when configured, so every web process shares
-the count) per client address and user name, and per client address alone; past the limit a
-login POST gets 429 with Retry-After until the window passes. A successful login clears the
-user-name counter, so an expert who mistypes a few times is not locked out afterwards.
+the count) per client address and user name: past that limit the name is locked from that
+address, a login POST with it gets 429 with Retry-After until the window passes. A successful
+login clears the user-name counter, so an expert who mistypes a few times is not locked out
+afterwards.
+
+Per address alone the count is of distinct user names failed in the window, and past its limit
+the address is slowed, never locked: each attempt waits 1, 2, 4, ... seconds after the
+address's last failure, at most ``ADDRESS_WAIT_CAP``. A whole team shares one address behind
+an office NAT; a lock there would let one guesser (or one script with a stale password list)
+lock everyone out for the window, while a wait leaves a colleague with the right password a
+short one and a guesser trying new names a couple of tries a minute (each name still locked
+after its own few failures).
 
 A middleware rather than a change to each view: the three doors are written by three different
 parts (Django's admin, the frontend, DRF) and a new one only needs adding to the list.
 """
 
 import json
+import math
+import time
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -25,10 +36,14 @@ from django.utils.translation import gettext as _
 LOGIN_DOORS = {"frontend:login": "session", "admin:login": "session", "annotation:token": "token"}
 
 
+# The longest an address past its limit waits after its last failure (seconds).
+ADDRESS_WAIT_CAP = 30
+
+
 @dataclass(frozen=True)
 class ThrottleLimits:
     per_user: int  # failures per (address, user name) in the window
-    per_address: int  # failures per address in the window, whatever the user name
+    per_address: int  # distinct user names failed from an address in the window
     window: int  # seconds
 
     @classmethod
@@ -98,27 +113,51 @@ class LoginThrottleMiddleware:
         username = login_username(request)
         user_key = f"login-fail:{address}:{username}"
         address_key = f"login-fail:{address}"
-        if (
-            cache.get(user_key, 0) >= limits.per_user
-            or cache.get(address_key, 0) >= limits.per_address
-        ):
+        last_key = f"login-last:{address}"
+        if cache.get(user_key, 0) >= limits.per_user:
             return _refusal(kind, limits.window)
+        wait = address_wait(
+            names=cache.get(address_key, 0), last=cache.get(last_key), limit=limits.per_address
+        )
+        if wait:
+            return _refusal(kind, wait)
         response = self.get_response(request)
         if _succeeded(request, response, kind):
             cache.delete(user_key)
         else:
-            for key in (user_key, address_key):
-                # add() then incr() keeps the window from the first failure and is atomic
-                # on Redis, so concurrent guesses are all counted.
-                cache.add(key, 0, timeout=limits.window)
-                try:
-                    cache.incr(key)
-                except ValueError:  # expired between add and incr
-                    cache.set(key, 1, timeout=limits.window)
+            if _count(user_key, limits.window):  # this name's first failure in the window
+                _count(address_key, limits.window)
+            cache.set(last_key, _now(), timeout=limits.window)
         return response
 
 
-def _refusal(kind: str, window: int) -> HttpResponse:
+def _now() -> float:
+    return time.time()
+
+
+def address_wait(*, names: int, last: float | None, limit: int) -> int:
+    """Seconds an address must still wait before its next attempt: none below ``limit``
+    distinct names failed; past it 1, 2, 4, ... after its last failure, at most the cap."""
+    if names < limit or last is None:
+        return 0
+    delay = min(2 ** min(names - limit, 16), ADDRESS_WAIT_CAP)
+    return max(0, math.ceil(last + delay - _now()))
+
+
+def _count(key: str, window: int) -> bool:
+    """One more failure under ``key``; True when it is the first in the window. add() then
+    incr() keeps the window from the first failure and is atomic on Redis, so concurrent
+    guesses are all counted (and exactly one of them is the first)."""
+    first = cache.add(key, 0, timeout=window)
+    try:
+        cache.incr(key)
+    except ValueError:  # expired between add and incr
+        cache.set(key, 1, timeout=window)
+        first = True
+    return first
+
+
+def _refusal(kind: str, wait: int) -> HttpResponse:
     # LocaleMiddleware runs first, so the words are in the request's language: the API's in
     # DRF's error shape, the pages' as a page of their own (rendered without a request, like
     # the busy page: nothing here may query).
@@ -126,10 +165,10 @@ def _refusal(kind: str, window: int) -> HttpResponse:
     if kind == "token":
         response = JsonResponse({"detail": message}, status=429)
     else:
-        minutes = max(1, -(-window // 60))
+        minutes = max(1, -(-wait // 60))
         page = render_to_string("429.html", {"message": message, "minutes": minutes})
         response = HttpResponse(page, status=429)
-    response["Retry-After"] = str(window)
+    response["Retry-After"] = str(wait)
     return response
 
 
