@@ -214,6 +214,19 @@ class ClaimSerializer(AssignmentSerializer):
         return {**super().to_representation(instance), "progress": progress}
 
 
+class AssignmentDetailSerializer(AssignmentSerializer):
+    """One assignment read again; once submitted, with what was submitted."""
+
+    submitted = serializers.DictField(
+        allow_null=True,
+        help_text="null until submitted; then the submitted labels by criterion id "
+        "({hit, note}), so another tab on the unit can show its marks beside them",
+    )
+
+    def to_representation(self, instance) -> dict:
+        return {**super().to_representation(instance), "submitted": instance["submitted"]}
+
+
 class NotEnrolledSerializer(serializers.Serializer):
     detail = serializers.CharField()
     state = serializers.CharField(help_text="always `not_enrolled`")

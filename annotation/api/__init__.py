@@ -29,7 +29,7 @@ from annotation.selectors import quality as selectors_quality
 from annotation.selectors import work as selectors_work
 from annotation.selectors.work import NOTHING_TO_HAND_OUT, WorkState
 from annotation.serializers import (
-    AssignmentSerializer,
+    AssignmentDetailSerializer,
     ClaimSerializer,
     CompletedSerializer,
     FlagInSerializer,
@@ -268,11 +268,13 @@ class NextAssignmentView(ExpertAPIView):
 
 class AssignmentDetailView(ExpertAPIView):
     @extend_schema(
-        parameters=[ASSIGNMENT_ID], responses={200: AssignmentSerializer, 404: NOT_YOURS}
+        parameters=[ASSIGNMENT_ID], responses={200: AssignmentDetailSerializer, 404: NOT_YOURS}
     )
     def get(self, request, assignment_id):
-        fields = self.assignment_fields(self.assignment(assignment_id))
-        return Response(AssignmentSerializer(fields).data)
+        assignment = self.assignment(assignment_id)
+        fields = self.assignment_fields(assignment)
+        fields["submitted"] = selectors.submitted_for_assignment(assignment=assignment)
+        return Response(AssignmentDetailSerializer(fields).data)
 
 
 class DraftView(ExpertAPIView):

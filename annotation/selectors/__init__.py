@@ -358,6 +358,16 @@ def draft_for_assignment(*, assignment: Assignment) -> dict:
     return assignment.draft_labels
 
 
+def submitted_for_assignment(*, assignment: Assignment) -> dict[str, dict] | None:
+    """The expert's own submitted labels by criterion id (None before the submit): a second
+    tab on the unit shows its marks beside these."""
+    if assignment.status != Assignment.Status.SUBMITTED:
+        return None
+    token_of = {pk: token for token, pk in criterion_tokens(assignment=assignment).items()}
+    labels = assignment.submission.labels.values_list("rubric_item_id", "hit", "note")
+    return {token_of[pk]: {"hit": hit, "note": note} for pk, hit, note in labels if pk in token_of}
+
+
 def draft_active_seconds(*, assignment: Assignment) -> int:
     """Active time the assignment's draft carries (0 without one), so a reload counts on."""
     return assignment.draft_active_seconds

@@ -1,11 +1,13 @@
 /* HeartBench senior queue: claim a unit to adjudicate, decide each criterion (met / not met)
-   with a required reason, from the keyboard. Shows only what the blind adjudication API
-   returns: the unit and, per criterion, how many ratings said met and not met. */
+   with a required reason, with the mouse, a finger or the keyboard. Shows only what the blind
+   adjudication API returns: the unit and, per criterion, how many ratings said met and not
+   met. Laid out, kept and confirmed as the workbench is (expert-common.js). */
 (function () {
   "use strict";
   const root = document.getElementById("adjudicate");
   if (!root || !window.HeartBenchExpert) return;
-  const { request, busyStatus, renderDialogue, leaseLeft } = window.HeartBenchExpert;
+  const { request, busyStatus, renderDialogue, leaseLeft, outcomeButtons, paintOutcome, kept } = window.HeartBenchExpert;
+  const { signedOut, confirmation, confirmationDone, openAtTop, abilityName } = window.HeartBenchExpert;
   const api = root.dataset.api;
   const study = root.dataset.study;
   const $ = (id) => document.getElementById(id);
@@ -24,6 +26,7 @@
   async function call(method, path, body) {
     const res = await request(api + path, method, body, (wait) => status(busyStatus(wait)));
     const detail = res.data && (res.data.detail || JSON.stringify(res.data));
+    if (res.status === 401) { signedOut(); throw new Error("signed out"); }
     if (res.status === 409) { lost(detail); throw new Error("conflict"); }
     if (!res.ok) { status(interpolate(gettext("Error %s: %s"), [res.status, detail || ""])); throw new Error(String(res.status)); }
     return res;
@@ -42,7 +45,9 @@
   }
 
   function show(a) {
-    state.item = a; state.current = 0; state.decisions = {};
+    state.item = a; state.current = 0;
+    // Decisions this browser kept (a lost session, a reload) come back with the unit.
+    state.decisions = kept.get(a.id) || {};
     state.expires = new Date(a.lease_expires_at);
     $("unit-token").textContent = a.unit.token;
     renderDialogue($("dialogue"), a.unit.dialogue);
@@ -53,24 +58,28 @@
     const list = $("criteria"); list.replaceChildren();
     a.unit.criteria.forEach((c, i) => {
       const li = document.createElement("li"); li.dataset.id = c.id;
-      li.addEventListener("click", () => { state.current = i; paint(); });
-      const mark = document.createElement("span"); mark.className = "mark";
+      li.addEventListener("click", () => { if (state.current !== i) { state.current = i; paint(); } });
+      const body = document.createElement("div"); body.className = "criterion";
       const text = document.createElement("span"); text.className = "text"; text.textContent = c.text;
       const tally = document.createElement("span"); tally.className = "tally"; tally.textContent = tallyText(c);
-      li.append(mark, text, tally);
-      if (c.ability) { const ab = document.createElement("span"); ab.className = "ability"; ab.textContent = window.HeartBenchExpert.abilityName(c.ability); li.append(ab); }
+      body.append(text, tally);
+      if (c.ability) { const ab = document.createElement("span"); ab.className = "ability"; ab.textContent = abilityName(c.ability); body.append(ab); }
+      const choices = document.createElement("div"); choices.className = "choices";
+      choices.append(...outcomeButtons(String(i + 1), (hit) => mark(hit, i)));
       const reason = document.createElement("textarea"); reason.rows = 2; reason.className = "reason";
       reason.placeholder = gettext("Reason (required; Esc to leave)");
-      reason.setAttribute("aria-label", gettext("Reason"));
-      reason.addEventListener("input", () => { decision(c.id).reason = reason.value; paint(); });
-      li.append(reason); list.append(li);
+      reason.setAttribute("aria-label", interpolate(gettext("Reason for criterion %s"), [String(i + 1)]));
+      reason.value = (state.decisions[c.id] || {}).reason || "";
+      reason.addEventListener("input", () => { decision(c.id).reason = reason.value; keep(); paint(false); });
+      li.append(body, choices, reason); list.append(li);
     });
     $("empty").hidden = true; $("unit").hidden = false;
     status(gettext("Decide each criterion and give your reason."));
-    paint(); tick();
+    paint(false); tick(); openAtTop(root);
   }
 
   function decision(id) { return (state.decisions[id] = state.decisions[id] || { hit: null, reason: "" }); }
+  function keep() { kept.set(state.item.id, state.decisions); }
 
   function complete() {
     return state.item && state.item.unit.criteria.every((c) => {
@@ -79,19 +88,18 @@
     });
   }
 
-  function paint() {
+  function paint(follow = true) {
     const items = $("criteria").children;
     let done = 0;
     Array.from(items).forEach((li, i) => {
       const d = state.decisions[li.dataset.id] || {};
       li.classList.toggle("current", i === state.current);
-      li.classList.toggle("hit", d.hit === true); li.classList.toggle("miss", d.hit === false);
-      li.querySelector(".mark").textContent = d.hit === true ? gettext("✓ met") : d.hit === false ? gettext("✗ not met") : "·";
+      paintOutcome(li, typeof d.hit === "boolean" ? d.hit : null);
       if (typeof d.hit === "boolean" && (d.reason || "").trim()) done += 1;
     });
     $("progress").textContent = done + " / " + items.length;
     $("submit").disabled = !complete() || state.busy;
-    const cur = items[state.current]; if (cur) cur.scrollIntoView({ block: "nearest" });
+    const cur = items[state.current]; if (cur && follow) cur.scrollIntoView({ block: "nearest" });
   }
 
   function focusReason() {
@@ -99,11 +107,11 @@
     if (li) li.querySelector("textarea").focus();
   }
 
-  function mark(hit) {
-    const c = state.item.unit.criteria[state.current];
-    decision(c.id).hit = hit;
+  // From a button or the keyboard: the decision, then its reason box while that is empty.
+  function mark(hit, index = state.current) {
+    const c = state.item.unit.criteria[index];
+    state.current = index; decision(c.id).hit = hit; keep(); confirmationDone();
     paint();
-    // The reason is required: go straight to it when it is still empty.
     if (!decision(c.id).reason.trim()) focusReason();
   }
 
@@ -114,13 +122,16 @@
 
   async function submit() {
     if (!complete() || state.lost || state.busy) return;
-    state.busy = true; paint();
-    const decisions = Object.entries(state.decisions).map(([criterion, d]) => ({ criterion, hit: d.hit, reason: d.reason }));
+    state.busy = true; paint(false);
+    const shown = new Set(state.item.unit.criteria.map((c) => c.id));
+    const decisions = Object.entries(state.decisions).filter(([criterion]) => shown.has(criterion))
+      .map(([criterion, d]) => ({ criterion, hit: d.hit, reason: d.reason }));
     try {
       await call("POST", "adjudications/" + state.item.id + "/submit/", { decisions });
-      status(gettext("Decision recorded ✓ — loading the next unit…"));
+      kept.drop(state.item.id);
+      confirmation(interpolate(gettext("Decisions on unit %s recorded ✓"), [state.item.unit.token]));
       await next();
-    } finally { state.busy = false; paint(); }
+    } finally { state.busy = false; paint(false); }
   }
 
   document.addEventListener("keydown", (e) => {
@@ -130,6 +141,7 @@
       return;
     }
     if (e.ctrlKey || e.metaKey || e.altKey) return;
+    if (e.key === "Enter" && e.target.closest && e.target.closest("a[href], button")) return;
     const keys = {
       j: () => move(1), ArrowDown: () => move(1), k: () => move(-1), ArrowUp: () => move(-1),
       1: () => mark(true), 0: () => mark(false), r: focusReason, Enter: () => submit(),

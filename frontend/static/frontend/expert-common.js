@@ -1,5 +1,6 @@
 /* Pieces the expert pages share (workbench, senior queue): the CSRF token, JSON calls to the
-   expert API, the dialogue as a chat, and the lease clock. Vendored, dependency-free. The JSON
+   expert API, the dialogue as a chat, the lease clock, the met / not met buttons, marks kept
+   in the browser, the signed-out banner, the confirmation of a submit. Vendored, dependency-free. The JSON
    call is the platform's one fetch helper: the admin's runs page polls through it too. */
 (function () {
   "use strict";
@@ -65,5 +66,58 @@
   })();
   function abilityName(code) { return abilityNames[code] || code; }
 
-  window.HeartBenchExpert = { csrf, request, busyStatus, renderDialogue, leaseLeft, abilityName };
+  // A criterion's two outcomes as buttons a mouse or a finger can use; `mark(hit)` is called
+  // with true (met) or false (not met). The names say the criterion's number (from 1).
+  function outcomeButtons(number, mark) {
+    return [[true, "hit-button", gettext("✓ Met"), gettext("Met: criterion %s")],
+      [false, "miss-button", gettext("✗ Not met"), gettext("Not met: criterion %s")]].map(([hit, cls, caption, name]) => {
+      const b = document.createElement("button"); b.type = "button"; b.className = cls;
+      b.textContent = caption; b.setAttribute("aria-label", interpolate(name, [number]));
+      b.setAttribute("aria-pressed", "false");
+      b.addEventListener("click", (e) => { e.stopPropagation(); mark(hit); });
+      return b;
+    });
+  }
+
+  // A criterion's item as its outcome stands (true, false, or null: not marked yet).
+  function paintOutcome(li, hit) {
+    li.classList.toggle("hit", hit === true); li.classList.toggle("miss", hit === false);
+    li.querySelector(".hit-button").setAttribute("aria-pressed", String(hit === true));
+    li.querySelector(".miss-button").setAttribute("aria-pressed", String(hit === false));
+  }
+
+  // Marks kept in the browser until the server has them for good (the submit), so a lost
+  // session, a closed tab or a crash loses nothing: one entry per assignment.
+  const KEPT = "heartbench-marks:";
+  const kept = {
+    get(id) { try { return JSON.parse(localStorage.getItem(KEPT + id)) || null; } catch (e) { return null; } },
+    set(id, marks) { try { localStorage.setItem(KEPT + id, JSON.stringify(marks)); } catch (e) { /* full or off */ } },
+    drop(id) { try { localStorage.removeItem(KEPT + id); } catch (e) { /* off */ } },
+  };
+
+  // The session is gone (401): the unit and its marks stay on screen, and the banner's login
+  // comes back to this page, which picks the unit up again with the kept marks.
+  function signedOut() {
+    const banner = document.getElementById("signed-out");
+    banner.querySelector("a").href = "/login/?next=" + encodeURIComponent(location.pathname);
+    banner.hidden = false;
+  }
+
+  // "Submitted ✓" stays on screen until the expert acts on the next unit.
+  function confirmation(text) {
+    const el = document.getElementById("confirmation");
+    el.querySelector("span").textContent = text; el.hidden = false;
+  }
+  function confirmationDone() { document.getElementById("confirmation").hidden = true; }
+
+  // A unit opens at its beginning: the page and every box that scrolls at their tops.
+  function openAtTop(root) {
+    window.scrollTo(0, 0);
+    for (const el of root.querySelectorAll(".chat, .response, .criteria, .card")) el.scrollTop = 0;
+  }
+
+  window.HeartBenchExpert = {
+    csrf, request, busyStatus, renderDialogue, leaseLeft, abilityName, outcomeButtons, paintOutcome,
+    kept, signedOut, confirmation, confirmationDone, openAtTop,
+  };
 })();

@@ -16,7 +16,8 @@
   const state = { assignment: null, labels: {}, current: 0, expires: null, saveTimer: null, lost: false, submitting: false };
 
   // Shared with the senior queue's page (expert-common.js, loaded before this script).
-  const { request, busyStatus, renderDialogue, leaseLeft } = window.HeartBenchExpert;
+  const { request, busyStatus, renderDialogue, leaseLeft, outcomeButtons, paintOutcome, kept } = window.HeartBenchExpert;
+  const { signedOut, confirmation, confirmationDone, openAtTop } = window.HeartBenchExpert;
 
   // Active time on the shown unit: a second counts only while the tab is visible and the expert
   // used the page (key, pointer, scroll, typing) within the idle cap. Reading counts, walking
@@ -36,13 +37,38 @@
     // The claim names why it handed out nothing (204, or 404 for a study that is not yours).
     const workState = res.headers.get("HeartBench-Work-State");
     if (workState) return { status: res.status, data, workState };
+    if (res.status === 401) { signedOut(); throw new Error("signed out"); }
     if (res.status === 409 && data && data.code === "lease_lost") { leaseLost(data.detail); throw new Error("lease lost"); }
-    if (res.status === 409 && data) { leaseLost(data.detail); throw new Error("conflict"); }
+    if (res.status === 409 && data) {
+      const own = state.assignment && path.startsWith("assignments/" + state.assignment.id + "/");
+      if (own) await conflict(data.detail); else leaseLost(data.detail);
+      throw new Error("conflict");
+    }
     if (!res.ok) { status(interpolate(gettext("Error %s: %s"), [res.status, data ? (data.detail || JSON.stringify(data)) : ""])); throw new Error(String(res.status)); }
     return { status: res.status, data };
   }
 
   function status(text) { $("status").textContent = text; }
+
+  // A refusal that is not a lost lease: the unit was most likely submitted from another tab.
+  // Then this tab's marks are shown beside what was submitted; else the refusal as it came.
+  async function conflict(reason) {
+    const id = state.assignment.id, labels = state.labels, criteria = state.assignment.unit.criteria;
+    const res = await request(api + "assignments/" + id + "/", "GET").catch(() => null);
+    const submitted = res && res.ok && res.data.submitted;
+    if (!submitted) { leaseLost(reason); return; }
+    state.lost = true; kept.drop(id);
+    const word = (v) => (v && v.hit === true ? gettext("✓ met") : v && v.hit === false ? gettext("✗ not met") : "—");
+    $("two-tabs-marks").tBodies[0].replaceChildren(...criteria.map((c, i) => {
+      const row = document.createElement("tr");
+      for (const text of [(i + 1) + ". " + c.text, word(labels[c.id]), word(submitted[c.id])]) {
+        const td = document.createElement("td"); td.textContent = text; row.append(td);
+      }
+      return row;
+    }));
+    $("unit").hidden = true; $("two-tabs").hidden = false; status("");
+    window.scrollTo(0, 0);
+  }
 
   function leaseLost(reason) {
     state.lost = true;
@@ -52,7 +78,7 @@
   }
 
   async function next() {
-    $("lost").hidden = true; state.lost = false;
+    $("lost").hidden = true; $("two-tabs").hidden = true; state.lost = false;
     status(gettext("Loading the next unit…"));
     const { data, workState } = await call("POST", "assignments/next/?study=" + encodeURIComponent(study));
     if (workState) { refreshProgress(); showState(workState); return; }
@@ -95,7 +121,9 @@
   function show(a) {
     state.assignment = a; state.current = 0; state.labels = {};
     timing.ms = (a.active_seconds || 0) * 1000; timing.lastInput = Date.now();
-    for (const [id, v] of Object.entries(a.draft || {})) state.labels[id] = { hit: v.hit, note: v.note || "" };
+    // The draft, then what this browser kept and the server may not have (a lost session).
+    const keep = kept.get(a.id) || {};
+    for (const [id, v] of Object.entries({ ...(a.draft || {}), ...keep })) state.labels[id] = { hit: v.hit, note: v.note || "" };
     state.expires = new Date(a.lease_expires_at);
     $("unit-token").textContent = a.unit.token;
     renderDialogue($("dialogue"), a.unit.dialogue);
@@ -111,17 +139,10 @@
       if (c.ability) { const ab = document.createElement("span"); ab.className = "ability"; ab.textContent = window.HeartBenchExpert.abilityName(c.ability); body.append(ab); }
       const choices = document.createElement("div"); choices.className = "choices";
       const number = String(i + 1);
-      const button = (cls, caption, name, action) => {
-        const b = document.createElement("button"); b.type = "button"; b.className = cls;
-        b.textContent = caption; b.setAttribute("aria-label", interpolate(name, [number]));
-        b.addEventListener("click", (e) => { e.stopPropagation(); action(); });
-        return b;
-      };
-      const hit = button("hit-button", gettext("✓ Hit"), gettext("Hit: criterion %s"), () => mark(true, i, false));
-      const miss = button("miss-button", gettext("✗ Miss"), gettext("Miss: criterion %s"), () => mark(false, i, false));
-      const noteButton = button("note-button", gettext("Note"), gettext("Note on criterion %s"), () => { state.current = i; paint(); openNote(); });
-      hit.setAttribute("aria-pressed", "false"); miss.setAttribute("aria-pressed", "false");
-      choices.append(hit, miss, noteButton);
+      const noteButton = document.createElement("button"); noteButton.type = "button"; noteButton.className = "note-button";
+      noteButton.textContent = gettext("Note"); noteButton.setAttribute("aria-label", interpolate(gettext("Note on criterion %s"), [number]));
+      noteButton.addEventListener("click", (e) => { e.stopPropagation(); state.current = i; paint(); openNote(); });
+      choices.append(...outcomeButtons(number, (hit) => mark(hit, i, false)), noteButton);
       const note = document.createElement("textarea"); note.rows = 2; note.placeholder = gettext("Note (Esc to leave)");
       note.setAttribute("aria-label", interpolate(gettext("Note on criterion %s"), [number]));
       note.value = (state.labels[c.id] || {}).note || ""; note.hidden = !note.value;
@@ -131,7 +152,8 @@
     $("empty").hidden = true; $("keys").hidden = false; $("unit").hidden = false;
     state.submitting = false; $("submit").disabled = false;
     status(gettext("Rate each criterion: does the response meet it?"));
-    paint(); tick();
+    paint(false); tick(); openAtTop(root);
+    if (Object.keys(keep).length) scheduleSave();
   }
 
   function label(id) { return (state.labels[id] = state.labels[id] || { hit: null, note: "" }); }
@@ -140,15 +162,14 @@
     return state.assignment && state.assignment.unit.criteria.every(marked);
   }
 
-  function paint() {
+  // `follow`: bring the selected criterion into view (not when a unit opens: it opens at its top).
+  function paint(follow = true) {
     const items = $("criteria").children;
     let done = 0;
     Array.from(items).forEach((li, i) => {
       const v = state.labels[li.dataset.id] || {};
       li.classList.toggle("current", i === state.current);
-      li.classList.toggle("hit", v.hit === true); li.classList.toggle("miss", v.hit === false);
-      li.querySelector(".hit-button").setAttribute("aria-pressed", String(v.hit === true));
-      li.querySelector(".miss-button").setAttribute("aria-pressed", String(v.hit === false));
+      paintOutcome(li, typeof v.hit === "boolean" ? v.hit : null);
       if (i === state.current) li.setAttribute("aria-current", "true"); else li.removeAttribute("aria-current");
       if (typeof v.hit === "boolean") done += 1;
     });
@@ -158,7 +179,7 @@
       state.unmarkedSaid = false;
       status(gettext("Every criterion is marked: Enter or the Submit button sends them."));
     }
-    const cur = items[state.current]; if (cur) cur.scrollIntoView({ block: "nearest" });
+    const cur = items[state.current]; if (cur && follow) cur.scrollIntoView({ block: "nearest" });
   }
 
   function payload() {
@@ -169,6 +190,7 @@
   }
 
   function scheduleSave() {
+    if (state.assignment) kept.set(state.assignment.id, state.labels);
     clearTimeout(state.saveTimer);
     state.saveTimer = setTimeout(save, 700);
   }
@@ -203,8 +225,10 @@
       state.submitting = false; $("submit").disabled = false;
       throw err;
     }
+    kept.drop(state.assignment.id);
     if (data && data.calibration) calibrationResult(data.calibration);
-    status(gettext("Submitted ✓ — loading the next unit…"));
+    confirmation(interpolate(gettext("Unit %s submitted ✓"), [state.assignment.unit.token]));
+    status(gettext("Loading the next unit…"));
     await next();
   }
 
@@ -227,7 +251,7 @@
   // under the pointer.
   function mark(hit, index = state.current, advance = true) {
     const c = state.assignment.unit.criteria[index];
-    label(c.id).hit = hit;
+    label(c.id).hit = hit; confirmationDone();
     state.current = advance ? Math.min(index + 1, state.assignment.unit.criteria.length - 1) : index;
     paint(); scheduleSave();
   }
@@ -268,6 +292,7 @@
   $("submit").addEventListener("click", submit);
   $("help-open").addEventListener("click", openHelp);
   $("lost-next").addEventListener("click", next);
+  $("two-tabs-next").addEventListener("click", next);
 
   // The lease timer ticks every second; the lease is renewed every minute while the page is open.
   function tick() {

@@ -1,0 +1,141 @@
+"""Issue 39, the senior's page: an expert rates and a senior adjudicates a unit with the mouse
+alone (1366×768) and with a finger (390 px, touch), in both languages, the response in view
+beside (or pinned above) the criteria while the last one is marked: asserted on bounding
+boxes. Screenshots at 1920, 1366 and 390 px of the workbench with a ~500-character response
+and of the senior page (``senior-workbench-*``, ``senior-page-*``), axe-core clean.
+"""
+
+import pytest
+
+from annotation.models import Label
+from benchmark.models import Response
+from tests.annotation.factories import PASSWORD, ExpertFactory
+from tests.e2e.conftest import LOCALES, login
+from tests.e2e.widths import readable_at_every_width
+from tests.validation.adjudication_helpers import CURIOSITY, WARMTH, rate_positions
+from tests.validation.factories import open_study
+from validation.models import StudyUnit
+
+# About 500 characters, as a real counselling reply is long.
+LONG_RESPONSE = (
+    "听到你这段时间一直被工作压得喘不过气，我能感受到你的疲惫和委屈。你说每天加班到很晚，回到家还要"
+    "回复消息，周末也不敢关掉手机，这样的状态持续了三个月，任何人都会觉得撑不住。你并不是不够努力，"
+    "恰恰相反，你已经付出了很多。我想先请你停下来，深呼吸几次，感受一下此刻身体哪里最紧绷。"
+) * 4
+MET = {"en": "✓ Met", "zh-hans": "✓ 满足"}
+NOT_MET = {"en": "✗ Not met", "zh-hans": "✗ 未满足"}
+
+
+def mouse_or_touch(chromium, language, touch: bool):
+    size = {"width": 390, "height": 844} if touch else {"width": 1366, "height": 768}
+    context = chromium.new_context(
+        viewport=size, locale=LOCALES[language], has_touch=touch, is_mobile=touch
+    )
+    page = context.new_page()
+    page.language = language
+    return page
+
+
+def press(locator, touch: bool) -> None:
+    locator.tap() if touch else locator.click()
+
+
+def box_in_view(page, locator, name: str) -> dict:
+    """The element's box, asserted wholly inside the viewport."""
+    box = locator.bounding_box()
+    size = page.viewport_size
+    assert box is not None, name
+    assert box["y"] >= 0 and box["y"] + box["height"] <= size["height"] + 0.5, (name, box, size)
+    assert box["x"] >= 0 and box["x"] + box["width"] <= size["width"] + 0.5, (name, box, size)
+    return box
+
+
+def layout_checks(page, touch: bool) -> None:
+    """Side by side on a wide window, one column on a phone; the response stays in view."""
+    response = box_in_view(page, page.locator("#response"), "response")
+    criteria = page.locator("#criteria").bounding_box()
+    if touch:
+        assert abs(response["x"] - criteria["x"]) < 40  # one column
+    else:
+        assert response["x"] + response["width"] <= criteria["x"]  # beside the criteria
+
+
+def split_unit_study(language: str, rater, senior):
+    """One unit with two ratings in; a third that marks everything met leaves warmth 3/0,
+    curiosity 2/1, coping and catastrophic 1/2: three splits for the senior."""
+    others = ExpertFactory.create_batch(2)
+    study = open_study(
+        cases=1,
+        experts=[*others, rater, senior],
+        name=f"senior-page-{language}",
+        adjudicate_splits=["*"],
+        show_ability=True,
+    )
+    Response.objects.update(text=LONG_RESPONSE)
+    rate_positions(others[0], study, {WARMTH: True, CURIOSITY: True})
+    rate_positions(others[1], study, {WARMTH: True})
+    return study
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("touch", [False, True], ids=["mouse-1366", "touch-390"])
+def test_an_expert_rates_and_a_senior_adjudicates_without_a_keyboard(
+    live_server, chromium, language, touch, artifacts
+):
+    rater = ExpertFactory(user__username=f"rater-{language}-{touch}")
+    senior = ExpertFactory(tier="senior", user__username=f"senior-{language}-{touch}")
+    study = split_unit_study(language, rater, senior)
+
+    page = mouse_or_touch(chromium, language, touch)
+    login(page, live_server, rater.user.username, PASSWORD, next_path=f"/rate/{study.name}/")
+    page.wait_for_selector("#criteria li")
+    items = page.locator("#criteria li")
+    count = items.count()
+    for index in range(count):
+        button = items.nth(index).locator(".hit-button")
+        assert button.inner_text() == MET[language]
+        press(button, touch)
+    assert items.nth(count - 1).locator(".hit-button").get_attribute("aria-pressed") == "true"
+    box_in_view(page, items.nth(count - 1).locator(".hit-button"), "last met button")
+    layout_checks(page, touch)
+    if not touch:
+        problems = readable_at_every_width(page, artifacts, "senior-workbench")
+        assert problems == []
+    press(page.locator("#submit"), touch)
+    page.wait_for_selector("#confirmation:visible")
+
+    senior_page = mouse_or_touch(chromium, language, touch)
+    login(senior_page, live_server, senior.user.username, PASSWORD, next_path="/adjudicate/")
+    senior_page.goto(f"{live_server.url}/adjudicate/{study.name}/")
+    senior_page.wait_for_selector("#criteria li")
+    if not touch and language == "en":  # the senior's header fits on one line at 1366 px
+        tops = {
+            round(b["y"])
+            for b in senior_page.locator(".bar nav > *").evaluate_all(
+                "els => els.map(e => e.getBoundingClientRect().toJSON())"
+            )
+        }
+        assert len(tops) == 1, tops
+    decisions = senior_page.locator("#criteria li")
+    assert decisions.count() == 3  # curiosity 2/1, coping and catastrophic 1/2
+    for index in range(3):
+        item = decisions.nth(index)
+        choice = item.locator(".hit-button" if index == 0 else ".miss-button")
+        assert choice.inner_text() == (MET if index == 0 else NOT_MET)[language]
+        press(choice, touch)
+        item.locator("textarea").fill(f"理由 {index}")
+    box_in_view(senior_page, decisions.nth(2).locator(".miss-button"), "last not-met button")
+    layout_checks(senior_page, touch)
+    assert senior_page.locator("#submit").is_enabled()
+    if not touch:
+        problems = readable_at_every_width(senior_page, artifacts, "senior-page")
+        assert problems == []
+    press(senior_page.locator("#submit"), touch)
+    senior_page.wait_for_selector("#confirmation:visible")
+    senior_page.wait_for_selector("#empty:visible")
+
+    labels = Label.objects.filter(submission__kind="adjudication", submission__expert=senior)
+    assert sorted(label.note for label in labels) == ["理由 0", "理由 1", "理由 2"]
+    assert sum(label.hit for label in labels) == 1
+    assert study.units.get().state == StudyUnit.State.ADJUDICATED
