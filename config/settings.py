@@ -58,6 +58,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Content-Security-Policy on every response; bidi controls in rendered text neutralised.
+    "config.page_safety.PageSafetyMiddleware",
     # Static files straight from the WSGI server, before sessions and auth are touched.
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -226,6 +228,8 @@ CACHES = {
         "BACKEND": "config.cache.RedisCache",
         "LOCATION": REDIS_URL,
         "KEY_PREFIX": "heartbench",
+        # A Redis that hangs is as down as one that refuses: the request goes on without it.
+        "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 1.0},
     }
     if REDIS_URL
     else {
@@ -233,10 +237,10 @@ CACHES = {
         "LOCATION": str(DATA_DIR / "cache"),
     }
 }
-# Sessions are read from that cache and written through to the database, so a request with a
-# session cookie reads no session row (after the first, or after the cache lost the entry).
-# Logging out deletes both; the cached entry expires with the session.
-SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+# Sessions live in the database alone (one primary-key read a request): a session kept in the
+# cache too would come back from it after a logout that happened while the cache was down
+# (config.cache answers a down cache as a miss), and a Redis restart must log nobody out.
+SESSION_ENGINE = "django.contrib.sessions.backends.db"
 HEARTBENCH_LOGIN_THROTTLE = {
     "per_user": env_int("HEARTBENCH_LOGIN_FAILURES_PER_USER", 5),
     "per_address": env_int("HEARTBENCH_LOGIN_FAILURES_PER_ADDRESS", 30),

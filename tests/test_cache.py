@@ -45,3 +45,29 @@ def test_one_client_serves_every_call_and_every_thread(cache):
     [t.join() for t in threads]
     assert not errors
     assert all(client is first for client in seen)
+
+
+def test_a_cache_that_is_down_is_a_miss_logged_once_never_an_error(caplog):
+    """DESIGN: caches are optimisations. With Redis down every call answers as an empty cache
+    would (get → default, add → False, set/delete → nothing), fast, and says so in the log
+    once per outage; a request goes on to the database."""
+    import logging
+    import time
+
+    from tests.services import free_port
+
+    down = RedisCache(f"redis://127.0.0.1:{free_port()}/0", {"KEY_PREFIX": "down"})
+    with caplog.at_level(logging.WARNING, logger="heartbench.cache"):
+        started = time.monotonic()
+        for _ in range(50):
+            assert down.get("listening") is None
+            assert down.get("listening", "gone") == "gone"
+            assert down.add("count", 0) is False
+            down.set("count", 1)
+            assert down.incr("count") == 0
+            down.delete("listening")
+            assert down.get_many(["a", "b"]) == {}
+            assert down.has_key("a") is False
+        assert time.monotonic() - started < 2
+    warnings = [r for r in caplog.records if r.name == "heartbench.cache"]
+    assert len(warnings) == 1 and "cache is unreachable" in warnings[0].getMessage()

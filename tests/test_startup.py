@@ -166,14 +166,15 @@ def test_the_tasks_registered_by_name_are_the_tasks_themselves():
     from benchmark.models import GenerationRun, JudgeRun
     from benchmark.services.dispatch import RUN_TASKS
     from benchmark.tasks import generation_run_task, judge_run_task
-    from validation.tasks import unit_gold_compute
+    from config.lazy_import import Lazy
     from webhooks.dispatch import TASKS
     from webhooks.tasks import webhook_deliver
 
     assert RUN_TASKS[JudgeRun].name == judge_run_task.name
     assert RUN_TASKS[GenerationRun].name == generation_run_task.name
     assert TASKS["deliver"].name == webhook_deliver.name
-    assert [task.name for task in events.COMPLETE] == [unit_gold_compute.name]
+    # A senior's decision settles in its own transaction: no task waits on the broker for it.
+    assert events.DECIDED == [Lazy("validation.services.unit_settle")]
 
 
 ADMIN_LOADED = """

@@ -10,7 +10,7 @@ class ValidationConfig(AppConfig):
     def ready(self) -> None:
         # Validation listens to annotation's unit events (annotation never imports validation):
         # a unit's last rating settles it in that rating's transaction (its gold, or the senior
-        # queue for a 2/1 split), and a task settles it after the commit of a senior's decision.
+        # queue for a 2/1 split), and a senior's decision in the decision's transaction.
         # Named, not imported: the services and tasks load with the first unit rated.
         from annotation import events
         from config.lazy_import import Lazy
@@ -19,5 +19,5 @@ class ValidationConfig(AppConfig):
         events.subscribe(rated=Lazy("validation.services.announce.unit_completed_announce"))
         events.subscribe(
             rated=Lazy("validation.services.unit_settle"),
-            complete=Lazy("validation.tasks.unit_gold_compute"),
+            decided=Lazy("validation.services.unit_settle"),
         )

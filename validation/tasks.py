@@ -7,21 +7,9 @@ from django.db import connection
 
 # The project's Celery app, the default in every thread, before any task here is used.
 import config.celery  # noqa: F401
-from validation import services
 from validation.services.stored import figures_after_deploy_warm, study_figures_warm
 
 logger = logging.getLogger(__name__)
-
-
-@shared_task(bind=True, max_retries=3, default_retry_delay=5)
-def unit_gold_compute(self, *, unit_id: int) -> str:
-    """Settle a unit after the commit of its last submission (idempotent): this is where a
-    senior's decision becomes gold. Returns the outcome's name ("" for none)."""
-    try:
-        outcome = services.unit_settle(unit_id=unit_id)
-    except Exception as exc:  # a database hiccup: retry a bounded number of times
-        raise self.retry(exc=exc) from exc
-    return type(outcome).__name__ if outcome is not None else ""
 
 
 @shared_task(acks_late=True)

@@ -287,7 +287,8 @@ def _calibration_recorded(*, assignment: Assignment, now: datetime) -> None:
 
 
 def _decision_recorded(*, assignment: Assignment, now: datetime) -> None:
-    events.unit_complete(assignment.unit_id)
+    """The unit is announced decided in this transaction (where the study writes its gold)."""
+    events.unit_decided(assignment.unit_id)
 
 
 _AFTER: dict[str, Callable[..., None]] = {

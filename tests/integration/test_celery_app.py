@@ -30,7 +30,7 @@ print(json.dumps(seen))
 """
 
 
-def _probe(task: str = "validation.tasks.unit_gold_compute", **env: str) -> dict:
+def _probe(task: str = "validation.tasks.study_figures_warm_task", **env: str) -> dict:
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "CELERY_"))}
     module, _, name = task.rpartition(".")
     out = subprocess.run(

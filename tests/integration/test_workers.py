@@ -337,19 +337,19 @@ def test_a_synthesis_run_queued_for_a_worker_drafts_every_rubric(stack):
     assert len(ran) == 1, "one worker took the run's one task from the generate queue"
 
 
-GOLD_DONE = re.compile(r"Task validation\.tasks\.unit_gold_compute\[[0-9a-f-]+\] succeeded")
+WARM_DONE = re.compile(r"Task validation\.tasks\.study_figures_warm_task\[[0-9a-f-]+\] succeeded")
 
 
 def test_a_worker_keeps_its_database_connection_from_task_to_task(stack):
-    """Every senior's decision queues a settle task; a worker opens no new PostgreSQL
-    session per task (Celery's Django fixup would close its connection around each one)."""
+    """A worker opens no new PostgreSQL session per task (Celery's Django fixup would close
+    its connection around each one), here a closed study's figures asked for again and again."""
     import psycopg
     from celery import Celery
 
     tasks = 12
 
     def settled() -> int:
-        return sum(len(GOLD_DONE.findall(stack.log(name))) for name in ("w1", "w2"))
+        return sum(len(WARM_DONE.findall(stack.log(name))) for name in ("w1", "w2"))
 
     with psycopg.connect(stack.env["DATABASE_URL"], autocommit=True) as conn:
 
@@ -359,11 +359,13 @@ def test_a_worker_keeps_its_database_connection_from_task_to_task(stack):
 
         before, done = sessions(), settled()
         sender = Celery(broker=stack.env["CELERY_BROKER_URL"])
-        for _ in range(tasks):  # a unit of no study: settled as nothing to do, in one read
+        for _ in range(tasks):  # a study that is gone: nothing to compute, in one read
             sender.send_task(
-                "validation.tasks.unit_gold_compute", kwargs={"unit_id": -1}, queue="reports"
+                "validation.tasks.study_figures_warm_task",
+                kwargs={"study_id": -1},
+                queue="reports",
             )
-        wait_for(lambda: settled() == done + tasks, timeout=60, what="the settle tasks")
+        wait_for(lambda: settled() == done + tasks, timeout=60, what="the figure tasks")
         # At most one new session per worker process (one that had none yet).
         assert sessions() - before <= 2
 

@@ -125,32 +125,19 @@ def test_routing_runs_in_the_transaction_of_the_third_rating(monkeypatch):
     assert not AuditEvent.objects.filter(action="rating.submit", data__slot=3).exists()
 
 
-class _Queued:
-    """Stands for a subscribed task: records what ``delay`` was given."""
-
-    def __init__(self):
-        self.units = []
-
-    def delay(self, *, unit_id):
-        self.units.append(unit_id)
-
-
-def test_a_last_rating_queues_no_task_and_a_senior_decision_queues_one(
-    monkeypatch, django_capture_on_commit_callbacks
+def test_a_senior_decision_is_gold_in_its_own_transaction_with_no_broker(
+    django_capture_on_commit_callbacks,
 ):
-    task = _Queued()
-    monkeypatch.setattr(events, "COMPLETE", [task])
-    with django_capture_on_commit_callbacks(execute=True):
-        study, _, senior = split_study(splits=["*"])
-    # The third rating settled the unit in its own transaction (to the senior queue here):
-    # nothing is left for a task after its commit.
+    """No task stands between a decision and its gold: with every on-commit callback
+    dropped (a broker that is down), the decided unit is adjudicated at once."""
+    study, _, senior = split_study(splits=["*"])
     assert study.units.get().state == StudyUnit.State.AWAITING
-    assert task.units == []
     client = api_for(senior)
     body = client.post(NEXT + study.name).json()
-    with django_capture_on_commit_callbacks(execute=True):
+    with django_capture_on_commit_callbacks(execute=False):
         assert decide_all(client, body).status_code == 201
-    assert task.units == [study.units.get().unit_id]
+    assert study.units.get().state == StudyUnit.State.ADJUDICATED
+    assert GoldLabel.objects.filter(study_unit__study=study).exists()
 
 
 def test_unknown_ability_codes_are_refused_with_the_valid_ones():

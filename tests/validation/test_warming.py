@@ -12,7 +12,6 @@ from django.core.cache import cache
 from django.utils import timezone
 from kombu.exceptions import OperationalError
 
-from annotation import events
 from benchmark.models import GenerationRun, JudgeRun, StoredBoard
 from benchmark.services import stored_board, warming
 from benchmark.services.announce import run_ended
@@ -23,7 +22,7 @@ from tests.validation.factories import dataset_with_responses
 from tests.validation.test_adjudication import NEXT, api_for, decide_all
 from tests.validation.test_report_db import rated_study
 from validation import services, tasks
-from validation.models import StoredFigures, Study
+from validation.models import StoredFigures, Study, StudyUnit
 from validation.report import compute as report_module
 from validation.selectors import badge as badge_selectors
 from validation.services import stored
@@ -83,9 +82,8 @@ def test_in_process_a_close_queues_nothing(monkeypatch, django_capture_on_commit
 
 
 def test_a_seniors_decision_after_the_close_queues_the_figures_again(
-    queued, monkeypatch, django_capture_on_commit_callbacks
+    queued, django_capture_on_commit_callbacks
 ):
-    monkeypatch.setattr(events, "COMPLETE", [])  # the settle task, run below in its place
     study, _, senior = split_study(splits=["*"], name="late-gold")
     client = api_for(senior)
     body = client.post(NEXT + study.name).json()
@@ -94,10 +92,9 @@ def test_a_seniors_decision_after_the_close_queues_the_figures_again(
     queued.clear()
     with django_capture_on_commit_callbacks(execute=True):
         assert decide_all(client, body).status_code == 201
-    assert queued == []  # a decision alone writes no gold
-    with django_capture_on_commit_callbacks(execute=True):
-        services.unit_settle(unit_id=study.units.get().unit_id)
-    # After a pause, so that a senior's run of decisions is computed once.
+    # The decision is gold in its own transaction; the figures follow after a pause, so that
+    # a senior's run of decisions is computed once.
+    assert study.units.get().state == StudyUnit.State.ADJUDICATED
     assert queued == [(STUDY_TASK, {"study_id": study.pk}, GOLD_PAUSE)]
 
 

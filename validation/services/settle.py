@@ -2,9 +2,9 @@
 
 ``validation.outcome.unit_outcome`` decides what becomes of a unit; these services apply it.
 A unit is settled in the transaction of its last rating (``annotation.events.unit_rated``,
-subscribed in validation/apps.py), after a senior's decision by the task
-``validation.tasks.unit_gold_compute``, and by ``study_close``, whose sweep settles whatever
-is still unsettled (a decision whose task never ran). Every path goes through ``_settle``.
+subscribed in validation/apps.py), in that of a senior's decision (``unit_decided``), and by
+``study_close``, whose sweep settles whatever is still unsettled. Every path goes through
+``_settle``; none waits on the broker.
 """
 
 from collections import defaultdict
