@@ -7,9 +7,10 @@ CATASTROPHIC = "catastrophic"
 
 class Ability(NamedTuple):
     code: str
-    zh: str
+    zh: str  # the dimension as the dataset writes it
     en: str
     category: str | None
+    zh_name: str = ""  # the name pages show, when it is not the dimension
 
 
 ABILITIES: tuple[Ability, ...] = (
@@ -28,7 +29,8 @@ ABILITIES: tuple[Ability, ...] = (
     Ability("relationship_building", "关系构建", "Relationship building", "social"),
     Ability("motivation", "动机", "Motivation", "motivation"),
     Ability("morality", "道德", "Morality", "morality"),
-    Ability(CATASTROPHIC, "其他", "Catastrophic failure", None),
+    # The data calls it 其他 ("other"); the pages call it what it is, as the leaderboard does.
+    Ability(CATASTROPHIC, "其他", "Catastrophic failure", None, "灾难性失误"),
 )
 
 CATEGORIES: tuple[str, ...] = ("personality", "emotion", "social", "motivation", "morality")
@@ -65,7 +67,7 @@ def ability_name(code: str, *, language: str | None) -> str:
     ability = BY_CODE.get(code)
     if ability is None:
         return code
-    return ability.zh if _is_chinese(language) else ability.en
+    return (ability.zh_name or ability.zh) if _is_chinese(language) else ability.en
 
 
 def category_name(code: str, *, language: str | None) -> str:

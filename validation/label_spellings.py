@@ -23,6 +23,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 HIT, MISS = "hit", "miss"
+# How the exports write a label: as the judge's verdicts are written (met / not_met / error).
+MET, NOT_MET = "met", "not_met"
 BINARY_SPELLINGS: tuple[tuple[str, str], ...] = (
     ("1", "0"),
     ("true", "false"),
@@ -80,6 +82,12 @@ def scheme_declare(names: Sequence[str]) -> LabelScheme:
         hit, miss = names if first else names[::-1]
         return LabelScheme(categories=tuple(names), binary=(hit, miss))
     return LabelScheme(categories=tuple(names), binary=None)
+
+
+def label_word(hit: bool | None) -> str:
+    """A label as the exports write it: ``met``, ``not_met``, or empty for none. Read back,
+    ``not_met`` is the ``met / not met`` spelling (``_`` is a space)."""
+    return "" if hit is None else (MET if hit else NOT_MET)
 
 
 def _pair_text(pair: int) -> str:

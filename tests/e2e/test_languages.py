@@ -46,7 +46,7 @@ def test_the_switch_changes_every_page_and_the_workbench_script(live_server, chr
     assert page.inner_text("#status") == "Rate each criterion: does the response meet it?"
     page.keyboard.press("1")
     pressed = "#criteria li >> nth=0 >> button[aria-pressed=true]"
-    assert page.inner_text(pressed) == "✓ Hit"
+    assert page.inner_text(pressed) == "✓ Met"
     # The API sends ability codes; the page names them in its language.
     assert set(page.locator("#criteria .ability").all_inner_texts()) == {
         "Warmth", "Curiosity", "Emotional coping", "Catastrophic failure"}  # fmt: skip
@@ -56,12 +56,12 @@ def test_the_switch_changes_every_page_and_the_workbench_script(live_server, chr
     page.wait_for_selector("#criteria li")
     assert page.get_attribute("html", "lang") == "zh-hans"
     assert page.inner_text("#status") == "请逐条评分：回应是否满足该标准？"
-    headings = page.locator(".criteria-card h2").all_inner_texts()
-    assert headings[0] == "待标注的回应" and headings[1].startswith("评分标准")
+    assert page.inner_text("#response-title") == "待标注的回应"
+    assert page.inner_text("#criteria-title").startswith("评分标准")
     page.keyboard.press("0")
     assert page.inner_text(pressed) == "✗ 未满足"
     assert set(page.locator("#criteria .ability").all_inner_texts()) == {
-        "温暖", "好奇心", "情绪应对", "其他"}  # fmt: skip
+        "温暖", "好奇心", "情绪应对", "灾难性失误"}  # fmt: skip
     page.language = "zh-hans"
     shoot(page, artifacts, "language-workbench")
 

@@ -149,7 +149,9 @@ def test_ability_and_category_names_follow_the_language():
     assert taxonomy.category_name("emotion", language="en") == "Emotion"
     assert taxonomy.ability_name("not-a-code", language="zh-hans") == "not-a-code"
     for ability in taxonomy.ABILITIES:
-        assert taxonomy.ability_name(ability.code, language="zh-hans") == ability.zh
+        assert taxonomy.ability_name(ability.code, language="zh-hans") == (
+            ability.zh_name or ability.zh
+        )
         assert taxonomy.ability_name(ability.code, language="en") == ability.en
 
 

@@ -41,10 +41,10 @@ def test_rows_pair_each_gold_label_with_each_judge_like_the_export(study):
     for item in found:
         row = by_key[(item.unit, item.position)]
         assert (item.case, item.model, item.ability) == (row["case"], row["model"], row["ability"])
-        assert item.gold == (row["gold"] == "hit") and item.provenance == row["provenance"]
+        assert item.gold == (row["gold"] == "met") and item.provenance == row["provenance"]
         assert item.verdict == row[f"judge:{item.judge}"]
         assert [r.pseudonym for r in item.raters] == [row[f"rater_{s}"] for s in (1, 2, 3)]
-        assert [r.hit for r in item.raters] == [row[f"rater_{s}_label"] == "hit" for s in (1, 2, 3)]
+        assert [r.hit for r in item.raters] == [row[f"rater_{s}_label"] == "met" for s in (1, 2, 3)]
 
 
 def test_agreement_filters_partition_the_rows_and_match_the_verdicts(study):

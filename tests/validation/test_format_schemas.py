@@ -96,7 +96,7 @@ def test_every_study_export_row_is_valid():
         )
         exported[fmt] = out.getvalue()
     rows = [json.loads(line) for line in exported["jsonl"].splitlines()]
-    assert rows and {row["rater_2_label"] for row in rows} == {"hit", "miss"}
+    assert rows and {row["rater_2_label"] for row in rows} == {"met", "not_met"}
     assert {row["rater_3"] for row in rows} == {""}
     validator = schema_validator("study-export")
     for row in rows:

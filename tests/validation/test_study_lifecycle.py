@@ -102,8 +102,8 @@ def test_export_writes_one_row_per_unit_and_criterion_with_raters_gold_and_judge
     rows = list(csv.DictReader(out.open(encoding="utf-8")))
     assert len(rows) == 4
     row = rows[0]
-    assert row["gold"] == "hit" and row["provenance"] == "2/1"
-    assert {row["rater_1_label"], row["rater_2_label"], row["rater_3_label"]} == {"hit", "miss"}
+    assert row["gold"] == "met" and row["provenance"] == "2/1"
+    assert {row["rater_1_label"], row["rater_2_label"], row["rater_3_label"]} == {"met", "not_met"}
     assert row["rater_1"].startswith("R-") and row[f"judge:{run.judge.name}"] == "met"
     assert row["model"] == response.model.name and row["case"] == response.case.question_id
     stdout = io.StringIO()

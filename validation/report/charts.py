@@ -97,8 +97,8 @@ def interval_chart(
 
 
 def _label_name(label: str) -> str:
-    # The report's label scheme is hit/miss; anything else is shown as it is.
-    return {"hit": _("hit"), "miss": _("miss")}.get(label, label)
+    # The report's label scheme is hit/miss, shown as met / not met; anything else as it is.
+    return {"hit": _("met"), "miss": _("not met")}.get(label, label)
 
 
 def confusion_chart(*, title: str, confusion: dict[str, Any]) -> str:

@@ -37,9 +37,9 @@ GATE_FIGURES = (
     ("gwet_ac1", gettext_lazy("Gwet's AC1")),
     ("pabak", "PABAK"),
     ("balanced_f1", gettext_lazy("balanced F1")),
-    ("recall_hit", gettext_lazy("recall on hit")),
-    ("recall_miss", gettext_lazy("recall on miss")),
-    ("precision_hit", gettext_lazy("precision on hit")),
+    ("recall_hit", gettext_lazy("recall on met")),
+    ("recall_miss", gettext_lazy("recall on not met")),
+    ("precision_hit", gettext_lazy("precision on met")),
 )
 BREAKDOWN_TITLES = {
     "ability": gettext_lazy("ability"),

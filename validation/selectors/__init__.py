@@ -9,6 +9,7 @@ from annotation.models import Pool
 from annotation.selectors import decision_labels, rating_count, rating_labels
 from benchmark.models import Dataset, JudgeRun, ModelUnderTest, RubricItem, Verdict
 from validation.closing import COMPLETE, NEVER_RATED, PARTLY_RATED, Completion, completion_of
+from validation.label_spellings import label_word
 from validation.models import GoldLabel, Study, StudyUnit
 
 
@@ -196,9 +197,6 @@ def study_export_rows(*, study: Study) -> Iterator[dict]:
     for item in RubricItem.objects.filter(case__in=[u.case_id for u in units]).order_by("position"):
         items[item.case_id].append(item)
 
-    def hit_word(value: bool | None) -> str:
-        return "" if value is None else ("hit" if value else "miss")
-
     for unit in units:
         for item in items[unit.case_id]:
             key = (unit.unit_id, item.pk)
@@ -216,14 +214,14 @@ def study_export_rows(*, study: Study) -> Iterator[dict]:
             for slot in range(1, raters + 1):
                 rater, hit, note = labels[key].get(slot, ("", None, ""))
                 row[f"rater_{slot}"] = rater
-                row[f"rater_{slot}_label"] = hit_word(hit)
+                row[f"rater_{slot}_label"] = label_word(hit)
                 row[f"rater_{slot}_note"] = note
             adjudicator, adjudicated_hit, reason = adjudicated.get(key, ("", None, ""))
             row["adjudicator"] = adjudicator
-            row["adjudicator_label"] = hit_word(adjudicated_hit)
+            row["adjudicator_label"] = label_word(adjudicated_hit)
             row["adjudicator_note"] = reason
             gold_label = gold.get((unit.pk, item.pk))
-            row["gold"] = hit_word(gold_label.hit if gold_label else None)
+            row["gold"] = label_word(gold_label.hit if gold_label else None)
             row["provenance"] = gold_label.provenance if gold_label else unit.state
             for column in judge_columns:
                 row[column] = verdicts[(unit.unit.response_id, item.pk)].get(column, "")

@@ -19,6 +19,7 @@ from annotation.selectors import blind_dialogue, decision_labels, pool_units, ra
 from benchmark.models import Verdict
 from benchmark.selectors.verdicts import verdict_reasonings, verdicts_shown
 from benchmark.taxonomy import ABILITIES
+from validation.label_spellings import label_word
 from validation.models import GoldLabel, Study
 
 AGREE: Final = "agree"
@@ -270,10 +271,6 @@ def disagreements_all(*, study: Study, filters: DisagreementFilters) -> Iterator
         yield from _fill(_items(rows[start : start + CSV_CHUNK], judges), study=study, whole=False)
 
 
-def _hit_word(value: bool | None) -> str:
-    return "" if value is None else ("hit" if value else "miss")
-
-
 def disagreements_columns(*, study: Study) -> list[str]:
     """The CSV's columns, so that a view with no rows still says what it would hold."""
     raters = range(1, study.pool.raters_per_unit + 1)
@@ -296,19 +293,19 @@ def disagreements_rows(*, study: Study, filters: DisagreementFilters) -> Iterato
         values = [
             study.name, item.unit, item.case, item.model, item.position, item.criterion_id,
             item.ability, item.points, item.criterion_text, item.judge, item.verdict,
-            item.reasoning, _hit_word(item.gold), item.provenance, item.agreement,
+            item.reasoning, label_word(item.gold), item.provenance, item.agreement,
         ]  # fmt: skip
         for slot in range(raters):
             rater = item.raters[slot] if slot < len(item.raters) else None
             values += [
                 rater.pseudonym if rater else "",
-                _hit_word(rater.hit if rater else None),
+                label_word(rater.hit if rater else None),
                 rater.note if rater else "",
             ]
         senior = item.adjudicator
         values += [
             senior.pseudonym if senior else "",
-            _hit_word(senior.hit if senior else None),
+            label_word(senior.hit if senior else None),
             senior.note if senior else "",
         ]
         yield dict(zip(columns, values, strict=True))

@@ -12,7 +12,8 @@ from django.utils.translation import gettext_lazy as _
 
 register = template.Library()
 
-LABELS = {"'hit'": _("“hit”"), "'miss'": _("“miss”")}
+# The statistics' internal labels hit / miss, in the interface's words for the two outcomes.
+LABELS = {"'hit'": _("“met”"), "'miss'": _("“not met”")}
 
 # (pattern of the English note, its translation with the captured parts as placeholders)
 REASONS = [
