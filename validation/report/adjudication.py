@@ -105,6 +105,7 @@ def adjudication_csv_rows(section: dict[str, Any] | None) -> Iterator[tuple[Any,
     for key in COUNT_KEYS:
         yield ("adjudication", "", "", "", key, section[key], *blank)
     for d in section["decisions"]:
-        name = f"{d['unit']} #{d['criterion']} {d['criterion_text']}"
+        # Named as the pages number criteria, from 1 (the JSON keeps the 0-based position).
+        name = f"{d['unit']} #{d['criterion'] + 1} {d['criterion_text']}"
         for key in DECISION_KEYS:
             yield ("adjudication_decision", "", d["case"], name, key, d[key], *blank)

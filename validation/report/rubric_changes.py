@@ -130,7 +130,9 @@ def rubric_changes_csv_rows(section: dict[str, Any] | None):
         for key, value in counts.items():
             yield ("rubric_changes_judge", judge, "", "", key, value, *blank)
     for c in section["criteria"]:
-        name = f"{c['case']} #{c['position']}"
+        # Numbered from 1, as on the pages (a criterion no longer found has no position).
+        number = "" if c["position"] is None else c["position"] + 1
+        name = f"{c['case']} #{number}"
         yield ("rubric_changes_criterion", "", c["case"], name, "current_version",
                c["current_version"], *blank)  # fmt: skip
         for version, count in c["label_versions"].items():
