@@ -28,6 +28,7 @@ from django.core.cache import cache
 from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.http.multipartparser import MultiPartParserError
+from django.middleware.csrf import get_token
 from django.template.loader import render_to_string
 from django.urls import NoReverseMatch, reverse
 from django.utils.translation import gettext as _
@@ -115,12 +116,12 @@ class LoginThrottleMiddleware:
         address_key = f"login-fail:{address}"
         last_key = f"login-last:{address}"
         if cache.get(user_key, 0) >= limits.per_user:
-            return _refusal(kind, limits.window)
+            return _refusal(request, kind, limits.window)
         wait = address_wait(
             names=cache.get(address_key, 0), last=cache.get(last_key), limit=limits.per_address
         )
         if wait:
-            return _refusal(kind, wait)
+            return _refusal(request, kind, wait)
         response = self.get_response(request)
         if _succeeded(request, response, kind):
             cache.delete(user_key)
@@ -157,16 +158,18 @@ def _count(key: str, window: int) -> bool:
     return first
 
 
-def _refusal(kind: str, wait: int) -> HttpResponse:
+def _refusal(request: HttpRequest, kind: str, wait: int) -> HttpResponse:
     # LocaleMiddleware runs first, so the words are in the request's language: the API's in
-    # DRF's error shape, the pages' as a page of their own (rendered without a request, like
-    # the busy page: nothing here may query).
+    # DRF's error shape, the pages' as a page of their own (rendered without the context
+    # processors, like the busy page: nothing here may query). The page's header switches the
+    # language, which needs the request's path and CSRF token (neither queries).
     message = _("Too many failed logins; try again later.")
     if kind == "token":
         response = JsonResponse({"detail": message}, status=429)
     else:
         minutes = max(1, -(-wait // 60))
-        page = render_to_string("429.html", {"message": message, "minutes": minutes})
+        context = {"message": message, "minutes": minutes, "request": request}
+        page = render_to_string("429.html", {**context, "csrf_token": get_token(request)})
         response = HttpResponse(page, status=429)
     response["Retry-After"] = str(wait)
     return response

@@ -139,3 +139,46 @@ def test_an_expert_rates_and_a_senior_adjudicates_without_a_keyboard(
     assert sorted(label.note for label in labels) == ["理由 0", "理由 1", "理由 2"]
     assert sum(label.hit for label in labels) == 1
     assert study.units.get().state == StudyUnit.State.ADJUDICATED
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_the_completed_work_and_the_lock_out_pages_read_at_every_width(
+    live_server, chromium, language, settings, artifacts
+):
+    rater = ExpertFactory(user__username=f"done-{language}")
+    study = open_study(cases=2, experts=[rater], name=f"done-{language}")
+    rate_positions(rater, study, {WARMTH: True})
+    rate_positions(rater, study, {CURIOSITY: True})
+    page = mouse_or_touch(chromium, language, False)
+    login(page, live_server, rater.user.username, PASSWORD, next_path="/done/")
+    page.wait_for_selector("table.done")
+    met = "满足" if language == "zh-hans" else "met"
+    assert met in page.inner_text("table.done")
+    assert readable_at_every_width(page, artifacts, "completed-work") == []
+    # No column is squeezed to a character a line on a phone.
+    page.set_viewport_size({"width": 390, "height": 844})
+    widths = page.locator("table.done td").evaluate_all(
+        "els => els.map(e => e.getBoundingClientRect().width)"
+    )
+    font = page.evaluate(
+        "parseFloat(getComputedStyle(document.querySelector('table.done')).fontSize)"
+    )
+    assert min(widths) >= 3 * font, widths
+
+    settings.HEARTBENCH_LOGIN_THROTTLE = {"per_user": 1, "per_address": 100, "window": 60}
+    locked = mouse_or_touch(chromium, language, False)
+    for _ in range(2):
+        locked.goto(f"{live_server.url}/login/")
+        locked.fill("input[name=username]", rater.user.username)
+        locked.fill("input[name=password]", "wrong password")
+        locked.press("input[name=password]", "Enter")
+        locked.wait_for_load_state()
+    assert locked.get_attribute("html", "lang") == language
+    assert locked.locator("header.bar .brand").is_visible()
+    assert locked.locator("header.bar .lang-switch button").count() == 2
+    assert readable_at_every_width(locked, artifacts, "lock-out") == []
+    other = "English" if language == "zh-hans" else "简体中文"
+    locked.click(f"header.bar .lang-switch button:text-is('{other}')")
+    locked.wait_for_load_state()
+    assert locked.get_attribute("html", "lang") == ("en" if language == "zh-hans" else "zh-hans")
