@@ -28,12 +28,31 @@ LOCALES = {"zh-hans": "zh-CN", "en": "en-US"}
 def chromium():
     """One Chromium per module (a launch takes seconds); each test opens its own context."""
     require(CHROMIUM.exists(), "needs Chromium at /usr/bin/chromium")
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import Page, sync_playwright
 
+    _wait_without_eval(Page)
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, headless=True)
         yield browser
         browser.close()
+
+
+def _wait_without_eval(page_class) -> None:
+    """Playwright runs a ``wait_for_function`` given as a bare expression through eval(), which
+    the pages' Content-Security-Policy refuses (no 'unsafe-eval', config.page_safety); given as
+    a function it needs none. So the tests' expressions are sent as functions, and every
+    browser test runs under the policy the product serves."""
+    wait = page_class.wait_for_function
+    if getattr(wait, "without_eval", False):
+        return
+
+    def wait_for_function(self, expression: str, **kwargs):
+        if not expression.lstrip().startswith(("(", "function", "async")):
+            expression = f"() => ({expression})"
+        return wait(self, expression, **kwargs)
+
+    wait_for_function.without_eval = True
+    page_class.wait_for_function = wait_for_function
 
 
 class Handling:
