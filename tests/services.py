@@ -40,7 +40,10 @@ def _as_service_user(folder: Path) -> list[str]:
 
 
 @contextlib.contextmanager
-def postgres(*, statements: bool = False) -> Iterator[str]:
+def postgres(*, statements: bool = False, durable: bool = False) -> Iterator[str]:
+    """A throw-away PostgreSQL on 127.0.0.1. Fast and unsafe by default (no fsync, commits
+    not waited for: a crash may lose the last ones); ``durable`` keeps PostgreSQL's defaults,
+    for a test that crashes the server and counts what it kept."""
     for tool in ("initdb", "pg_ctl"):
         if shutil.which(tool) is None:
             raise RuntimeError(f"{tool} is not on PATH: install PostgreSQL's server binaries")
@@ -56,10 +59,9 @@ def postgres(*, statements: bool = False) -> Iterator[str]:
         stdout=subprocess.DEVNULL,
         env=env,
     )
-    options = (
-        f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c fsync=off "
-        "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
-    )
+    options = f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c max_connections=200"
+    if not durable:
+        options += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
     if statements:
         options += (
             " -c shared_preload_libraries=pg_stat_statements"

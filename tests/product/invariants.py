@@ -7,8 +7,8 @@ autosaves); the result is a list of problems, empty when everything holds.
 
 from django.db.models import Count, Sum
 
-# A unit gets its gold with its last rating, or after a senior's decision from the task (a
-# separate transaction when a broker carries it): states in which a unit may sit without gold.
+# A unit gets its gold with its last rating, or with a senior's decision (in its transaction):
+# the states in which a unit may sit without gold, and not after a decision.
 WITHOUT_GOLD = ("pending", "incomplete", "awaiting")
 
 
@@ -121,6 +121,13 @@ def study_problems(
             problems.append(
                 f"study unit {unit.pk} has three ratings but is {unit.state} after close"
             )
+
+    decided = Submission.objects.filter(unit__pool__name=name, kind="adjudication").values(
+        "unit_id"
+    )
+    waiting = units.filter(unit_id__in=decided, state__in=WITHOUT_GOLD).count()
+    if waiting:
+        problems.append(f"{waiting} decided units without gold")
 
     if drafted is not None:
         drafts = {
