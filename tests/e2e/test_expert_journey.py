@@ -23,9 +23,10 @@ THRESHOLD = 0.75  # 2 units × 4 criteria: 6 right is exactly the pass mark, 5 i
 # Words that would give a calibration unit away, in either language.
 TELLTALE = ("calibration", "reference", "校准", "参考", "标定", "定标")
 # Every element the expert can see in the workbench, by tag, id and classes (the criterion
-# being pointed at moves, so "current" is left out): the page's shape, not its words.
+# being pointed at moves, so "current" is left out): the page's shape, not its words. The
+# confirmation of the previous submit (shown after any kind of unit alike) is left out too.
 SHAPE = """() => Array.from(document.querySelectorAll('body *'))
-  .filter((e) => e.getClientRects().length > 0)
+  .filter((e) => e.getClientRects().length > 0 && !e.closest('#confirmation'))
   .map((e) => [e.tagName, e.id, Array.from(e.classList).filter((c) => c !== 'current').sort()
     .join('.')].join('|'))"""
 
