@@ -37,7 +37,7 @@
     // The claim names why it handed out nothing (204, or 404 for a study that is not yours).
     const workState = res.headers.get("HeartBench-Work-State");
     if (workState) return { status: res.status, data, workState };
-    if (res.status === 401) { signedOut(); throw new Error("signed out"); }
+    if (res.status === 401) { $("saved").textContent = ""; signedOut(); throw new Error("signed out"); }
     if (res.status === 409 && data && data.code === "lease_lost") { leaseLost(data.detail); throw new Error("lease lost"); }
     if (res.status === 409 && data) {
       const own = state.assignment && path.startsWith("assignments/" + state.assignment.id + "/");
