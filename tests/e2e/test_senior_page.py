@@ -5,12 +5,14 @@ boxes. Screenshots at 1920, 1366 and 390 px of the workbench with a ~500-charact
 and of the senior page (``senior-workbench-*``, ``senior-page-*``), axe-core clean.
 """
 
+import re
+
 import pytest
 
 from annotation.models import Label
 from benchmark.models import Response
 from tests.annotation.factories import PASSWORD, ExpertFactory
-from tests.e2e.conftest import LOCALES, login
+from tests.e2e.conftest import LOCALES, login, shoot
 from tests.e2e.widths import readable_at_every_width
 from tests.validation.adjudication_helpers import CURIOSITY, WARMTH, rate_positions
 from tests.validation.factories import open_study
@@ -182,3 +184,40 @@ def test_the_completed_work_and_the_lock_out_pages_read_at_every_width(
     locked.click(f"header.bar .lang-switch button:text-is('{other}')")
     locked.wait_for_load_state()
     assert locked.get_attribute("html", "lang") == ("en" if language == "zh-hans" else "zh-hans")
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_a_second_tab_of_a_senior_says_in_one_sentence_the_unit_was_decided(
+    live_server, chromium, language, artifacts
+):
+    rater = ExpertFactory(user__username=f"rater2-{language}")
+    senior = ExpertFactory(tier="senior", user__username=f"senior2-{language}")
+    study = split_unit_study(language, rater, senior)
+    rate_positions(rater, study, {})
+    tab_a = mouse_or_touch(chromium, language, False)
+    login(
+        tab_a, live_server, senior.user.username, PASSWORD, next_path=f"/adjudicate/{study.name}/"
+    )
+    tab_b = tab_a.context.new_page()
+    tab_b.language = language
+    tab_b.goto(f"{live_server.url}/adjudicate/{study.name}/")
+    for tab, button in ((tab_a, ".hit-button"), (tab_b, ".miss-button")):
+        tab.wait_for_selector("#criteria li")
+        for index, item in enumerate(tab.locator("#criteria li").all()):
+            item.locator(button).click()
+            item.locator("textarea").fill(f"理由 {index}")
+    assert tab_a.inner_text("#unit-token") == tab_b.inner_text("#unit-token")
+    tab_a.click("#submit")
+    tab_a.wait_for_selector("#confirmation:visible")
+    tab_b.click("#submit")
+    tab_b.wait_for_selector("#two-tabs:visible")
+    sentence = tab_b.inner_text("#two-tabs p")
+    assert sentence.count("。" if language == "zh-hans" else ".") == 1, sentence
+    if language == "zh-hans":
+        assert not re.search(r"[A-Za-z]{3,}", sentence), sentence
+    assert "already adjudicated" not in tab_b.inner_text("main")
+    assert tab_b.locator("#unit").is_visible()  # this tab's decisions stay in view
+    decided = tab_b.locator("#criteria .miss-button[aria-pressed=true]").count()
+    assert decided == tab_b.locator("#criteria li").count() == 2  # warmth 2/1, curiosity 1/2
+    shoot(tab_b, artifacts, "adjudication-two-tabs")

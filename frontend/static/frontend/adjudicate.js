@@ -27,13 +27,18 @@
     const res = await request(api + path, method, body, (wait) => status(busyStatus(wait)));
     const detail = res.data && (res.data.detail || JSON.stringify(res.data));
     if (res.status === 401) { signedOut(); throw new Error("signed out"); }
+    // A decision refused without a lost lease: another tab or window decided the unit first.
+    if (res.status === 409 && path.endsWith("/submit/") && !(res.data && res.data.code === "lease_lost")) {
+      state.lost = true; kept.drop(state.item.id); $("two-tabs").hidden = false; status(""); window.scrollTo(0, 0);
+      throw new Error("decided elsewhere");
+    }
     if (res.status === 409) { lost(detail); throw new Error("conflict"); }
     if (!res.ok) { status(interpolate(gettext("Error %s: %s"), [res.status, detail || ""])); throw new Error(String(res.status)); }
     return res;
   }
 
   async function next() {
-    $("lost").hidden = true; state.lost = false;
+    $("lost").hidden = true; $("two-tabs").hidden = true; state.lost = false;
     status(gettext("Loading the next unit to adjudicate…"));
     const res = await call("POST", "adjudications/next/?study=" + encodeURIComponent(study));
     if (res.status === 204) { $("unit").hidden = true; $("empty").hidden = false; status(""); return; }
@@ -98,7 +103,7 @@
       if (typeof d.hit === "boolean" && (d.reason || "").trim()) done += 1;
     });
     $("progress").textContent = done + " / " + items.length;
-    $("submit").disabled = !complete() || state.busy;
+    $("submit").disabled = !complete() || state.busy || state.lost;
     const cur = items[state.current]; if (cur && follow) cur.scrollIntoView({ block: "nearest" });
   }
 
@@ -150,6 +155,7 @@
   });
   $("submit").addEventListener("click", submit);
   $("lost-next").addEventListener("click", () => next().catch(() => {}));
+  $("two-tabs-next").addEventListener("click", () => next().catch(() => {}));
 
   function tick() {
     if (!state.expires || state.lost) return;
