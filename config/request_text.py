@@ -1,9 +1,10 @@
 """The one check of what a request carries, before any view reads it: hostile input is a 400.
 
-Text that cannot be stored is refused, not stripped: a NUL (PostgreSQL's text and jsonb cannot
-hold one) or half of a surrogate pair (no UTF-8 encoding exists for it, so neither database
-takes it). Nobody types either; they come from broken clients and fuzzers, and stripping them
-would store something other than what was sent without saying so. The refusal names the field
+Text that cannot be stored (``config.storable``, the rule imported files follow too) is
+refused, not stripped: a NUL (PostgreSQL's text and jsonb cannot hold one) or half of a
+surrogate pair (no UTF-8 encoding exists for it, so neither database takes it). Nobody types
+either; they come from broken clients and fuzzers, and stripping them would store something
+other than what was sent without saying so. The refusal names the field
 (``labels[0].note``, ``q``) so a client can tell what to fix.
 
 Checked here, once, for every door text comes in by: the query string, a form's fields
@@ -22,7 +23,6 @@ get the 400 page with the message.
 """
 
 import json
-import re
 from collections.abc import Iterable
 
 from django.conf import settings
@@ -32,8 +32,9 @@ from django.http.multipartparser import MultiPartParserError
 from django.template.loader import render_to_string
 from django.utils.translation import gettext
 
+from config.storable import UNSTORABLE, json_fault, shown
+
 MAX_JSON_DEPTH = 32
-_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 
 
 class Refused(Exception):
@@ -42,49 +43,36 @@ class Refused(Exception):
         self.field = field
 
 
-def _shown(text: str) -> str:
-    # A name quoted in a message must not carry the character it complains about.
-    return _UNSTORABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
-
-
 def _unstorable(path: str, field: str | None) -> Refused:
     message = gettext(
         "“%(field)s” holds a character that cannot be stored (a NUL, or half of a surrogate "
         "pair); remove it and send again"
-    ) % {"field": _shown(path)}
-    return Refused(message, field=_shown(field) if field is not None else None)
+    ) % {"field": path}
+    return Refused(message, field=field)
+
+
+def _too_deep() -> Refused:
+    return Refused(
+        gettext("the request body is nested deeper than %(depth)d levels")
+        % {"depth": MAX_JSON_DEPTH}
+    )
 
 
 def fields_check(pairs: Iterable[tuple[str, list[str]]]) -> None:
     """A query string's or a form's fields (``QueryDict.lists()``)."""
     for key, values in pairs:
-        if _UNSTORABLE.search(key) or any(_UNSTORABLE.search(v) for v in values):
-            raise _unstorable(key, key)
+        if UNSTORABLE.search(key) or any(UNSTORABLE.search(v) for v in values):
+            raise _unstorable(shown(key), shown(key))
 
 
 def json_check(value: object) -> None:
-    """A parsed JSON body, walked without recursion (so depth alone cannot crash it)."""
-    stack: list[tuple[object, str, str | None, int]] = [(value, "", None, 0)]
-    while stack:
-        item, path, field, depth = stack.pop()
-        if isinstance(item, str):
-            if _UNSTORABLE.search(item):
-                raise _unstorable(path or gettext("the body"), field)
-        elif isinstance(item, dict | list):
-            if depth >= MAX_JSON_DEPTH:
-                raise Refused(
-                    gettext("the request body is nested deeper than %(depth)d levels")
-                    % {"depth": MAX_JSON_DEPTH}
-                )
-            children = item.items() if isinstance(item, dict) else enumerate(item)
-            for key, child in children:
-                named = isinstance(key, str)
-                here = (f"{path}.{key}" if path else key) if named else f"{path}[{key}]"
-                # The field a message is filed under: the top-level key of an object body.
-                under = field if path else (key if named else None)
-                if named and _UNSTORABLE.search(key):
-                    raise _unstorable(here, under)
-                stack.append((child, here, under, depth + 1))
+    """A parsed JSON body."""
+    fault = json_fault(value, max_depth=MAX_JSON_DEPTH)
+    if fault is None:
+        return
+    if fault.deep:
+        raise _too_deep()
+    raise _unstorable(fault.path or gettext("the body"), fault.field)
 
 
 def request_check(request: HttpRequest) -> None:
@@ -97,10 +85,7 @@ def request_check(request: HttpRequest) -> None:
             try:
                 data = json.loads(request.body)
             except RecursionError:
-                raise Refused(
-                    gettext("the request body is nested deeper than %(depth)d levels")
-                    % {"depth": MAX_JSON_DEPTH}
-                ) from None
+                raise _too_deep() from None
             except ValueError:  # not JSON, or not UTF-8: the view's parser says so
                 return
             json_check(data)

@@ -1,7 +1,8 @@
 """Streaming reader for upstream JSONL files: one JSON object per line, checked as it is read.
 
 The reader holds one line in memory at a time, refuses a line longer than its limit before
-parsing it, and reports every problem as ``ImportFailure(line, reason)``.
+parsing it, refuses text no database can store (``config.storable``, the web's rule too), and
+reports every problem as ``ImportFailure(line, reason)``.
 """
 
 import hashlib
@@ -9,6 +10,8 @@ import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
+
+from config.storable import json_fault
 
 
 class _Keyed(Protocol):
@@ -81,6 +84,12 @@ def _parse(content: bytes) -> dict[str, Any] | None:
         raise ImportFailure(None, "invalid JSON: nested too deeply") from None
     if not isinstance(value, dict):
         raise ImportFailure(None, f"expected a JSON object, got {json_type(value)}")
+    fault = json_fault(value)
+    if fault is not None:
+        raise ImportFailure(
+            None, f"{fault.path}: holds a character that cannot be stored (a NUL, or half of a "
+            "surrogate pair)",
+        )  # fmt: skip
     return value
 
 

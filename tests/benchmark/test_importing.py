@@ -205,3 +205,17 @@ def test_failed_generations_count_as_missing_answers():
     assert failed.response is None
     kept = answer_from_object({"question_id": "q", "response": "Hi", "other": 1}, line=1)
     assert kept.response == "Hi"
+
+
+def test_reader_refuses_text_no_database_can_store_naming_where(tmp_path):
+    # A NUL (PostgreSQL's text cannot hold one) or half of a surrogate pair (no UTF-8 for it):
+    # the same rule as the web's (config.storable), so an import never fails in the database.
+    cases = {
+        b'{"dialogue": [{"role": "A", "content": "a\\u0000b"}]}\n': "dialogue[0].content",
+        b'{}\n{"rubric": [{}, {"content": "\\ud800"}]}\n': "rubric[1].content",
+        b'{"bad\\u0000key": 1}\n': "bad\\u0000key",
+    }
+    for data, where in cases.items():
+        failure = failure_of(lambda data=data: list(read_objects(write(tmp_path, data))))
+        assert failure.line == data.count(b"\n") and failure.reason.startswith(where), failure
+        assert "cannot be stored" in failure.reason and "\x00" not in failure.reason
