@@ -26,7 +26,7 @@ import json
 from collections.abc import Iterable
 
 from django.conf import settings
-from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
+from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.http.multipartparser import MultiPartParserError
 from django.template.loader import render_to_string
@@ -77,7 +77,13 @@ def json_check(value: object) -> None:
 
 def request_check(request: HttpRequest) -> None:
     """Raise ``Refused`` for a request that carries what no view should read."""
-    fields_check(request.GET.lists())
+    try:
+        fields_check(request.GET.lists())
+    except TooManyFieldsSent:
+        raise Refused(
+            gettext("the query string has more than %(fields)d fields")
+            % {"fields": settings.DATA_UPLOAD_MAX_NUMBER_FIELDS}
+        ) from None
     if request.method in ("GET", "HEAD", "OPTIONS"):
         return
     try:
@@ -91,7 +97,7 @@ def request_check(request: HttpRequest) -> None:
             json_check(data)
         elif request.content_type in ("application/x-www-form-urlencoded", "multipart/form-data"):
             fields_check(request.POST.lists())
-    except (RequestDataTooBig, TooManyFieldsSent):
+    except (RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent):
         limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE / 1024**2
         raise Refused(
             gettext("the request body is too big (at most %(megabytes).1f MB, %(fields)d fields)")

@@ -7,6 +7,7 @@ deep, too big, or with a value of the wrong type where a criterion id belongs is
 API's JSON error shape too. Every test here runs on both databases.
 """
 
+import io
 import json
 
 import pytest
@@ -172,3 +173,12 @@ def test_good_text_still_goes_through(world):
         '{"reason": "\\ud83d\\ude00 doubt"}',
     )  # fmt: skip
     assert flag.status_code == 201, flag.content
+
+
+def test_too_many_fields_in_a_query_or_a_form_is_a_400_in_the_api_shape(world):
+    client = api_for(world["rater"].user)
+    query = client.get("/api/v1/assignments/completed/?" + "&".join(["a=1"] * 1001))
+    assert query.status_code == 400 and "fields" in query.json()["detail"], query.content[:300]
+    files = {f"f{i}": io.BytesIO(b"x") for i in range(101)}
+    form = client.post(f"/api/v1/assignments/{world['rated']}/flag/", files, format="multipart")
+    assert form.status_code == 400 and "too big" in form.json()["detail"], form.content[:300]
