@@ -93,11 +93,11 @@ def test_report_matches_a_count_from_the_export_rows(study):
     rows = list(selectors.study_export_rows(study=study))
     judge = next(j for j in report["judges"] if j["judge"] == "judge-a")
     compared = [r for r in rows if r["judge:judge-a"] in ("met", "not_met") and r["gold"]]
-    agree = sum((r["gold"] == "hit") == (r["judge:judge-a"] == "met") for r in compared)
+    agree = sum(r["gold"] == r["judge:judge-a"] for r in compared)  # one spelling: met / not_met
     assert judge["vs_gold"]["n"] == len(compared)
     assert judge["vs_gold"]["agreement"]["value"] == pytest.approx(agree / len(compared))
     matrix = judge["vs_gold"]["confusion"]["matrix"]
-    gold_hit_judge_miss = sum(r["gold"] == "hit" and r["judge:judge-a"] == "not_met"
+    gold_hit_judge_miss = sum(r["gold"] == "met" and r["judge:judge-a"] == "not_met"
                               for r in compared)  # fmt: skip
     assert matrix[0][1] == gold_hit_judge_miss and sum(map(sum, matrix)) == len(compared)
     assert judge["errors"] == 3  # one criterion of one case, for each of three models
