@@ -11,6 +11,8 @@ MAX_NOTE_CHARS = 2000
 class InvalidLabels(ValueError):
     """The labels are malformed, incomplete or name criteria not on this assignment."""
 
+    field = "labels"  # the body's field a 400 names
+
 
 @dataclass(frozen=True)
 class LabelValue:

@@ -69,7 +69,7 @@ class Busy(APIException):
 
 def _translate(exc: Exception) -> APIException:
     if isinstance(exc, InvalidLabels):
-        return ValidationError({"labels": [str(exc)]})
+        return ValidationError({exc.field: [str(exc)]})
     if isinstance(exc, InvalidActiveSeconds):
         return ValidationError({"active_seconds": [str(exc)]})
     if isinstance(exc, selectors.NotAnExpert):
