@@ -16,6 +16,7 @@ from django.utils.safestring import mark_safe
 from benchmark.charts import PALETTE, normal_hard_chart, radar_chart
 from benchmark.leaderboard_render import board_notes, judge_text, rubric_notes, table_rows
 from benchmark.taxonomy import CATEGORIES, CATEGORY_NAMES
+from config.page_safety import bidi_shown
 
 
 def _gate_judges(gate: dict[str, Any] | None) -> list[dict[str, Any]]:
@@ -50,4 +51,4 @@ def render_html(board: dict[str, Any], *, gate: dict[str, Any] | None = None) ->
         "normal_hard": mark_safe(normal_hard_chart(board["models"])),
         "radars": mark_safe("".join(radars)),
     }
-    return render_to_string("benchmark/leaderboard_file.html", context)
+    return bidi_shown(render_to_string("benchmark/leaderboard_file.html", context))

@@ -13,10 +13,11 @@ carry them.
 **Bidirectional controls** (U+202A–U+202E embeddings and overrides, U+2066–U+2069 isolates)
 in imported text (a dialogue, a response, a criterion, a scene) would reorder what follows
 them on the line: a criterion could read backwards, or a number beside it move. They are
-neutralised where text is rendered, one rule for every page and the expert API the workbench
-and the senior queue render from: each becomes a visible ``[U+202E]``, so staff see what the
-data holds, and nothing else of the text changes. The data itself is kept as imported (the
-judge read it so); the admin API's reports and exports stay byte for byte.
+neutralised where text is rendered, one rule for every page, the expert API the workbench and
+the senior queue render from, and the HTML files the command line writes (``bidi_shown``):
+each becomes a visible ``[U+202E]``, so staff see what the data holds, and nothing else of the
+text changes. The data itself is kept as imported (the judge read it so); the admin API's
+reports and exports stay byte for byte.
 """
 
 import re
@@ -44,9 +45,17 @@ _BIDI_UTF8 = re.compile(rb"\xe2\x80[\xaa-\xae]|\xe2\x81[\xa6-\xa9]")
 EXPERT_API = "annotation"
 
 
+_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
+
+
 def bidi_neutralise(body: bytes) -> bytes:
     """UTF-8 ``body`` with each bidirectional control shown as ``[U+XXXX]``."""
     return _BIDI_UTF8.sub(lambda m: f"[U+{ord(m.group().decode()):04X}]".encode(), body)
+
+
+def bidi_shown(html: str) -> str:
+    """The same for a page rendered outside a request: the files the command line writes."""
+    return _BIDI.sub(lambda m: f"[U+{ord(m.group()):04X}]", html)
 
 
 def _rendered(request: HttpRequest, response: HttpResponse) -> bool:

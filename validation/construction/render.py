@@ -7,6 +7,8 @@ from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
+from config.page_safety import bidi_shown
+
 FORMATS = ("json", "html")
 STAGE_NAMES = {
     "imported": pgettext_lazy("construction funnel", "imported"),
@@ -35,7 +37,7 @@ def construction_report_html(report: dict, *, language: str) -> str:
             {**row, "name": STAGE_NAMES[row["stage"]], "percent": round(100 * (row["share"] or 0))}
             for row in report["funnel"]
         ]
-        return render_to_string(
+        html = render_to_string(
             "validation/construction_report.html",
             {
                 "report": report,
@@ -44,6 +46,7 @@ def construction_report_html(report: dict, *, language: str) -> str:
                 "removed_criteria": _named(report["removed_criteria"]),
             },
         )
+    return bidi_shown(html)
 
 
 def construction_report_render(report: dict, *, fmt: str, language: str = "en") -> str:

@@ -13,6 +13,7 @@ from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
 
 from benchmark.taxonomy import BY_CODE, CATEGORY_NAMES, ability_name, category_name
+from config.page_safety import bidi_shown
 from validation.closing import DROP_REASONS
 from validation.report.charts import (
     Bar,
@@ -274,4 +275,4 @@ def _dropped_view(section: dict[str, Any] | None) -> dict[str, Any] | None:
 
 def report_html(report: dict[str, Any]) -> str:
     """The self-contained document (inline CSS and SVG, no script, no external request)."""
-    return render_to_string("validation/study_report.html", report_context(report))
+    return bidi_shown(render_to_string("validation/study_report.html", report_context(report)))
