@@ -101,6 +101,8 @@ def test_an_expert_rates_and_a_senior_adjudicates_without_a_keyboard(
     assert items.nth(count - 1).locator(".hit-button").get_attribute("aria-pressed") == "true"
     box_in_view(page, items.nth(count - 1).locator(".hit-button"), "last met button")
     layout_checks(page, touch)
+    # What the window shows as the last criterion is marked (not the whole page).
+    page.screenshot(path=str(artifacts / f"senior-last-marked-rater-{touch}-{language}.png"))
     if not touch:
         problems = readable_at_every_width(page, artifacts, "senior-workbench")
         assert problems == []
@@ -129,6 +131,9 @@ def test_an_expert_rates_and_a_senior_adjudicates_without_a_keyboard(
         item.locator("textarea").fill(f"理由 {index}")
     box_in_view(senior_page, decisions.nth(2).locator(".miss-button"), "last not-met button")
     layout_checks(senior_page, touch)
+    senior_page.screenshot(
+        path=str(artifacts / f"senior-last-marked-senior-{touch}-{language}.png")
+    )
     assert senior_page.locator("#submit").is_enabled()
     if not touch:
         problems = readable_at_every_width(senior_page, artifacts, "senior-page")
