@@ -197,7 +197,11 @@
 
   async function save() {
     if (!state.assignment || state.lost) return;
-    const { data } = await call("PUT", "assignments/" + state.assignment.id + "/draft/", { labels: payload(), active_seconds: activeSeconds() });
+    const id = state.assignment.id, sent = JSON.stringify(state.labels);
+    const { data } = await call("PUT", "assignments/" + id + "/draft/", { labels: payload(), active_seconds: activeSeconds() });
+    // The server has these marks now: the browser keeps only marks it has not (so a newer
+    // draft saved from another device is not overwritten by an old copy here).
+    if (JSON.stringify(state.labels) === sent) kept.drop(id);
     state.expires = new Date(data.lease_expires_at);
     $("saved").textContent = interpolate(gettext("Draft saved %s"), [new Date().toLocaleTimeString()]);
   }
