@@ -226,3 +226,41 @@ def test_a_second_tab_of_a_senior_says_in_one_sentence_the_unit_was_decided(
     decided = tab_b.locator("#criteria .miss-button[aria-pressed=true]").count()
     assert decided == tab_b.locator("#criteria li").count() == 2  # warmth 2/1, curiosity 1/2
     shoot(tab_b, artifacts, "adjudication-two-tabs")
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_a_senior_who_lost_the_session_logs_in_and_records_the_kept_decisions(
+    live_server, chromium, language, artifacts
+):
+    rater = ExpertFactory(user__username=f"rater3-{language}")
+    senior = ExpertFactory(tier="senior", user__username=f"senior3-{language}")
+    study = split_unit_study(language, rater, senior)
+    rate_positions(rater, study, {})  # two splits: warmth 2/1, curiosity 1/2
+    page = mouse_or_touch(chromium, language, False)
+    path = f"/adjudicate/{study.name}/"
+    login(page, live_server, senior.user.username, PASSWORD, next_path=path)
+    page.wait_for_selector("#criteria li")
+    for index, item in enumerate(page.locator("#criteria li").all()):
+        item.locator(".hit-button").click()
+        item.locator("textarea").fill(f"理由 {index}")
+    page.context.clear_cookies()
+    page.click("#submit")
+    page.wait_for_selector("#signed-out:visible")
+    assert "401" not in page.inner_text("main")
+    assert page.locator("#criteria .hit-button[aria-pressed=true]").count() == 2
+    page.click("#signed-out a")
+    page.fill("input[name=username]", senior.user.username)
+    page.fill("input[name=password]", PASSWORD)
+    page.press("input[name=password]", "Enter")
+    page.wait_for_selector("#criteria li")
+    assert page.url.endswith(path)
+    assert page.locator("#criteria .hit-button[aria-pressed=true]").count() == 2
+    assert page.locator("#criteria textarea").evaluate_all("els => els.map(e => e.value)") == [
+        "理由 0",
+        "理由 1",
+    ]
+    page.click("#submit")
+    page.wait_for_selector("#empty:visible")
+    labels = Label.objects.filter(submission__kind="adjudication", submission__expert=senior)
+    assert sorted(label.note for label in labels) == ["理由 0", "理由 1"]
