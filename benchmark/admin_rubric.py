@@ -162,11 +162,11 @@ class RubricItemAdmin(admin.ModelAdmin):
     def get_urls(self):
         view = self.admin_site.admin_view(self.versions_view)
         return [
-            path("<path:object_id>/versions/", view, name="benchmark_rubricitem_versions"),
+            path("<int:object_id>/versions/", view, name="benchmark_rubricitem_versions"),
             *super().get_urls(),
         ]
 
-    def versions_view(self, request, object_id: str):
+    def versions_view(self, request, object_id: int):
         if not self.has_view_permission(request):
             raise PermissionDenied
         item = get_object_or_404(

@@ -7,7 +7,8 @@ either; they come from broken clients and fuzzers, and stripping them would stor
 other than what was sent without saying so. The refusal names the field
 (``labels[0].note``, ``q``) so a client can tell what to fix.
 
-Checked here, once, for every door text comes in by: the query string, a form's fields
+Checked here, once, for every door text comes in by: the path (a NUL there names nothing:
+404), the query string, a form's fields
 (``request.POST``, urlencoded or multipart) and a JSON body (anything walked: values and keys,
 at any depth). A view, a serializer or a service never needs its own check, and a new field is
 covered the day it is added. A JSON body is parsed here to be checked (a few microseconds for
@@ -112,11 +113,21 @@ class RequestTextMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
+        if UNSTORABLE.search(request.path_info):
+            return _not_found(request)
         try:
             request_check(request)
         except Refused as refused:
             return _refusal(request, refused)
         return self.get_response(request)
+
+
+def _not_found(request: HttpRequest) -> HttpResponse:
+    # A path segment is a name or an id to look up, and nothing stored can hold a NUL: no
+    # page or object has this address (a lookup with it would be an error on PostgreSQL).
+    if request.path.startswith("/api/"):
+        return JsonResponse({"detail": gettext("not found")}, status=404)
+    return HttpResponse(render_to_string("404.html", request=request), status=404)
 
 
 def _refusal(request: HttpRequest, refused: Refused) -> HttpResponse:

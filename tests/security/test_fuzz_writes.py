@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rest_framework.test import APIClient
 
-from tests.annotation.factories import UserFactory
+from tests.annotation.factories import ExpertFactory, UserFactory
 from tests.security.hostile import hostile_world
 from validation import services
 
@@ -240,3 +240,29 @@ def test_every_door_refuses_what_cannot_be_stored_before_its_view():
             client.get(path, {"q": "\x00"}),
         ]
         assert [a.status_code for a in answers] == [400, 400, 400], path
+
+
+def test_a_nul_in_a_path_finds_nothing_on_every_door():
+    """A path segment with a NUL names nothing any table can hold: 404, signed in or not (a
+    lookup with it was a DataError on PostgreSQL: a discussion token, a rubric item's id)."""
+    people = [
+        None,
+        UserFactory(is_staff=True, is_superuser=True),
+        ExpertFactory(tier="senior").user,
+    ]
+    answers = []
+    for user in people:
+        client = page(user)
+        for path in every_path():
+            for held in (path.replace("/x/", "/a%00b/"), path.replace("/1/", "/a%00b/")):
+                if held != path:
+                    answers.append((client.get(held).status_code, held))
+                    answers.append((client.post(held, {"a": "b"}).status_code, held))
+    assert len(answers) > 100 and server_errors(answers) == [], server_errors(answers)[:5]
+    assert {status for status, _ in answers} <= {404}
+
+
+def test_an_id_that_is_no_number_finds_no_rubric_versions(admin_client):
+    # Not the versions page (it was a ValueError, a 500): the admin's own "no such item".
+    answer = admin_client.get("/admin/benchmark/rubricitem/x/versions/", follow=True)
+    assert answer.status_code == 200 and answer.redirect_chain, answer.status_code
