@@ -190,11 +190,13 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # A task whose worker died unacknowledged goes back to the queue once it has been out for the
-# visibility timeout; live workers sweep for such tasks every restore interval (kombu's default
-# is 100 s, with a throttle of 10 sweeps, which the integration test cannot wait for).
+# visibility timeout; live workers renew the tasks they hold four times per timeout
+# (config/celery.py), so a long chunk stays with its worker and a dead worker's comes back
+# within about a minute. Live workers sweep for such tasks every restore interval (kombu's
+# default is 100 s, with a throttle of 10 sweeps).
 CELERY_BROKER_TRANSPORT_OPTIONS = {
-    "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600),
-    "unacked_restore_interval": env_int("CELERY_RESTORE_INTERVAL", 60),
+    "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 45),
+    "unacked_restore_interval": env_int("CELERY_RESTORE_INTERVAL", 15),
     "unacked_restore_throttle": 1,
 }
 # Runs queued while the broker was down wait in the database as pending; a worker started with

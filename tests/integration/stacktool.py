@@ -66,6 +66,7 @@ def main(argv: list[str]) -> int:
     elif args.action == "queue":
         model = ModelUnderTest.objects.get(name=args.model)
         judge = JudgeFactory(
+            name=f"judge-of-{args.model}",  # one a model: a second queue's sequence restarts
             base_url=args.base_url,
             prompt_template_version="heartbench-judge-zh-v1",
             parameters={"limits": {"concurrency": 1}},

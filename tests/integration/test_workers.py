@@ -5,7 +5,8 @@ Runs inside the PostgreSQL + Redis pass of `make test` (`python -m tests.service
 Redis, shared by two `heartbench worker` processes against the fake endpoint running in this
 process; one worker is killed with SIGKILL in the middle of a chunk; the chunk comes back after
 the (shortened) visibility timeout, the other worker finishes it, and every verdict is stored
-exactly once. gunicorn serves the same database in production mode.
+exactly once, while a chunk longer than that timeout stays with its living worker (which
+renews it). gunicorn serves the same database in production mode.
 """
 
 import contextlib
@@ -245,6 +246,30 @@ def test_a_judge_run_shared_by_two_workers_survives_sigkill_with_every_verdict_o
     # the leaderboard's first reader reads a row (benchmark.services.warming).
     boards = "SELECT count(*) FROM benchmark_storedboard"
     wait_for(lambda: count(stack, boards) == 1, timeout=60, what="a worker to store the board")
+
+
+def test_a_chunk_longer_than_the_visibility_timeout_stays_with_its_living_worker(stack):
+    """Each worker renews the tasks it holds (config/celery.py): a chunk that runs past the
+    visibility timeout is not handed to the other worker while its own is alive, so no
+    request is sent twice and every chunk task is received once."""
+    cases, latency = 4, VISIBILITY * 0.75  # a chunk of two responses takes 1.5 × the timeout
+    tool(stack.env, DBTOOL, "seed", "--model", "slow", "--cases", str(cases), "--dataset", "slow")
+
+    def received() -> list[str]:
+        return [t for name in ("w1", "w2") for t in RECEIVED.findall(stack.log(name))]
+
+    before = set(received())
+    with FakeLLM(latency=latency) as fake:
+        queue = ("queue", "--model", "slow", "--base-url", fake.base_url)
+        run_id = tool(stack.env, STACKTOOL, *queue).strip()
+
+        def status() -> dict:
+            return json.loads(tool(stack.env, STACKTOOL, "status", run_id))
+
+        wait_for(lambda: status()["status"] == "finished", timeout=120, what="the slow run")
+        assert fake.count() == cases  # one request a response: none sent twice
+    chunks = [t for t in received() if t not in before]
+    assert len(chunks) == cases // CHUNK and len(set(chunks)) == len(chunks), chunks
 
 
 def count(stack: Stack, query: str) -> int:

@@ -164,14 +164,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, host, port, workers, threads, timeout, access_log, **options):
         if settings.PRODUCTION:
-            from validation.demo import demo_logins_open
-
-            if opened := demo_logins_open():
-                raise UsageError(
-                    "refusing to start in production (HEARTBENCH_ENV=production): the demo "
-                    f"logins {', '.join(opened)} have public passwords; run `heartbench "
-                    "demo-remove` and change the admin's password (heartbench changepassword)"
-                )
+            self._refuse_public_demo_logins()
         database = settings.DATABASES["default"]
         where = "SQLite" if database["ENGINE"].endswith("sqlite3") else "PostgreSQL"
         tasks = "tasks on the broker" if settings.CELERY_BROKER_URL else "tasks in process"
@@ -205,3 +198,23 @@ class Command(BaseCommand):
                 "worker_exit": _leave,
             }
         ).run()
+
+    def _refuse_public_demo_logins(self) -> None:
+        """Production never starts while a login has a public demo password. A database that
+        cannot be read now is said and not waited for: the server starts and answers 503
+        until it is back (config/busy.py), as it would without this check."""
+        from django.db import DatabaseError
+
+        from validation.demo import demo_logins_open
+
+        try:
+            opened = demo_logins_open()
+        except DatabaseError as exc:
+            self.stderr.write(f"could not check for public demo logins: {exc}")
+            return
+        if opened:
+            raise UsageError(
+                "refusing to start in production (HEARTBENCH_ENV=production): the demo "
+                f"logins {', '.join(opened)} have public passwords; run `heartbench "
+                "demo-remove` and change the admin's password (heartbench changepassword)"
+            )

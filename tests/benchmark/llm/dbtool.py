@@ -27,10 +27,11 @@ def main(argv: list[str]) -> int:
     parser.add_argument("action", choices=["seed", "report", "runs", "forget-answers"])
     parser.add_argument("--model", required=True)
     parser.add_argument("--cases", type=int, default=10)
+    parser.add_argument("--dataset", help="the seeded dataset's name (a second seed needs one)")
     args = parser.parse_args(argv)
     if args.action == "seed":
         call_command("migrate", verbosity=0)
-        answered_dataset(cases=args.cases, model_name=args.model)
+        answered_dataset(cases=args.cases, model_name=args.model, dataset_name=args.dataset)
         return 0
     if args.action == "forget-answers":
         Response.objects.filter(model__name=args.model).delete()

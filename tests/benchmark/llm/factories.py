@@ -12,13 +12,17 @@ from tests.benchmark.factories import (
 RUBRIC = [("warmth", 3), ("curiosity", 5), ("emotional_coping", -5), ("catastrophic", None)]
 
 
-def answered_dataset(*, cases: int = 4, model_name: str | None = None, rubric=None):
+def answered_dataset(
+    *, cases: int = 4, model_name: str | None = None, rubric=None, dataset_name: str | None = None
+):
     """``cases`` cases with a 4-criterion rubric each, all answered by one model."""
-    dataset = DatasetFactory()
+    dataset = DatasetFactory(**({"name": dataset_name} if dataset_name else {}))
     model = ModelUnderTestFactory(**({"name": model_name} if model_name else {}))
     for _ in range(cases):
         case = case_with_rubric(dataset=dataset, rubric=rubric or RUBRIC)
-        ResponseFactory(model=model, case=case, text=f"回复 {case.question_id}：我在听。")
+        # The dataset's name too: a second seed's prompts are its own, never the cache's.
+        text = f"回复 {dataset.name} {case.question_id}：我在听。"
+        ResponseFactory(model=model, case=case, text=text)
     return dataset, model
 
 
