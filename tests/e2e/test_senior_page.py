@@ -62,6 +62,14 @@ def layout_checks(page, touch: bool) -> None:
         assert response["x"] + response["width"] <= criteria["x"]  # beside the criteria
 
 
+def in_view_at_full_hd(page, last) -> None:
+    """The same at 1920×1080; the window is left at 1366×768."""
+    page.set_viewport_size({"width": 1920, "height": 1080})
+    box_in_view(page, last, "last button at 1920")
+    layout_checks(page, False)
+    page.set_viewport_size({"width": 1366, "height": 768})
+
+
 def split_unit_study(language: str, rater, senior):
     """One unit with two ratings in; a third that marks everything met leaves warmth 3/0,
     curiosity 2/1, coping and catastrophic 1/2: three splits for the senior."""
@@ -104,6 +112,7 @@ def test_an_expert_rates_and_a_senior_adjudicates_without_a_keyboard(
     # What the window shows as the last criterion is marked (not the whole page).
     page.screenshot(path=str(artifacts / f"senior-last-marked-rater-{touch}-{language}.png"))
     if not touch:
+        in_view_at_full_hd(page, items.nth(count - 1).locator(".hit-button"))
         problems = readable_at_every_width(page, artifacts, "senior-workbench")
         assert problems == []
     press(page.locator("#submit"), touch)
@@ -136,6 +145,7 @@ def test_an_expert_rates_and_a_senior_adjudicates_without_a_keyboard(
     )
     assert senior_page.locator("#submit").is_enabled()
     if not touch:
+        in_view_at_full_hd(senior_page, decisions.nth(2).locator(".miss-button"))
         problems = readable_at_every_width(senior_page, artifacts, "senior-page")
         assert problems == []
     press(senior_page.locator("#submit"), touch)
