@@ -11,6 +11,7 @@ every worker serving that queue takes a share. ``acks_late`` with ``reject_on_wo
 (settings) hands a chunk whose worker died back to the broker, and the chunk is idempotent.
 """
 
+import contextlib
 import logging
 
 from celery import shared_task
@@ -32,6 +33,8 @@ from benchmark.services.generation import (
 )
 from benchmark.services.judge_chunks import (
     judge_chunk_execute,
+    judge_chunk_hold,
+    judge_chunk_release,
     judge_run_split,
     judge_runs_dispatch_waiting,
 )
@@ -63,7 +66,13 @@ def judge_chunk_task(self, *, run_id: int, response_ids: list[int]) -> dict:
     run = judge_run_get(run_id=run_id)
     if run.status == JudgeRun.Status.FINISHED:
         return {}
+    held = not self.request.is_eager
     try:
+        if held:
+            worker = self.request.hostname or ""
+            judge_chunk_hold(
+                run_id=run_id, task_id=self.request.id, worker=worker, responses=len(response_ids)
+            )
         outcome = judge_chunk_execute(
             run_id=run_id,
             response_ids=response_ids,
@@ -71,6 +80,10 @@ def judge_chunk_task(self, *, run_id: int, response_ids: list[int]) -> dict:
         )
     except Exception as exc:  # a lost database or endpoint: retry, resuming where it stopped
         raise self.retry(exc=exc) from exc
+    finally:
+        if held:
+            with contextlib.suppress(Exception):  # a lost database: the retry holds it again
+                judge_chunk_release(run_id=run_id, task_id=self.request.id)
     return {"status": outcome.status, "stop_reason": outcome.stop_reason}
 
 

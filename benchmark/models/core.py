@@ -313,6 +313,9 @@ class JudgeRun(LLMRun):
     )
     # What an import of upstream verdicts found (rows, unanswered, refitted, ...).
     import_summary = models.JSONField(_("import summary"), default=dict, blank=True)
+    # The chunk tasks a worker is judging now: task id → {"worker", "since", "responses"}. A
+    # worker that died leaves its entry until the chunk comes back to another worker.
+    chunks_held = models.JSONField(_("chunks being judged"), default=dict, blank=True)
 
     class Meta(LLMRun.Meta):
         verbose_name = _("judge run")

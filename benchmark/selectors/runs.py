@@ -321,7 +321,7 @@ def run_progress_text(*, run: LLMRun) -> str:
     total, done = run.total, run.done
     if not total:
         return "-"
-    return gettext(
+    text = gettext(
         "%(done)s/%(total)s (%(percent)s), errors %(errors)s, calls %(calls)s, $%(cost)s"
     ) % {
         "done": done,
@@ -331,6 +331,15 @@ def run_progress_text(*, run: LLMRun) -> str:
         "calls": run.calls,
         "cost": f"{run.cost:.4f}",
     }
+    held = sorted(getattr(run, "chunks_held", {}).values(), key=lambda c: c["since"])
+    if held and run.status != LLMRun.Status.FINISHED:
+        text += "; " + gettext("chunks being judged: %(chunks)s") % {
+            "chunks": ", ".join(
+                gettext("%(responses)s responses with %(worker)s since %(since)s") % chunk
+                for chunk in held
+            )
+        }
+    return text
 
 
 def run_error_kinds(*, run: LLMRun) -> list[tuple[str, int]]:

@@ -61,6 +61,27 @@ def judge_chunk_execute(
     return outcome
 
 
+def judge_chunk_hold(*, run_id: int, task_id: str, worker: str, responses: int) -> None:
+    """Record that ``worker`` is judging the chunk task ``task_id`` (its run's page says who
+    holds which chunk; a redelivered chunk's new worker replaces the dead one's entry)."""
+    with transaction.atomic():
+        run = row_lock(JudgeRun, run_id)
+        run.chunks_held[task_id] = {
+            "worker": worker,
+            "since": timezone.now().isoformat(timespec="seconds"),
+            "responses": responses,
+        }
+        run.save(update_fields=["chunks_held"])
+
+
+def judge_chunk_release(*, run_id: int, task_id: str) -> None:
+    """The chunk task ended (done, stopped, or to be retried): nobody holds it now."""
+    with transaction.atomic():
+        run = row_lock(JudgeRun, run_id)
+        if run.chunks_held.pop(task_id, None) is not None:
+            run.save(update_fields=["chunks_held"])
+
+
 def judge_run_close_if_done(*, run_id: int) -> bool:
     """Mark the run finished when every criterion in scope has a verdict (error ones count)."""
     with transaction.atomic():

@@ -139,6 +139,8 @@ def main(argv: list[str]) -> int:
         run = runs.get(pk=args.run_id)
         report = {"status": run.status, "stats": {"done": run.done, "total": run.total,
                                                   "errors": run.errors}}  # fmt: skip
+        if not args.generation:
+            report["held"] = sorted(chunk["worker"] for chunk in run.chunks_held.values())
         if args.generation:
             answers = Response.objects.filter(model=run.model, case__dataset=run.dataset)
             report["answers"] = answers.count()

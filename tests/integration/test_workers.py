@@ -226,7 +226,10 @@ def test_a_judge_run_shared_by_two_workers_survives_sigkill_with_every_verdict_o
         def status() -> dict:
             return json.loads(tool(stack.env, STACKTOOL, "status", run_id))
 
+        # The run says which chunk waits on the dead worker, until another takes it.
+        assert any(worker.startswith("w1@") for worker in status()["held"]), status()
         wait_for(lambda: status()["status"] == "finished", timeout=180, what="the run to finish")
+        assert status()["held"] == []
 
     # The chunk w1 lost was handed out again and w2 finished it.
     assert lost <= set(SUCCEEDED.findall(stack.log("w2")))
