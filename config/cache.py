@@ -67,7 +67,6 @@ class RedisCache(redis.RedisCache):
             self._down_until = 0.0
         return answer
 
-
     def get(self, key, default=None, version=None):
         return self._guarded("get", default, key, default, version)
 
