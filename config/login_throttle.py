@@ -167,8 +167,10 @@ def _refusal(request: HttpRequest, kind: str, wait: int) -> HttpResponse:
     if kind == "token":
         response = JsonResponse({"detail": message}, status=429)
     else:
+        # An address slowed down waits seconds (address_wait); a locked name, minutes.
+        seconds = wait if wait < 60 else None
         minutes = max(1, -(-wait // 60))
-        context = {"message": message, "minutes": minutes, "request": request}
+        context = {"message": message, "minutes": minutes, "seconds": seconds, "request": request}
         page = render_to_string("429.html", {**context, "csrf_token": get_token(request)})
         response = HttpResponse(page, status=429)
     response["Retry-After"] = str(wait)

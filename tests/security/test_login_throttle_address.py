@@ -74,3 +74,16 @@ def test_the_per_user_limit_still_locks_that_name_for_the_window(settings, clock
     assert [login(client, user.username, "x") for _ in range(3)] == [200] * 3
     locked = client.post("/login/", {"username": user.username, "password": PASSWORD})
     assert locked.status_code == 429 and locked["Retry-After"] == "300"
+
+
+def test_the_page_says_how_many_seconds_a_slowed_address_waits(settings, clock):
+    settings.HEARTBENCH_LOGIN_THROTTLE = {"per_user": 5, "per_address": 2, "window": 300}
+    client = Client(HTTP_ACCEPT_LANGUAGE="en")
+    for name in ("a", "b", "c"):
+        login(client, name, "x")
+    slowed = client.post("/login/", {"username": "d", "password": "x"})
+    wait = int(slowed["Retry-After"])
+    assert slowed.status_code == 429 and wait < 60
+    assert f"in {wait} second" in slowed.content.decode()
+    chinese = Client(HTTP_ACCEPT_LANGUAGE="zh-hans").post("/login/", {"username": "e"})
+    assert chinese.status_code == 429 and "秒后可以再次登录" in chinese.content.decode()
