@@ -79,7 +79,7 @@ def targets():
          {"decisions": decisions}),
         (staff, "post", "/api/v1/admin/studies/", create),
         (staff, "post", f"/api/v1/admin/studies/{study.name}/open/", {}),
-        (staff, "post", "/api/v1/admin/studies/hostile-b/close/", {"unrated": "keep"}),
+        (staff, "post", f"/api/v1/admin/studies/{study.name}/close/", {"unrated": "keep"}),
         # Last: a valid submit ends the held assignment.
         (labeller, "post", f"{held}/submit/", {"labels": labels, "active_seconds": 5}),
     ]  # fmt: skip
