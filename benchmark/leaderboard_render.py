@@ -57,6 +57,11 @@ def board_notes(board: dict) -> list[str]:
             f"unranked (—): coverage below {board['min_coverage'] * 100:g}% of the {total} "
             "cases, or no scored case (--min-coverage to change); shown below the ranked rows."
         )
+    if board.get("settings_differ"):
+        lines.append(
+            "judge settings differ between rows (the settings column): compare with care, or "
+            "pick each model's run with --run ID."
+        )
     for other in board.get("not_shown") or []:
         judges = ", ".join(other["judges"])
         lines.append(
@@ -141,7 +146,7 @@ def render_table(board: dict, *, gate: dict[str, Any] | None = None) -> str:
     headers = [
         "#", "model", "judge", "overall", "95% CI", "normal", "hard", "decay pts",
         "decay/normal", "decay/hard", "coverage", "catastrophic",
-        *CATEGORIES,
+        *CATEGORIES, "settings",
     ]  # fmt: skip
     rows = []
     for m in board["models"]:
@@ -155,6 +160,7 @@ def render_table(board: dict, *, gate: dict[str, Any] | None = None) -> str:
             coverage_text(m["coverage"]),
             str(m["catastrophic_cases"]),
             *(_num(m["categories"].get(c)) for c in CATEGORIES),
+            m.get("judge_settings", ""),
         ])  # fmt: skip
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h)
               for i, h in enumerate(headers)]  # fmt: skip
@@ -194,7 +200,7 @@ def render_csv(board: dict) -> str:
         "rank", "model", "overall", "ci95_low", "ci95_high", "normal", "hard",
         "decay_points", "decay_of_normal", "decay_of_hard", "scored", "total",
         "catastrophic_cases", *(f"category_{c}" for c in CATEGORIES), *SCORED_CODES,
-        "judge", "coverage", "older_version_verdicts", "older_version_criteria",
+        "judge", "coverage", "older_version_verdicts", "older_version_criteria", "judge_settings",
     ])  # fmt: skip
     for m in board["models"]:
         ci = m["ci95"] or [None, None]
@@ -210,5 +216,6 @@ def render_csv(board: dict) -> str:
             csv_cell(row_judge(board, m)),
             coverage["scored"] / coverage["total"] if coverage["total"] else 0.0,
             changes.get("older_version_verdicts", 0), changes.get("criteria", 0),
+            csv_cell(m.get("judge_settings", "")),
         ])  # fmt: skip
     return out.getvalue()

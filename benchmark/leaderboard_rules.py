@@ -8,14 +8,20 @@ judged one case where another judged all of them), so a leaderboard never mixes 
   (summed over those models), then the first judge name in alphabetical order;
 * models that judge never judged are not rows: the board lists them with the judges that did.
 
+Rows of one judge may still differ in how it was asked (temperature, seed, a subset of the
+cases, per response or per criterion): each row states its settings (``judge_settings``), the
+board says when they differ, and ``--run ID`` picks a model's run instead of its newest.
+
 A row is ranked when its model has a score and its coverage (scored cases / cases of the split)
 is at least ``min_coverage`` (90 % by default). Ranked rows come first, best overall score
 first (equal scores by model name) and numbered 1, 2, 3…; unranked rows follow, shown with
 their scores but without a rank, in the same order.
 """
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+
+from django.utils.translation import gettext_noop
 
 DEFAULT_MIN_COVERAGE = 0.9
 CHOSEN_BY_REQUEST = "requested"
@@ -67,3 +73,25 @@ def rows_rank(
         else:
             result.append((i, None))
     return result
+
+
+def judge_settings(record: dict, *, source: str, translate: Callable[[str], str] = str) -> str:
+    """How a row's run asked its judge, in words (``judge_run_record``'s fields); English for
+    the board's data and the command line, ``translate`` (gettext) for a page."""
+    if source != "engine":
+        return translate(gettext_noop("imported verdicts"))
+    temperature = record.get("temperature")
+    parts = [
+        translate(gettext_noop("provider's temperature"))
+        if temperature is None
+        else translate(gettext_noop("temperature %(value)s")) % {"value": f"{temperature:g}"}
+    ]
+    if record.get("seed") is not None:
+        parts.append(translate(gettext_noop("seed %(value)s")) % {"value": record["seed"]})
+    if record.get("limit") is not None:
+        parts.append(translate(gettext_noop("first %(value)s cases")) % {"value": record["limit"]})
+    if record.get("sample_ids"):
+        parts.append(translate(gettext_noop("cases %(value)s")) % {"value": record["sample_ids"]})
+    item = record.get("granularity") == "item"
+    parts.append(translate(gettext_noop("per criterion") if item else gettext_noop("per response")))
+    return ", ".join(parts)

@@ -1,5 +1,6 @@
 """Leaderboard reads: verdicts from the database, scores from the pure scoring engine."""
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -12,6 +13,7 @@ from benchmark.leaderboard_rules import (
     JudgeCoverage,
     coverage_share,
     judge_order,
+    judge_settings,
     rows_rank,
 )
 from benchmark.models import Case, Dataset, JudgeRun, RubricItem, Verdict
@@ -46,6 +48,7 @@ class ModelEntry:
 
     def as_dict(self) -> dict:
         scores = self.scores
+        record = judge_run_record(run=self.run)
         return {
             "model": self.model,
             "rank": self.rank,
@@ -64,12 +67,13 @@ class ModelEntry:
                 normal=self.split_overall.get("normal"), hard=self.split_overall.get("hard")
             ),
             "rubric_changes": self.rubric_changes,
+            "judge_settings": judge_settings(record, source=self.run.source),
             "judge_run": {
                 "id": self.run.pk,
                 "judge": self.run.judge.name,
                 "source": self.run.source,
                 "status": self.run.status,
-                **judge_run_record(run=self.run),
+                **record,
             },
         }
 
@@ -88,6 +92,7 @@ class Leaderboard:
     not_shown: list[dict] = field(default_factory=list)
 
     def as_dict(self) -> dict:
+        models = [entry.as_dict() for entry in self.entries]
         return {
             "dataset": self.dataset.name,
             "dataset_version": self.dataset.version,
@@ -102,13 +107,26 @@ class Leaderboard:
             ],
             "min_coverage": self.min_coverage,
             "not_shown": self.not_shown,
-            "models": [entry.as_dict() for entry in self.entries],
+            "settings_differ": len({m["judge_settings"] for m in models}) > 1,
+            "models": models,
         }
 
 
-def _latest_runs(*, dataset: Dataset) -> list[JudgeRun]:
-    """Per judge and model, the run a leaderboard reads (``runs_latest``)."""
-    return runs_latest(JudgeRun.objects.filter(dataset=dataset).select_related("judge", "model"))
+def _latest_runs(*, dataset: Dataset, run_ids: Sequence[int] = ()) -> list[JudgeRun]:
+    """Per judge and model, the run a leaderboard reads (``runs_latest``), or the run picked
+    for that judge and model (``run_ids``: judge runs on the dataset, of one judge)."""
+    runs = JudgeRun.objects.filter(dataset=dataset).select_related("judge", "model")
+    latest = runs_latest(runs)
+    if not run_ids:
+        return latest
+    picked = {run.pk: run for run in runs.filter(pk__in=list(run_ids))}
+    for pk in run_ids:
+        if pk not in picked:
+            raise LeaderboardError(f"run {pk} is not a judge run on {dataset}")
+    if len({run.judge_id for run in picked.values()}) > 1:
+        raise LeaderboardError("the runs picked are of different judges: rows never mix judges")
+    chosen = {(run.judge_id, run.model_id): run for run in picked.values()}
+    return [chosen.pop((run.judge_id, run.model_id), run) for run in latest] + list(chosen.values())
 
 
 def _judge_pick(
@@ -169,19 +187,26 @@ def leaderboard_compute(
     judge: str | None = None,
     min_coverage: float = DEFAULT_MIN_COVERAGE,
     with_ci: bool = True,
+    run_ids: Sequence[int] = (),
 ) -> Leaderboard:
     """Score every model one judge ran on the dataset: the named judge, else the judge
     covering the most models (``benchmark.leaderboard_rules``); rows never mix judges.
 
     A case whose verdicts are incomplete or contain an error is unscored and counts only in
     coverage; it is never read as "not met". Rows whose coverage of the split's cases is
-    under ``min_coverage`` are shown without a rank, below the ranked ones.
+    under ``min_coverage`` are shown without a rank, below the ranked ones. ``run_ids`` picks
+    runs instead of their model's newest (their judge is the board's, unless one is named).
     """
     if split not in SPLITS:
         raise LeaderboardError(f"split must be one of {', '.join(SPLITS)}")
     if not 0 <= min_coverage <= 1:
         raise LeaderboardError(f"min_coverage must be between 0 and 1, got {min_coverage}")
-    every_run = _latest_runs(dataset=dataset)
+    every_run = _latest_runs(dataset=dataset, run_ids=run_ids)
+    if run_ids:
+        picked = next(run.judge.name for run in every_run if run.pk in set(run_ids))
+        if judge not in (None, picked):
+            raise LeaderboardError(f"the runs picked are {picked}'s, not {judge}'s")
+        judge = picked
     layout, item_ids, _, hard = _layout(dataset=dataset)
     rows = {"all": np.ones_like(hard), "normal": ~hard, "hard": hard}
     states = _verdict_states(runs=every_run, item_ids=item_ids)

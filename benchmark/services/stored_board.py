@@ -9,6 +9,7 @@ deleted in the same transaction, so a dataset holds one row per set of options.
 """
 
 import hashlib
+from collections.abc import Sequence
 from typing import Any
 
 from django.core.cache import cache
@@ -35,11 +36,12 @@ def leaderboard_keep(
     scoring: ScoringMode = "paper",
     judge: str | None = None,
     min_coverage: float = DEFAULT_MIN_COVERAGE,
+    run_ids: Sequence[int] = (),
 ) -> dict[str, Any]:
     """``leaderboard_compute(...).as_dict()``, from the cache, else its stored row, else
     computed and stored. Raises ``LeaderboardError`` as the selector does (nothing stored) and
     ``StoredValueError`` on a row that is not JSON (nothing written)."""
-    kind = repr((split, scoring, judge or "", repr(min_coverage)))
+    kind = repr((split, scoring, judge or "", repr(min_coverage), *sorted(run_ids)))
     state = repr((kind, leaderboard_fingerprint(dataset=dataset), code_digest(packages=CODE)))
     key = hashlib.sha256(state.encode()).hexdigest()
     cached = f"benchmark:board:{key}"
@@ -49,7 +51,12 @@ def leaderboard_keep(
     board = stored_value(StoredBoard, key=key, what="stored leaderboard")
     if board is ABSENT:
         computed = leaderboard_compute(
-            dataset=dataset, split=split, scoring=scoring, judge=judge, min_coverage=min_coverage
+            dataset=dataset,
+            split=split,
+            scoring=scoring,
+            judge=judge,
+            min_coverage=min_coverage,
+            run_ids=run_ids,
         )
         board = stored_value_write(
             StoredBoard,

@@ -6,10 +6,11 @@ import argparse
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.translation import gettext
 
 from benchmark.cli_types import fraction_0_1
 from benchmark.leaderboard_render import rubric_notes, table_rows
-from benchmark.leaderboard_rules import CHOSEN_BY_REQUEST, DEFAULT_MIN_COVERAGE
+from benchmark.leaderboard_rules import CHOSEN_BY_REQUEST, DEFAULT_MIN_COVERAGE, judge_settings
 from benchmark.selectors.datasets import DatasetNotFound, dataset_resolve
 from benchmark.selectors.leaderboard_options import (
     leaderboard_datasets,
@@ -99,6 +100,20 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
             for name in board_judges
         ],
         "staff": staff,
+        "settings": _settings(board),
     }
     status = 400 if comparison.error else 200
     return render(request, "frontend/leaderboard.html", context, status=status)
+
+
+def _settings(board: dict) -> list[tuple[str, str]]:
+    """Each row's judge settings in the reader's language, when they differ between rows."""
+    if not board.get("settings_differ"):
+        return []
+    return [
+        (
+            m["model"],
+            judge_settings(m["judge_run"], source=m["judge_run"]["source"], translate=gettext),
+        )
+        for m in board["models"]
+    ]

@@ -218,3 +218,38 @@ def test_verdict_states_grouped_in_sql_read_what_one_row_per_verdict_read(board_
             expected[position[item_id]] = STATE_CODE[state]
         assert {MISSING, *STATE_CODE.values()} <= set(expected.tolist())
         assert states[run.pk].tolist() == expected.tolist()
+
+
+def test_rows_judged_with_other_settings_say_so_and_a_run_can_be_picked(board_data, capsys):
+    """A model judged again with other settings shows its newest run; every row says its
+    judge settings, the board says they differ, and `--run ID` puts a chosen run back."""
+    good = board_data.judge_runs.get(model__name="good")
+    JudgeRun.objects.filter(model__name__in=["good", "bad"]).update(
+        source="engine", temperature=0.7, seed=11
+    )
+    again = JudgeRunFactory(judge=good.judge, dataset=board_data, model=good.model,
+                            source="engine", temperature=None, seed=None)  # fmt: skip
+    for verdict in Verdict.objects.filter(run=good):  # the same answers, judged again
+        Verdict.objects.create(run=again, response=verdict.response,
+                               rubric_item=verdict.rubric_item, state=verdict.state)  # fmt: skip
+    board = leaderboard_compute(dataset=board_data).as_dict()
+    rows = {m["model"]: m for m in board["models"]}
+    assert rows["good"]["judge_run"]["id"] == again.pk
+    assert rows["bad"]["judge_settings"] == "temperature 0.7, seed 11, per response"
+    assert rows["good"]["judge_settings"] == "provider's temperature, per response"
+    assert board["settings_differ"] is True
+    call_command("leaderboard", "--dataset", "demo-set")
+    table = capsys.readouterr().out
+    assert "judge settings differ between rows" in table and "--run" in table
+    assert "temperature 0.7, seed 11" in table
+    call_command("leaderboard", "--dataset", "demo-set", "--run", str(good.pk), "--format", "json")
+    picked = json.loads(capsys.readouterr().out)
+    assert {m["model"]: m["judge_run"]["id"] for m in picked["models"]}["good"] == good.pk
+    assert picked["settings_differ"] is False
+    with pytest.raises(CommandError, match="run 999999 is not a judge run on demo-set"):
+        call_command("leaderboard", "--dataset", "demo-set", "--run", "999999")
+    other = JudgeRunFactory(judge=JudgeFactory(name="other-judge"), dataset=board_data,
+                            model=good.model)  # fmt: skip
+    with pytest.raises(CommandError, match="rows never mix judges"):
+        call_command("leaderboard", "--dataset", "demo-set", "--run", str(other.pk),
+                     "--run", str(good.pk))  # fmt: skip

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from benchmark.models import RubricItem, Verdict
+from benchmark.models import JudgeRun, RubricItem, Verdict
 from benchmark.services.rubric import rubric_item_edit
 from benchmark.taxonomy import BY_CODE, CATEGORY_NAMES, SCORED_CODES
 from tests.annotation.factories import ExpertFactory, UserFactory
@@ -360,3 +360,11 @@ def test_the_badge_follows_gold_written_after_the_close(staff_client):
         GoldLabel.objects.create(study_unit=unit, rubric_item=item, hit=True, provenance="3/3")
     shown = badge(staff_client.get(url).content.decode(), "judge-a")
     assert '<dd class="agreement">—' not in shown and "gate" in shown
+
+
+def test_rows_of_other_judge_settings_are_named_on_the_page(expert_client):
+    dataset, names = judged_dataset(models=2)
+    JudgeRun.objects.filter(model__name=names[0]).update(source="engine", temperature=0.7)
+    page = expert_client.get(f"/leaderboard/?dataset={dataset.name}").content.decode()
+    note = re.search(r'<div class="muted" id="settings-note">(.*?)</div>', page, re.S)
+    assert note and "temperature 0.7" in note.group(1) and "imported verdicts" in note.group(1)

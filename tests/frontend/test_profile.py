@@ -81,7 +81,9 @@ def test_the_experts_own_agreement_counts_only_units_of_closed_studies():
         for who in (expert, b, c):
             a = services.assignment_claim_next(user=who.user, pool=study.pool)
             services.assignment_submit(assignment=a, labels=all_labels(a))
-        assert "shown once a study you rated in has closed" in client.get("/profile/").content.decode()
+        assert (
+            "shown once a study you rated in has closed" in client.get("/profile/").content.decode()
+        )
         certificate = client.get("/certificate/").content.decode()
         assert "you meet this bar" not in certificate
     study_close(study=study)

@@ -5,7 +5,7 @@ from django.apps import apps
 from django.core.management.base import BaseCommand
 
 from benchmark.cli_exits import UsageError
-from benchmark.cli_types import fraction_0_1
+from benchmark.cli_types import fraction_0_1, positive_int
 from benchmark.files import FileWriteError, file_write_atomically
 from benchmark.leaderboard_html import render_html
 from benchmark.leaderboard_render import render_csv, render_table
@@ -46,6 +46,16 @@ class Command(BaseCommand):
             help="rank only rows whose scored cases reach this share of the split's cases "
             f"(default {DEFAULT_MIN_COVERAGE}); the others are shown below, without a rank",
         )
+        parser.add_argument(
+            "--run",
+            type=positive_int,
+            action="append",
+            default=[],
+            dest="run_ids",
+            metavar="ID",
+            help="show this judge run as its model's row instead of the newest (repeatable; "
+            "the runs' judge is the board's)",
+        )
         parser.add_argument("--format", choices=["table", "json", "csv", "html"], default="table")
         parser.add_argument("--output", help="write to this file (whole or not at all)")
 
@@ -59,6 +69,7 @@ class Command(BaseCommand):
                 scoring=options["scoring"],
                 judge=options["judge"],
                 min_coverage=options["min_coverage"],
+                run_ids=options["run_ids"],
             )
         except (DatasetNotFound, LeaderboardError, StoredValueError) as exc:
             raise UsageError(str(exc)) from exc
