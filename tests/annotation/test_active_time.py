@@ -168,7 +168,7 @@ def test_the_schema_documents_the_field():
     assert sent["maximum"] == MAX_ACTIVE_SECONDS and sent["minimum"] == 0
     assert sent.get("nullable") and "idle" in sent["description"]
     assert "active_seconds" not in schema["LabelsIn"].get("required", [])
-    assert "active_seconds" in schema["Assignment"]["properties"]
+    assert "active_seconds" in schema["AssignmentDetail"]["properties"]
 
 
 # ---- reads: the dashboard's selector and the payroll export --------------------------------

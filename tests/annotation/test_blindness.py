@@ -27,6 +27,9 @@ ALLOWED_KEYS = {
     # A criterion's rubric version: says the text was edited, nothing about model, judge,
     # other raters or the study's progress.
     "version",
+    # An assignment read again once submitted: the expert's own submitted labels (a second
+    # tab shows them beside its own marks), never another rater's.
+    "submitted",
     # What the next-unit claim would find (ready, capacity_reached, study_closed, ...): one
     # word from a fixed list about the expert's own situation, never a count.
     "work_state",
