@@ -28,6 +28,7 @@ import pytest
 
 from tests.product.conftest import BIN, PASSWORD, ROOT, _wait_up
 from tests.product.test_blind_protocol import signed_in, token
+from tests.product.test_team import majority_decisions
 from tests.services import free_port, postgres
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
@@ -202,10 +203,7 @@ def senior(base: str, seen: Seen, experts_done: threading.Event) -> None:
                 time.sleep(0.3)
                 continue
             body = reply.json()
-            decisions = [
-                {"criterion": c["id"], "hit": c["met"] >= c["not_met"], "reason": "多数意见"}
-                for c in body["unit"]["criteria"]
-            ]
+            decisions = majority_decisions(body)
             url = f"/api/v1/adjudications/{body['id']}/submit/"
             done = seen.until_answered(
                 "adj-submit", lambda url=url, decisions=decisions: api.post(

@@ -163,10 +163,7 @@ def senior(base_url: str, tally: Tally, experts_done: threading.Event) -> None:
                 time.sleep(0.3)
                 continue
             body = reply.json()
-            decisions = [
-                {"criterion": c["id"], "hit": c["met"] >= c["not_met"], "reason": "多数意见合理"}
-                for c in body["unit"]["criteria"]
-            ]
+            decisions = majority_decisions(body)
             reply = tally.seen(
                 "adj-submit",
                 client.post(
@@ -178,6 +175,14 @@ def senior(base_url: str, tally: Tally, experts_done: threading.Event) -> None:
             assert reply.status_code in (200, 201), reply.text
             with tally.lock:
                 tally.decided += 1
+
+
+def majority_decisions(body: dict) -> list[dict]:
+    """A senior's decisions on a claimed unit: the majority of the ratings, with a reason."""
+    return [
+        {"criterion": c["id"], "hit": c["met"] >= c["not_met"], "reason": "多数意见合理"}
+        for c in body["unit"]["criteria"]
+    ]
 
 
 def admin_session(base_url: str, tally: Tally) -> httpx.Client:
