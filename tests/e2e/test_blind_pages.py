@@ -56,3 +56,18 @@ def test_the_admin_sees_a_flag_waiting_for_the_units_decision(live_server, page_
     alert.wait_for()
     assert rated.unit.token in alert.inner_text()
     assert readable_at_every_width(page, artifacts, "dashboard-unread-flag") == []
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_the_board_names_each_rows_judge_settings_when_they_differ(live_server, page_in, artifacts):
+    from benchmark.models import JudgeRun
+
+    _, names = judged_dataset(models=3)
+    JudgeRun.objects.filter(model__name=names[0]).update(source="engine", temperature=0.7, seed=3)
+    page = page_in
+    login(page, live_server, ExpertFactory().user.username, PASSWORD, next_path="/leaderboard/")
+    note = page.locator("#settings-note")
+    note.wait_for()
+    assert "0.7" in note.inner_text() and names[0] in note.inner_text()
+    assert readable_at_every_width(page, artifacts, "leaderboard-settings") == []
