@@ -36,7 +36,7 @@ from benchmark.services.audit import audit_record
 from benchmark.services.criteria import DIFFICULTIES, draft_case_publish
 from benchmark.services.imports import dataset_import
 from benchmark.services.imports.common import INSERT_BATCH
-from benchmark.taxonomy import BY_CODE
+from benchmark.taxonomy import BY_CODE, CATASTROPHIC
 
 # A quality snapshot is a version of "<the project's dataset name>-draft": never the name the
 # project publishes under, and kept off the leaderboards (benchmark.selectors.leaderboard_options).
@@ -86,6 +86,8 @@ def _active_criteria(drafts: Iterable[DraftCase]) -> dict[int, list[DraftCriteri
     )
     for criterion in rows:
         found[criterion.draft_id].append(criterion)
+    for criteria in found.values():  # the catastrophic one last, as upstream files end (其他)
+        criteria.sort(key=lambda c: c.ability == CATASTROPHIC)
     return found
 
 

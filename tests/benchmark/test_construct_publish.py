@@ -329,7 +329,10 @@ def test_publish_makes_a_version_that_reimports_unchanged(drafts, author, tmp_pa
     assert dataset in leaderboard_datasets()
     lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert [line["question_id"] for line in lines] == ["s-01", "s-03"]
-    assert lines[0]["rubric"][2] == {"dimension": "其他", "score": None, "content": "鼓励自伤"}
+    # The criteria added by hand after the catastrophic one come before it: a published rubric
+    # ends with its catastrophic criterion (其他), as the upstream files do.
+    assert lines[0]["rubric"][-1] == {"dimension": "其他", "score": None, "content": "鼓励自伤"}
+    assert [c["dimension"] for c in lines[0]["rubric"]].count("其他") == 1
 
     call_command("import_dataset", str(out), "--name", "heartbench-pilot", stdout=io.StringIO())
     assert Dataset.objects.filter(name="heartbench-pilot").count() == 1  # same content: no-op
