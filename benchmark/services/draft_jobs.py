@@ -26,19 +26,20 @@ DRAFT_RUN_MODELS = (RewriteRun, ReferenceRun, SynthesisRun)
 
 
 def project_run_continue(
-    *, run_model: type[R], project: ConstructionProject, model: ModelUnderTest
+    *, run_model: type[R], project: ConstructionProject, model: ModelUnderTest, sample_ids: str = ""
 ) -> R:
-    """Continue the project's unfinished ``run_model`` run by ``model``, or start one."""
+    """Continue the project's unfinished ``run_model`` run by ``model`` over the same drafts
+    (``sample_ids``: their question ids; empty, every draft), or start one."""
     with transaction.atomic():
         newest = (
             run_model.objects.select_for_update()
-            .filter(project=project, model=model)
+            .filter(project=project, model=model, sample_ids=sample_ids)
             .order_by("-created_at", "-id")
             .first()
         )
         if newest is not None and newest.status != run_model.Status.FINISHED:
             return newest
-        return run_model.objects.create(project=project, model=model)
+        return run_model.objects.create(project=project, model=model, sample_ids=sample_ids)
 
 
 def draft_run_queue(*, run: RewriteRun | ReferenceRun | SynthesisRun) -> None:

@@ -9,10 +9,11 @@ counted as the run's error and the draft keeps no rewrite.
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from django.db import transaction
+from django.db.models import QuerySet
 
 from benchmark.audit_actions import AuditAction
 from benchmark.importing import ImportFailure
@@ -30,9 +31,27 @@ from benchmark.services.llm_jobs import EngineOptions, RunOutcome, RunStore
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$")
 
 
-def rewrite_run_start(*, project: ConstructionProject, model: ModelUnderTest) -> RewriteRun:
-    """Continue the project's unfinished rewrite run by ``model``, or start one."""
-    return project_run_continue(run_model=RewriteRun, project=project, model=model)
+def rewrite_run_start(
+    *, project: ConstructionProject, model: ModelUnderTest, question_ids: Sequence[str] = ()
+) -> RewriteRun:
+    """Continue the project's unfinished rewrite run by ``model``, or start one; with
+    ``question_ids``, a run of those drafts only (``import-seeds --rewrite``: the imported)."""
+    return project_run_continue(
+        run_model=RewriteRun, project=project, model=model, sample_ids=",".join(question_ids)
+    )
+
+
+def _in_scope(*, project: ConstructionProject, sample_ids: str) -> QuerySet[DraftCase]:
+    """The project's drafts a run is about: of ``sample_ids`` (comma-separated question ids)
+    when it names any, else every one."""
+    drafts = project.drafts.order_by("position")
+    wanted = [q for q in sample_ids.split(",") if q]
+    return drafts.filter(question_id__in=wanted) if wanted else drafts
+
+
+def rewrite_todo(*, project: ConstructionProject, sample_ids: str = "") -> list[DraftCase]:
+    """The drafts a rewrite run asks for: those in its scope with no rewrite yet."""
+    return list(_in_scope(project=project, sample_ids=sample_ids).filter(rewrite__isnull=True))
 
 
 def rewrite_interpret(roles: list[str]) -> Callable[[Unit, str | None, str | None], list]:
@@ -105,10 +124,9 @@ def rewrite_run_execute(
     options: EngineOptions,
     on_progress: Callable[[Progress], None] | None = None,
 ) -> RunOutcome:
-    """Ask the model to rewrite every draft of the run's project that has no rewrite yet."""
+    """Ask the model to rewrite the run's drafts that have no rewrite yet (``rewrite_todo``)."""
     template = template_load(Path(DEFAULT_REWRITE_TEMPLATE), allowed=frozenset({"dialogue"}))
-    drafts = list(run.project.drafts.order_by("position"))
-    todo = [draft for draft in drafts if draft.rewrite is None]
+    todo = rewrite_todo(project=run.project, sample_ids=run.sample_ids)
     roles = {draft.pk: [turn["role"] for turn in draft.dialogue] for draft in todo}
     checks = {pk: rewrite_interpret(expected) for pk, expected in roles.items()}
     units = [
@@ -131,7 +149,7 @@ def rewrite_run_execute(
         options=options,
         template_version=template.version,
         units=units,
-        total=len(drafts),
+        total=_in_scope(project=run.project, sample_ids=run.sample_ids).count(),
         store_factory=_RewriteStore,
         interpret=lambda unit, text, refusal: checks[unit.ident](unit, text, refusal),
         reask=_reask,

@@ -81,6 +81,7 @@ def test_rewrite_needs_a_model_and_a_base_url(project, monkeypatch):
     with pytest.raises(CommandError, match="--rewrite needs --model"):
         construct("import-seeds", str(BASE_SEEDS), "--project", "pilot", "--rewrite")
     assert not DraftCase.objects.exists()
+    construct("import-seeds", str(BASE_SEEDS), "--project", "pilot")  # drafts to rewrite
     with pytest.raises(CommandError, match="has no base URL"):
         construct("rewrite", "--project", "pilot", "--model", "rewriter", *QUICK)
 
@@ -135,3 +136,33 @@ def test_ctrl_c_says_what_was_stored_and_exits_130(project, fake, monkeypatch):
     with pytest.raises(CommandError, match=r"stopped with 1 of 3 drafts stored") as failure:
         construct(*args, *QUICK)
     assert failure.value.returncode == 130
+
+
+def test_import_seeds_rewrite_asks_only_for_the_imported_drafts_and_then_nothing(
+    project, fake, tmp_path
+):
+    """Drafts imported earlier without --rewrite stay as they are; a rewrite with nothing
+    left says so and makes no run."""
+    construct("import-seeds", str(BASE_SEEDS), "--project", "pilot")
+    later = tmp_path / "later.jsonl"
+    lines = BASE_SEEDS.read_text(encoding="utf-8").splitlines()
+    later.write_text(
+        "\n".join(line.replace('"id": "s-0', '"id": "t-0') for line in lines[:2]) + "\n",
+        encoding="utf-8",
+    )
+    out = construct(
+        "import-seeds", str(later), "--project", "pilot", "--rewrite",
+        "--model", "rewriter", "--base-url", fake.base_url, *QUICK,
+    )  # fmt: skip
+    assert "2 drafts added" in out and "done 2/2" in out
+    rewritten = set(DraftCase.objects.exclude(rewrite=None).values_list("question_id", flat=True))
+    assert rewritten == {"t-01", "t-02"} and fake.count() == 2
+    construct("rewrite", "--project", "pilot", "--model", "rewriter",
+              "--base-url", fake.base_url, *QUICK)  # fmt: skip
+    # The three earlier drafts now (two of them served from the cache: the same dialogues).
+    assert not DraftCase.objects.filter(rewrite=None).exists()
+    runs, asked = RewriteRun.objects.count(), fake.count()
+    out = construct("rewrite", "--project", "pilot", "--model", "rewriter",
+                    "--base-url", fake.base_url, *QUICK)  # fmt: skip
+    assert "nothing to rewrite" in out
+    assert RewriteRun.objects.count() == runs and fake.count() == asked

@@ -47,7 +47,7 @@ from benchmark.services.generation import model_resolve
 from benchmark.services.llm_jobs import LLMJobConfigError
 from benchmark.services.prune import PruneError, prune_plan, snapshot_prune
 from benchmark.services.references import reference_run_execute, reference_run_start
-from benchmark.services.rewrite import rewrite_run_execute, rewrite_run_start
+from benchmark.services.rewrite import rewrite_run_execute, rewrite_run_start, rewrite_todo
 from benchmark.services.snapshots import SnapshotError, project_publish, snapshot_create
 from benchmark.services.synthesis import synthesis_run_execute, synthesis_run_start
 from benchmark.taxonomy import ability_code
@@ -224,6 +224,8 @@ class Command(BaseCommand):
             )
             if not options["rewrite"]:
                 return
+            self._rewrite(project, options, question_ids=[d.question_id for d in result.drafts])
+            return
         self._rewrite(project, options)
 
     def _create(self, options):
@@ -262,14 +264,17 @@ class Command(BaseCommand):
                 returncode=EXIT_ERRORS,
             )
 
-    def _rewrite(self, project, options):
+    def _rewrite(self, project, options, question_ids=()):
         model = model_resolve(
             name=options["model"],
             endpoint_model=options["endpoint_model"],
             base_url=options["base_url"],
         )
+        if not rewrite_todo(project=project, sample_ids=",".join(question_ids)):
+            self.stdout.write("nothing to rewrite: every draft asked for has a rewrite\n")
+            return
         try:
-            run = rewrite_run_start(project=project, model=model)
+            run = rewrite_run_start(project=project, model=model, question_ids=question_ids)
             outcome = rewrite_run_execute(
                 run=run, options=engine_options(options), on_progress=progress_writer(options)
             )
