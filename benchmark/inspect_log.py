@@ -6,7 +6,9 @@ B: assistant), the answer the output, the rubric's texts the target. Each criter
 ``criterion_<position>`` (1 met, 0 not met, "error"; absent when not judged yet) whose
 explanation is the judge's reasoning and whose metadata holds the raw reply; the question's
 score is ``question_score`` (absent when the question is unscored). The run's requests, tokens
-and cost are the log's model usage; the run's overall and category scores its metrics.
+and cost are the log's model usage; the run's overall and category scores its metrics. The
+samples are the run's own cases (a ``--limit`` run's first ones); the task names the judge and
+the dataset, and the generate config holds the judge's temperature, seed and max tokens.
 """
 
 from collections.abc import Iterable
@@ -103,9 +105,10 @@ def inspect_log_write(
         EvalStats,
         write_eval_log,
     )
-    from inspect_ai.model import ModelUsage
+    from inspect_ai.model import GenerateConfig, ModelUsage
 
     samples = [_sample(line) for line in lines]
+    dataset = f"{header['dataset']} v{header['dataset_version']}"
     metrics = {"overall": model.overall, **model.categories}
     usage = {}
     if header["source"] == "engine":
@@ -119,7 +122,7 @@ def inspect_log_write(
         status=STATUS[header["status"]],
         eval=EvalSpec(
             created=header["created_at"],
-            task=TASK,
+            task=f"{TASK} judge {header['judge']} on {dataset}",
             task_id=f"run-{header['id']}",
             run_id=f"run-{header['id']}",
             model=header["model"],
@@ -127,6 +130,12 @@ def inspect_log_write(
                 name=header["dataset"], version=header["dataset_version"], samples=len(samples)
             ),
             config=EvalConfig(),
+            # How the judge was asked (an engine run's options; an import has none).
+            model_generate_config=GenerateConfig(
+                temperature=header.get("temperature"),
+                seed=header.get("seed"),
+                max_tokens=header.get("max_tokens"),
+            ),
             metadata={"judge_run": header},
         ),
         results=EvalResults(

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from benchmark.models import JudgeRun, Response, Verdict
 from benchmark.selectors.leaderboard import RunScores
-from benchmark.selectors.runs import judge_run_record
+from benchmark.selectors.runs import judge_run_cases, judge_run_record
 
 
 def judge_run_log_header(*, run: JudgeRun) -> dict:
@@ -28,14 +28,14 @@ def judge_run_log_header(*, run: JudgeRun) -> dict:
 
 
 def judge_run_log_lines(*, run: JudgeRun, scores: RunScores) -> Iterator[dict]:
-    """One record per answer of the run's model in its dataset, in dataset order: the
+    """One record per answer the run judges (its cases: ``judge_run_cases``), in dataset order: the
     dialogue, the answer, each criterion with the judge's verdict, reasoning and raw reply,
     and the question's score from ``scores`` (``judge_run_scores`` of the run; null when a
     verdict is an error or missing)."""
     header = judge_run_log_header(run=run)
     verdicts = {v.rubric_item_id: v for v in Verdict.objects.filter(run=run)}
     responses = (
-        Response.objects.filter(model=run.model, case__dataset=run.dataset)
+        Response.objects.filter(model=run.model, case__in=judge_run_cases(run=run))
         .select_related("case")
         .prefetch_related("case__rubric")
         .order_by("case__position")

@@ -127,7 +127,7 @@ def test_inspect_log_reads_back_with_inspect_ai(run, tmp_path, suffix):
     log = inspect_log.read_eval_log(str(target))
     assert log.status == "success"
     assert (log.eval.task, log.eval.model, log.eval.dataset.name) == (
-        "heartbench",
+        "heartbench judge claude on log-set v1",
         "warm-bot",
         "log-set",
     )
@@ -175,3 +175,19 @@ def test_a_criterion_not_judged_yet_leaves_the_question_unscored(run, tmp_path):
     call_command("export_log", run=run.pk, format="inspect", output=str(target))
     sample = next(s for s in inspect_log.read_eval_log(str(target)).samples if s.id == "q-ok")
     assert "criterion_3" not in sample.scores and "question_score" not in sample.scores
+
+
+def test_a_run_of_some_cases_exports_only_those(run, tmp_path):
+    """A `--limit` or `--sample-id` run's log holds its own cases, not every answer of the
+    model; the Inspect log names the judge and dataset in its task and keeps the judge's
+    temperature and seed as its generate config."""
+    JudgeRun.objects.filter(pk=run.pk).update(sample_ids="q-ok", temperature=0.2, seed=9)
+    assert [line["question_id"] for line in jsonl_lines(run.pk)] == ["q-ok"]
+    inspect_log = pytest.importorskip("inspect_ai.log")
+    target = tmp_path / "run.eval"
+    call_command("export_log", run=run.pk, format="inspect", output=str(target))
+    log = inspect_log.read_eval_log(str(target))
+    assert [sample.id for sample in log.samples] == ["q-ok"]
+    assert log.eval.task == "heartbench judge claude on log-set v1"
+    config = log.eval.model_generate_config
+    assert (config.temperature, config.seed) == (0.2, 9)
