@@ -42,6 +42,7 @@ def test_ctrl_c_stops_the_run_with_one_line_and_exit_130(tmp_path, command):
             time.sleep(0.02)
         child.send_signal(signal.SIGINT)
         _out, err = child.communicate(timeout=30)
+        sent = fake.stats()["requests"]
     assert child.returncode == 130, err
     assert "Traceback" not in err and "KeyboardInterrupt" not in err
     lines = [line for line in err.splitlines() if line.strip()]
@@ -50,3 +51,5 @@ def test_ctrl_c_stops_the_run_with_one_line_and_exit_130(tmp_path, command):
     runs = json.loads(run_tool(env, "runs", "--model", "victim"))
     assert [r["status"] for r in runs] == ["stopped"]
     assert 0 < runs[0]["done"] < runs[0]["total"]
+    # Every request sent is counted, those still in flight at the interrupt too (they are paid).
+    assert runs[0]["calls"] == sent, (runs[0], sent)

@@ -41,7 +41,7 @@ def main(argv: list[str]) -> int:
             *JudgeRun.objects.filter(model__name=args.model),
             *GenerationRun.objects.filter(model__name=args.model),
         ]
-        fields = ("status", "stop_reason", "done", "total", "errors", "error")
+        fields = ("status", "stop_reason", "done", "total", "errors", "error", "calls")
         print(json.dumps([{name: getattr(run, name) for name in fields} for run in runs]))
         return 0
     verdicts = Verdict.objects.filter(run__model__name=args.model)
