@@ -2,10 +2,12 @@
 ``inspect`` extra), so that ``inspect view`` opens it.
 
 The mapping: one sample per answer (id: the question id); the dialogue is the input (A: user,
-B: assistant), the answer the output, the rubric's texts the target. Each criterion is a score
-``criterion_<position>`` (1 met, 0 not met, "error"; absent when not judged yet) whose
-explanation is the judge's reasoning and whose metadata holds the raw reply; the question's
-score is ``question_score`` (absent when the question is unscored). The run's requests, tokens
+B: assistant), the answer the output (and each score's answer), the rubric's texts the target.
+Each ability of the question's rubric is one scorer, the same in every sample: its score in
+the question (the catastrophic one 1 when it fired; "error" when one of its verdicts is one;
+absent while the question is unscored otherwise), its criteria with their verdicts, the
+judge's reasoning and raw replies in the explanation and metadata; the question's score is
+``question_score`` (absent when the question is unscored). The run's requests, tokens
 and cost are the log's model usage; the run's overall and category scores its metrics. The
 samples are the run's own cases (a ``--limit`` run's first ones); the task names the judge and
 the dataset, and the generate config holds the judge's temperature, seed and max tokens.
@@ -16,6 +18,7 @@ from pathlib import Path
 
 from benchmark.files import file_produce_atomically
 from benchmark.scoring import ModelScores
+from benchmark.taxonomy import CATASTROPHIC
 
 INSTALL_HINT = "pip install 'heartbench-platform[inspect]'"
 TASK = "heartbench"
@@ -28,7 +31,9 @@ STATUS = {
     "pending": "started",
     "running": "started",
 }
-VERDICT_VALUE = {"met": 1, "not_met": 0, "error": "error"}
+CRITERION_KEYS = (
+    "position", "ability", "points", "text", "verdict", "reasoning", "raw_reply", "rubric_version",
+)  # fmt: skip
 
 
 class InspectUnavailable(RuntimeError):
@@ -45,6 +50,16 @@ def inspect_require() -> None:
         ) from exc
 
 
+def _ability_value(line: dict, ability: str, criteria: list[dict]) -> float | str | None:
+    """An ability's score in one question: its score (the catastrophic one 1 when it fired,
+    else 0) when the question is scored; "error" when one of its verdicts is; else none."""
+    if line["scored"]:
+        if ability == CATASTROPHIC:
+            return 1 if line["catastrophic"] else 0
+        return line["abilities"].get(ability)
+    return "error" if any(c["verdict"] == "error" for c in criteria) else None
+
+
 def _sample(line: dict):
     from inspect_ai.log import EvalSample
     from inspect_ai.model import (
@@ -56,20 +71,27 @@ def _sample(line: dict):
 
     message = {"A": ChatMessageUser, "B": ChatMessageAssistant}
     dialogue = [message[turn["role"]](content=turn["content"]) for turn in line["dialogue"]]
-    scores = {
-        f"criterion_{c['position']}": Score(
-            value=VERDICT_VALUE[c["verdict"]],
-            explanation=c["reasoning"],
-            metadata={
-                key: c[key] for key in ("ability", "points", "text", "rubric_version", "raw_reply")
-            },
+    by_ability: dict[str, list[dict]] = {}
+    for c in line["criteria"]:
+        by_ability.setdefault(c["ability"], []).append(c)
+    scores = {}
+    for ability, criteria in by_ability.items():
+        value = _ability_value(line, ability, criteria)
+        if value is None:
+            continue
+        scores[ability] = Score(
+            value=value,
+            answer=line["response"],
+            explanation="\n".join(
+                f"{c['position'] + 1}. {c['text']}: {c['verdict'] or '-'}. {c['reasoning']}"
+                for c in criteria
+            ),
+            metadata={"criteria": [{key: c[key] for key in CRITERION_KEYS} for c in criteria]},
         )
-        for c in line["criteria"]
-        if c["verdict"] is not None
-    }
     if line["scored"]:
         scores["question_score"] = Score(
             value=line["score"],
+            answer=line["response"],
             metadata={"abilities": line["abilities"], "catastrophic": line["catastrophic"]},
         )
     return EvalSample(

@@ -140,10 +140,18 @@ def test_inspect_log_reads_back_with_inspect_ai(run, tmp_path, suffix):
     assert ok.scores["question_score"].value == pytest.approx(
         expected_score([MET, MISS, MET, MISS])
     )
-    assert ok.scores["criterion_0"].value == 1 and ok.scores["criterion_1"].value == 0
-    assert ok.scores["criterion_2"].explanation == "why 2"
-    assert ok.scores["criterion_2"].metadata["raw_reply"] == '{"detail": "met"}'
-    assert failed.scores["criterion_1"].value == "error"
+    # One scorer per ability, the same in every sample (never criterion_<n>, whose meaning
+    # changes from question to question), its criteria with verdicts and reasons beside it.
+    assert set(ok.scores) == {"question_score", "warmth", "curiosity", "catastrophic"}
+    assert ok.scores["curiosity"].value == pytest.approx(100.0)
+    warmth = ok.scores["warmth"].metadata["criteria"]
+    assert [(c["position"], c["verdict"]) for c in warmth] == [(0, "met"), (1, "not_met")]
+    assert (
+        warmth[0]["raw_reply"] == '{"detail": "met"}' and "why 0" in ok.scores["warmth"].explanation
+    )
+    assert ok.scores["catastrophic"].value == 0
+    assert ok.scores["question_score"].answer == "answer to q-ok"
+    assert failed.scores["warmth"].value == "error"
     assert "question_score" not in failed.scores
     assert ok.metadata["difficulty"] == "normal"
     board = leaderboard_compute(dataset=run.dataset).as_dict()["models"][0]
@@ -174,7 +182,7 @@ def test_a_criterion_not_judged_yet_leaves_the_question_unscored(run, tmp_path):
     target = tmp_path / "run.json"
     call_command("export_log", run=run.pk, format="inspect", output=str(target))
     sample = next(s for s in inspect_log.read_eval_log(str(target)).samples if s.id == "q-ok")
-    assert "criterion_3" not in sample.scores and "question_score" not in sample.scores
+    assert "catastrophic" not in sample.scores and "question_score" not in sample.scores
 
 
 def test_a_run_of_some_cases_exports_only_those(run, tmp_path):
