@@ -61,7 +61,7 @@ def _ability_value(line: dict, ability: str, criteria: list[dict]) -> float | st
 
 
 def _sample(line: dict):
-    from inspect_ai.log import EvalSample
+    from inspect_ai.log import EvalError, EvalSample
     from inspect_ai.model import (
         ChatMessageAssistant,
         ChatMessageUser,
@@ -94,8 +94,23 @@ def _sample(line: dict):
             answer=line["response"],
             metadata={"abilities": line["abilities"], "catastrophic": line["catastrophic"]},
         )
+    errors = [c for c in line["criteria"] if c["verdict"] == "error"]
+    # A question with an error verdict is unscored (DESIGN): the viewer shows it as an error.
+    error = (
+        EvalError(
+            message=(
+                f"{len(errors)} {'criterion has' if len(errors) == 1 else 'criteria have'} "
+                f"no verdict: {errors[0]['reasoning']}"
+            ),
+            traceback="",
+            traceback_ansi="",
+        )
+        if errors
+        else None
+    )
     return EvalSample(
         id=line["question_id"],
+        error=error,
         epoch=1,
         input=dialogue,
         target=[c["text"] for c in line["criteria"]],
@@ -178,7 +193,7 @@ def inspect_log_write(
         ),
         stats=EvalStats(
             started_at=header["created_at"],
-            completed_at=header["finished_at"] or "",
+            completed_at=header["finished_at"] or header["created_at"],
             model_usage=usage,
         ),
         samples=samples,
