@@ -7,13 +7,17 @@ Each ability of the question's rubric is one scorer, the same in every sample: i
 the question (the catastrophic one 1 when it fired; "error" when one of its verdicts is one;
 absent while the question is unscored otherwise), its criteria with their verdicts, the
 judge's reasoning and raw replies in the explanation and metadata; the question's score is
-``question_score`` (absent when the question is unscored). The run's requests, tokens
-and cost are the log's model usage; the run's overall and category scores its metrics. The
-samples are the run's own cases (a ``--limit`` run's first ones); the task names the judge and
-the dataset, and the generate config holds the judge's temperature, seed and max tokens.
+``question_score`` (absent when the question is unscored). Each request that asked the judge
+about the answer is one of the sample's model events (messages sent, raw reply, tokens, time;
+from the cache: "read"); their tokens are the sample's usage and their span its time. The
+run's requests, tokens and cost are the log's model usage; the run's overall and category
+scores its metrics. The samples are the run's own cases (a ``--limit`` run's first ones); the
+task names the judge and the dataset, and the generate config holds the judge's temperature,
+seed and max tokens.
 """
 
 from collections.abc import Iterable
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from benchmark.files import file_produce_atomically
@@ -60,7 +64,80 @@ def _ability_value(line: dict, ability: str, criteria: list[dict]) -> float | st
     return "error" if any(c["verdict"] == "error" for c in criteria) else None
 
 
-def _sample(line: dict):
+def _timing(calls: list[dict]) -> dict:
+    """A sample's timing from its judge calls: from the first ask to the last outcome, and the
+    time the calls took (they overlap only at item granularity)."""
+    if not calls:
+        return {}
+    starts = [datetime.fromisoformat(c["started_at"]) for c in calls]
+    ends = [start + timedelta(seconds=c["seconds"]) for start, c in zip(starts, calls, strict=True)]
+    return {
+        "started_at": min(starts).isoformat(),
+        "completed_at": max(ends).isoformat(),
+        "total_time": (max(ends) - min(starts)).total_seconds(),
+        "working_time": sum(c["seconds"] for c in calls),
+    }
+
+
+def _model_events(calls: list[dict], *, judge: str, config):
+    """Each judge call as a model event: the messages sent, the reply with its tokens, when and
+    how long, "read" from the cache, the failure's reason as its error."""
+    from inspect_ai.event import ModelEvent
+    from inspect_ai.model import (
+        ChatMessageAssistant,
+        ChatMessageSystem,
+        ChatMessageUser,
+        ModelOutput,
+        ModelUsage,
+    )
+
+    role = {"system": ChatMessageSystem, "user": ChatMessageUser, "assistant": ChatMessageAssistant}
+    first = min((datetime.fromisoformat(c["started_at"]) for c in calls), default=None)
+    events = []
+    for c in calls:
+        started = datetime.fromisoformat(c["started_at"])
+        output = ModelOutput.from_content(model=judge, content=c["reply"])
+        output.usage = ModelUsage(
+            input_tokens=c["tokens_in"],
+            output_tokens=c["tokens_out"],
+            total_tokens=c["tokens_in"] + c["tokens_out"],
+        )
+        output.time = c["seconds"]
+        events.append(
+            ModelEvent(
+                model=judge,
+                input=[role[m["role"]](content=m["content"]) for m in c["messages"]],
+                tools=[],
+                tool_choice="none",
+                config=config,
+                output=output,
+                error=c["error"],
+                cache="read" if c["cached"] else None,
+                timestamp=started,
+                completed=started + timedelta(seconds=c["seconds"]),
+                working_start=(started - first).total_seconds(),
+                working_time=c["seconds"],
+                retries=c["asks"] - 1 if c["asks"] else None,
+            )
+        )
+    return events
+
+
+def _usage(calls: list[dict], *, judge: str) -> dict:
+    from inspect_ai.model import ModelUsage
+
+    if not calls:
+        return {}
+    tokens_in = sum(c["tokens_in"] for c in calls)
+    tokens_out = sum(c["tokens_out"] for c in calls)
+    return {
+        judge: ModelUsage(
+            input_tokens=tokens_in, output_tokens=tokens_out, total_tokens=tokens_in + tokens_out
+        )
+    }
+
+
+def _sample(line: dict, *, judge: str, config):
     from inspect_ai.log import EvalError, EvalSample
     from inspect_ai.model import (
         ChatMessageAssistant,
@@ -121,6 +198,9 @@ def _sample(line: dict):
             key: line[key]
             for key in ("difficulty", "primary_scene", "secondary_scene", "scoring", "scored")
         },
+        events=_model_events(line["calls"], judge=judge, config=config),
+        model_usage=_usage(line["calls"], judge=judge),
+        **_timing(line["calls"]),
     )
 
 
@@ -144,12 +224,19 @@ def inspect_log_write(
     )
     from inspect_ai.model import GenerateConfig, ModelUsage
 
-    samples = [_sample(line) for line in lines]
+    judge = header["judge_model"] or header["judge"]
+    # How the judge was asked (an engine run's options; an import has none).
+    config = GenerateConfig(
+        temperature=header.get("temperature"),
+        seed=header.get("seed"),
+        max_tokens=header.get("max_tokens"),
+    )
+    samples = [_sample(line, judge=judge, config=config) for line in lines]
     dataset = f"{header['dataset']} v{header['dataset_version']}"
     metrics = {"overall": model.overall, **model.categories}
     usage = {}
     if header["source"] == "engine":
-        usage[header["judge_model"] or header["judge"]] = ModelUsage(
+        usage[judge] = ModelUsage(
             input_tokens=header["tokens_in"],
             output_tokens=header["tokens_out"],
             total_tokens=header["tokens_in"] + header["tokens_out"],
@@ -167,12 +254,7 @@ def inspect_log_write(
                 name=header["dataset"], version=header["dataset_version"], samples=len(samples)
             ),
             config=EvalConfig(),
-            # How the judge was asked (an engine run's options; an import has none).
-            model_generate_config=GenerateConfig(
-                temperature=header.get("temperature"),
-                seed=header.get("seed"),
-                max_tokens=header.get("max_tokens"),
-            ),
+            model_generate_config=config,
             metadata={"judge_run": header},
         ),
         results=EvalResults(

@@ -71,11 +71,26 @@ class CachedReply:
     tokens_out: int
 
 
+@dataclass(frozen=True)
+class Call:
+    """What asking for one unit took: the conversation last sent (its re-asks included), when
+    the first ask started (epoch seconds) and how long until the outcome, the asks, and the
+    tokens of their replies as the run counts them (``reply_tokens``; from the cache too)."""
+
+    messages: list[dict]
+    started_at: float
+    seconds: float
+    asks: int
+    tokens_in: int
+    tokens_out: int
+    cached: bool  # every reply came from the cache
+
+
 class Store(Protocol):
     async def cached(self, keys: list[str]) -> dict[str, CachedReply]: ...
     async def remember(self, key: str, reply: Completion) -> None: ...
-    async def accept(self, unit: Unit, result: Any, raw: str) -> None: ...
-    async def fail(self, unit: Unit, reason: str, raw: str) -> None: ...
+    async def accept(self, unit: Unit, result: Any, raw: str, call: Call) -> None: ...
+    async def fail(self, unit: Unit, reason: str, raw: str, call: Call) -> None: ...
     async def checkpoint(self, progress: Progress, tally: Tally) -> None: ...
 
 
@@ -99,6 +114,15 @@ class EngineConfig:
 
 class BudgetExceeded(Exception):
     pass
+
+
+def reply_tokens(reply: Completion, tokens_in: int) -> tuple[int, int]:
+    """A reply's tokens in and out as a run counts them: the endpoint's usage, else estimates
+    (``tokens_in`` of the prompt; the reply's text)."""
+    return (
+        reply.tokens_in or tokens_in,
+        reply.tokens_out or tokens_estimate(reply.text or reply.refusal or ""),
+    )
 
 
 class Engine:
@@ -194,9 +218,19 @@ class Engine:
         messages = unit.messages
         raw = ""
         problem = ""
+        started_at, started = time.time(), time.monotonic()
+        asks, tokens, cached = 0, [0, 0], True
+
+        def call() -> Call:
+            seconds = time.monotonic() - started
+            return Call(messages, started_at, seconds, asks, *tokens, cached and asks > 0)
+
         try:
             for asked in range(self.config.max_reasks + 1):
                 reply, key = await self._complete(unit, messages, first=asked == 0)
+                asks, cached = asks + 1, cached and key is None
+                used = reply_tokens(reply, messages_tokens(messages))
+                tokens = [tokens[0] + used[0], tokens[1] + used[1]]
                 raw = reply.text if reply.text is not None else f"[refusal] {reply.refusal or ''}"
                 try:
                     result = self.interpret(unit, reply.text, reply.refusal)
@@ -211,7 +245,7 @@ class Engine:
                 # Queued together, so the database thread commits both in one batch.
                 return self._written(
                     unit,
-                    self.store.accept(unit, result, raw),
+                    self.store.accept(unit, result, raw, call()),
                     *([self.store.remember(key, reply)] if key is not None else []),
                     error=False,
                 )
@@ -226,7 +260,7 @@ class Engine:
             reason = f"request failed: {exc}"
         except BudgetExceeded:
             return None
-        return self._written(unit, self.store.fail(unit, reason, raw), error=True)
+        return self._written(unit, self.store.fail(unit, reason, raw, call()), error=True)
 
     async def _written(self, unit: Unit, *writes: Awaitable[None], error: bool) -> None:
         await asyncio.gather(*writes)
@@ -304,8 +338,7 @@ class Engine:
             self._settled.set()
         if reply.attempts == 1:
             self._latencies.append(time.monotonic() - started)
-        used_in = reply.tokens_in or tokens_in
-        used_out = reply.tokens_out or tokens_estimate(reply.text or reply.refusal or "")
+        used_in, used_out = reply_tokens(reply, tokens_in)
         self._out_seen.append(used_out)
         self._spend(tokens_in=used_in, tokens_out=used_out)
         return reply

@@ -360,6 +360,43 @@ class Verdict(models.Model):
         return f"{self.rubric_item}: {self.state}"
 
 
+class JudgeCall(models.Model):
+    """What asking the judge about one response (or, per criterion, one criterion) took: the
+    conversation last sent, re-asks included, when and how long, and the replies' tokens. The
+    reply itself is its verdicts' ``raw_reply``; written with them (``verdicts_store``)."""
+
+    run = models.ForeignKey(
+        JudgeRun, on_delete=models.CASCADE, related_name="judge_calls", verbose_name=_("judge run")
+    )
+    response = models.ForeignKey(
+        Response, on_delete=models.CASCADE, related_name="judge_calls", verbose_name=_("response")
+    )
+    # The first criterion the request judged: the call's key in the run.
+    rubric_item = models.ForeignKey(
+        RubricItem,
+        on_delete=models.CASCADE,
+        related_name="judge_calls",
+        verbose_name=_("criterion"),
+    )
+    messages = models.JSONField(_("messages"), default=list)
+    started_at = models.DateTimeField(_("started at"))
+    seconds = models.FloatField(_("seconds"))
+    asks = models.PositiveSmallIntegerField(_("asks"))
+    tokens_in = models.PositiveIntegerField(_("input tokens"))
+    tokens_out = models.PositiveIntegerField(_("output tokens"))
+    cached = models.BooleanField(_("from the cache"))
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["run", "rubric_item"], name="judge_call_run_item"),
+        ]
+        verbose_name = _("judge call")
+        verbose_name_plural = _("judge calls")
+
+    def __str__(self) -> str:
+        return f"run {self.run_id}: response {self.response_id} ({self.seconds:.2f} s)"
+
+
 class AuditEvent(models.Model):
     """An append-only record of a change; written in the transaction of the change."""
 

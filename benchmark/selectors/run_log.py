@@ -4,7 +4,7 @@ Inspect eval log through ``benchmark.inspect_log``). The fields are described by
 
 from collections.abc import Iterator
 
-from benchmark.models import JudgeRun, Response, Verdict
+from benchmark.models import JudgeCall, JudgeRun, Response, Verdict
 from benchmark.selectors.leaderboard import RunScores
 from benchmark.selectors.runs import judge_run_cases, judge_run_record
 
@@ -29,11 +29,29 @@ def judge_run_log_header(*, run: JudgeRun) -> dict:
 
 def judge_run_log_lines(*, run: JudgeRun, scores: RunScores) -> Iterator[dict]:
     """One record per answer the run judges (its cases: ``judge_run_cases``), in dataset order: the
-    dialogue, the answer, each criterion with the judge's verdict, reasoning and raw reply,
-    and the question's score from ``scores`` (``judge_run_scores`` of the run; null when a
-    verdict is an error or missing)."""
+    dialogue, the answer, each criterion with the judge's verdict, reasoning and raw reply, the
+    requests that asked the judge (an engine run's ``JudgeCall`` s), and the question's score
+    from ``scores`` (``judge_run_scores`` of the run; null when a verdict is an error or
+    missing)."""
     header = judge_run_log_header(run=run)
     verdicts = {v.rubric_item_id: v for v in Verdict.objects.filter(run=run)}
+    calls: dict[int, list[dict]] = {}
+    for call in JudgeCall.objects.filter(run=run).order_by("started_at", "pk"):
+        verdict = verdicts.get(call.rubric_item_id)
+        failed = verdict is not None and verdict.state == Verdict.State.ERROR
+        calls.setdefault(call.response_id, []).append(
+            {
+                "messages": call.messages,
+                "reply": verdict.raw_reply if verdict else "",
+                "error": verdict.reasoning if failed else None,
+                "started_at": call.started_at.isoformat(),
+                "seconds": call.seconds,
+                "asks": call.asks,
+                "tokens_in": call.tokens_in,
+                "tokens_out": call.tokens_out,
+                "cached": call.cached,
+            }
+        )
     responses = (
         Response.objects.filter(model=run.model, case__in=judge_run_cases(run=run))
         .select_related("case")
@@ -67,6 +85,7 @@ def judge_run_log_lines(*, run: JudgeRun, scores: RunScores) -> Iterator[dict]:
             "dialogue": case.dialogue,
             "response": response.text,
             "criteria": criteria,
+            "calls": calls.get(response.pk, []),
             "scoring": scores.scoring,
             "scored": score is not None,
             "score": score.score if score else None,

@@ -8,7 +8,7 @@ from typing import TypeVar
 from django.db import transaction
 
 from benchmark.llm.accounting import Tally
-from benchmark.llm.engine import Unit
+from benchmark.llm.engine import Call, Unit
 from benchmark.llm.progress import Progress
 from benchmark.models import (
     ConstructionProject,
@@ -70,7 +70,7 @@ class FailureListingStore(RunStore):
         if len(self.failures) < MAX_LISTED_FAILURES:
             self.failures.append({"draft_id": unit.ident, "reason": reason[:300]})
 
-    async def fail(self, unit: Unit, reason: str, raw: str) -> None:
+    async def fail(self, unit: Unit, reason: str, raw: str, call: Call) -> None:
         self.failure_note(unit, reason)
 
     async def checkpoint(self, progress: Progress, tally: Tally) -> None:

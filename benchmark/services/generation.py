@@ -16,7 +16,7 @@ from django.utils.translation import gettext
 from benchmark.llm.accounting import Tally
 from benchmark.llm.client import Endpoint
 from benchmark.llm.credentials import api_key_resolve, base_url_resolve
-from benchmark.llm.engine import EngineConfig, Interpret, Reask, Unit
+from benchmark.llm.engine import Call, EngineConfig, Interpret, Reask, Unit
 from benchmark.llm.parser import ReplyError
 from benchmark.llm.progress import Progress
 from benchmark.llm.prompts import DEFAULT_GENERATE_TEMPLATE, dialogue_render, template_load
@@ -287,13 +287,13 @@ class _GenerationStore(RunStore):
         super().__init__(**kwargs)
         self.failures: list[dict] = []
 
-    async def accept(self, unit: Unit, result: str, raw: str) -> None:
+    async def accept(self, unit: Unit, result: str, raw: str, call: Call) -> None:
         model_id = self.run.model_id
         await self.call_sync(
             lambda: response_store(model_id=model_id, case_id=unit.ident, text=result)
         )
 
-    async def fail(self, unit: Unit, reason: str, raw: str) -> None:
+    async def fail(self, unit: Unit, reason: str, raw: str, call: Call) -> None:
         if len(self.failures) < MAX_LISTED_FAILURES:
             self.failures.append({"case_id": unit.ident, "reason": reason[:300]})
 

@@ -9,6 +9,7 @@ that fails for good, is stored as verdicts in state ``error`` with the reason an
 
 from collections.abc import Callable
 from dataclasses import replace
+from datetime import UTC, datetime
 from pathlib import Path
 
 from django.db import transaction
@@ -16,7 +17,7 @@ from django.db import transaction
 from benchmark.llm.accounting import Tally
 from benchmark.llm.client import Endpoint
 from benchmark.llm.credentials import api_key_resolve, base_url_resolve
-from benchmark.llm.engine import EngineConfig, Unit
+from benchmark.llm.engine import Call, EngineConfig, Unit
 from benchmark.llm.parser import VERDICT_SCHEMA, JudgeReply, ReplyError, judge_reply_parse
 from benchmark.llm.progress import Progress
 from benchmark.llm.prompts import (
@@ -27,7 +28,7 @@ from benchmark.llm.prompts import (
     rubric_render,
     template_load,
 )
-from benchmark.models import Dataset, Judge, JudgeRun, ModelUnderTest, Verdict
+from benchmark.models import Dataset, Judge, JudgeCall, JudgeRun, ModelUnderTest, Verdict
 from benchmark.selectors import runs as run_selectors
 from benchmark.selectors.rubric import rubric_item_versions
 from benchmark.services.dispatch import run_queue
@@ -284,7 +285,7 @@ def engine_options_for_worker(*, judge: Judge) -> EngineOptions:
 
 
 class _JudgeStore(RunStore):
-    async def accept(self, unit: Unit, result: JudgeReply, raw: str) -> None:
+    async def accept(self, unit: Unit, result: JudgeReply, raw: str, call: Call) -> None:
         response_id, item_ids, versions = unit.ident
         await self.call_sync(
             lambda: verdicts_store(
@@ -295,10 +296,11 @@ class _JudgeStore(RunStore):
                 versions=versions,
                 reasons=list(result.reasons),
                 raw=raw,
+                call=call,
             )
         )
 
-    async def fail(self, unit: Unit, reason: str, raw: str) -> None:
+    async def fail(self, unit: Unit, reason: str, raw: str, call: Call) -> None:
         response_id, item_ids, versions = unit.ident
         await self.call_sync(
             lambda: verdicts_store(
@@ -309,6 +311,7 @@ class _JudgeStore(RunStore):
                 versions=versions,
                 reasons=[reason] * len(item_ids),
                 raw=raw,
+                call=call,
             )
         )
 
@@ -349,8 +352,10 @@ def verdicts_store(
     reasons: list[str],
     raw: str,
     versions: list[int] | None = None,
+    call: Call | None = None,
 ) -> int:
-    """Write one response's verdicts at once; already stored ones are left as they are.
+    """Write one response's verdicts at once, with the ``call`` that asked for them (a
+    ``JudgeCall``); already stored ones are left as they are.
 
     ``versions`` are the rubric versions the judge's prompt showed (read when the prompt was
     built: a criterion edited while the request was out keeps the verdict on the old text);
@@ -377,6 +382,24 @@ def verdicts_store(
             ],
             ignore_conflicts=True,
         )
+        if call is not None:
+            JudgeCall.objects.bulk_create(
+                [
+                    JudgeCall(
+                        run_id=run_id,
+                        response_id=response_id,
+                        rubric_item_id=item_ids[0],
+                        messages=call.messages,
+                        started_at=datetime.fromtimestamp(call.started_at, tz=UTC),
+                        seconds=call.seconds,
+                        asks=call.asks,
+                        tokens_in=call.tokens_in,
+                        tokens_out=call.tokens_out,
+                        cached=call.cached,
+                    )
+                ],
+                ignore_conflicts=True,
+            )
         return len(created)
 
 

@@ -18,7 +18,7 @@ from django.db.models import QuerySet
 from benchmark.audit_actions import AuditAction
 from benchmark.importing import ImportFailure
 from benchmark.importing.dataset import dialogue_parse
-from benchmark.llm.engine import Unit
+from benchmark.llm.engine import Call, Unit
 from benchmark.llm.parser import ReplyError
 from benchmark.llm.progress import Progress
 from benchmark.llm.prompts import DEFAULT_REWRITE_TEMPLATE, template_load
@@ -105,13 +105,13 @@ def draft_rewrite_store(
 
 
 class _RewriteStore(RunStore):
-    async def accept(self, unit: Unit, result: list[dict], raw: str) -> None:
+    async def accept(self, unit: Unit, result: list[dict], raw: str, call: Call) -> None:
         name = self.endpoint.model
         await self.call_sync(
             lambda: draft_rewrite_store(draft_id=unit.ident, model_name=name, dialogue=result)
         )
 
-    async def fail(self, unit: Unit, reason: str, raw: str) -> None:
+    async def fail(self, unit: Unit, reason: str, raw: str, call: Call) -> None:
         name = self.endpoint.model
         await self.call_sync(
             lambda: draft_rewrite_store(draft_id=unit.ident, model_name=name, error=reason)

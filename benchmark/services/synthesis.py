@@ -16,7 +16,7 @@ from pathlib import Path
 
 from django.db import transaction
 
-from benchmark.llm.engine import Unit
+from benchmark.llm.engine import Call, Unit
 from benchmark.llm.progress import Progress
 from benchmark.llm.prompts import (
     DEFAULT_RUBRIC_TEMPLATE,
@@ -125,7 +125,9 @@ def draft_criteria_synthesised_store(
 
 
 class _SynthesisStore(FailureListingStore):
-    async def accept(self, unit: Unit, result: list[ProposedCriterion], raw: str) -> None:
+    async def accept(
+        self, unit: Unit, result: list[ProposedCriterion], raw: str, call: Call
+    ) -> None:
         provenance = {
             "synthesis_run": self.run,
             "template_version": self.template_version,

@@ -36,11 +36,11 @@ class SlowStore:
     async def remember(self, key, reply):
         return None
 
-    async def accept(self, unit, result, raw):
+    async def accept(self, unit, result, raw, call):
         await self._commit()
         self.accepted.append(unit.ident)
 
-    async def fail(self, unit, reason, raw):
+    async def fail(self, unit, reason, raw, call):
         raise AssertionError(reason)
 
     async def checkpoint(self, progress, tally):

@@ -28,10 +28,10 @@ class MemoryStore:
     async def remember(self, key, reply):
         return None
 
-    async def accept(self, unit, result, raw):
+    async def accept(self, unit, result, raw, call):
         self.accepted[unit.ident] = list(result.met)
 
-    async def fail(self, unit, reason, raw):
+    async def fail(self, unit, reason, raw, call):
         self.failed[unit.ident] = reason
 
     async def checkpoint(self, progress, tally):
