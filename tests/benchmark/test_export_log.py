@@ -3,11 +3,12 @@
 import io
 import json
 import sys
+from datetime import UTC, datetime
 
 import pytest
 from django.core.management import CommandError, call_command
 
-from benchmark.models import JudgeRun, Verdict
+from benchmark.models import JudgeCall, JudgeRun, Verdict
 from benchmark.scoring import Criterion, case_score
 from benchmark.selectors.leaderboard import leaderboard_compute
 from tests.benchmark.factories import (
@@ -53,6 +54,18 @@ def run():
                 reasoning=f"why {item.position}",
                 raw_reply=f'{{"detail": "{state}"}}',
             )
+        JudgeCall.objects.create(
+            run=run,
+            response=response,
+            rubric_item=case.rubric.get(position=0),
+            messages=[{"role": "user", "content": f"judge prompt for {case.question_id}"}],
+            started_at=datetime(2026, 11, 30, 9, 0, tzinfo=UTC),
+            seconds=1.25,
+            asks=1,
+            tokens_in=500,
+            tokens_out=120,
+            cached=False,
+        )
     return run
 
 

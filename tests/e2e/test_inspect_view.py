@@ -1,6 +1,7 @@
 """A judge run's Inspect AI log opened in `inspect view` in Chromium, as a researcher opens it:
 the task names judge and dataset, one column per ability, the answers in view, the question
-with an error verdict shown as an error (not a success)."""
+with an error verdict shown as an error (not a success), and a sample's transcript the judge's
+request and reply."""
 
 import contextlib
 import subprocess
@@ -52,6 +53,11 @@ def test_the_log_reads_as_a_heartbench_run_in_inspect_view(run, tmp_path, browse
             assert column in body.upper()
         assert "criterion_0" not in body and "NaN" not in body
         shoot(page, artifacts, "inspect-view-samples")
+        # The sample's transcript is the judge's request and reply, not a size message.
+        page.get_by_text("answer to q-ok").first.click()
+        page.get_by_role("tab", name="Transcript").click()
+        page.get_by_text("judge prompt for q-ok").first.wait_for(timeout=15_000)
+        shoot(page, artifacts, "inspect-view-transcript")
     finally:
         view.kill()
         view.wait(10)
