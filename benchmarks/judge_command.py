@@ -42,20 +42,21 @@ FAULT_MIX = ("server_error", "malformed", "wrong_count")
 def timeline(requests, *, started: float, ended: float, n: int) -> str:
     """Where one run's time went, from the fake endpoint's log (seconds from the command's
     start): first request, the n-th, the last, the last reply, the exit; requests after the
-    n-th, 429s, the most sent in any one second and the sends per second."""
+    n-th, 429s, the most sent in any one second, the sends per second, and the requests (retries
+    and re-asks) of the answer whose reply came last."""
     sends = sorted(r.started - started for r in requests)
-    last_reply = max(r.answered for r in requests) - started
+    last_reply = max(r.answered or 0.0 for r in requests) - started
     busiest = max(bisect.bisect_left(sends, t + 1.0) - i for i, t in enumerate(sends))
     per_second = Counter(int(t) for t in sends)
     refused = sum(r.status == 429 for r in requests)
-    last = max(requests, key=lambda r: r.started)
-    asked = [r for r in requests if r.key == last.key]
+    last = max(requests, key=lambda r: r.answered or 0.0)
+    asked = sorted((r for r in requests if r.unit == last.unit), key=lambda r: r.started)
     return (
         f"first {sends[0]:.2f}, {n}th {sends[n - 1]:.2f}, last {sends[-1]:.2f} "
         f"(+{len(sends) - n} after the {n}th), last reply {last_reply:.2f}, "
         f"exit {ended - started - last_reply:.2f}; 429s {refused}; busiest second {busiest}; "
-        f"per second {[per_second[s] for s in range(int(sends[-1]) + 1)]}; the last one's "
-        f"prompt: {', '.join(f'{r.fault} {r.started - started:.2f}' for r in asked)}"
+        f"per second {[per_second[s] for s in range(int(sends[-1]) + 1)]}; the last answer's "
+        f"requests: {', '.join(f'{r.fault} {r.started - started:.2f}' for r in asked)}"
     )
 
 

@@ -224,6 +224,7 @@ class LoggedRequest:
     status: int | None = None  # None while in flight; 0 when the connection was dropped
     answered: float | None = None  # monotonic seconds the reply was ready
     parameters: dict = field(default_factory=dict)  # the body's settings (temperature, seed, …)
+    unit: str = ""  # the key of the first message alone: the same for a prompt and its re-asks
 
 
 class FakeLLM:
@@ -379,7 +380,13 @@ class FakeLLM:
             fault = "no_rf"
         # Logged on arrival, so a request still hanging counts as sent.
         parameters = {k: v for k, v in body.items() if k not in ("model", "messages")}
-        logged = LoggedRequest(prompt_key(messages), fault, time.monotonic(), parameters=parameters)
+        logged = LoggedRequest(
+            prompt_key(messages),
+            fault,
+            time.monotonic(),
+            parameters=parameters,
+            unit=prompt_key(messages[:1]),
+        )
         with self._lock:
             self.requests.append(logged)
         status, payload, headers = self._reply(fault, body, messages, prompt)
