@@ -6,8 +6,9 @@ database call back to the thread that started it, which executes them one at a t
 queue up while one runs are executed together inside ``batch()`` (a transaction: one commit
 for many small writes, which is what bounds throughput on SQLite, where each commit is an
 fsync). Results are handed back only after the batch is committed, so the job never sees a
-write as done before it is durable. Ctrl-C in the caller cancels the job; calls already
-queued (the final checkpoint) still run.
+write as done before it is durable. The job speaks the caller's active language: what it words
+for a person (a rubric rule's reason, say) reads as the caller's own lines do. Ctrl-C in the
+caller cancels the job; calls already queued (the final checkpoint) still run.
 """
 
 import asyncio
@@ -17,6 +18,8 @@ import threading
 from collections.abc import Awaitable, Callable
 from contextlib import AbstractContextManager
 from typing import Any, TypeVar
+
+from django.utils import translation
 
 T = TypeVar("T")
 CallSync = Callable[[Callable[[], Any]], Awaitable[Any]]
@@ -43,9 +46,12 @@ def run_bridged(
         state["task"] = asyncio.current_task()
         return await job(call_sync)
 
+    language = translation.get_language()
+
     def worker() -> None:
         try:
-            outcome["value"] = asyncio.run(main())
+            with translation.override(language):
+                outcome["value"] = asyncio.run(main())
         except BaseException as exc:  # handed to the caller's thread below
             outcome["error"] = exc
         finally:

@@ -5,6 +5,8 @@ with the reasons, three bad replies list the draft as failed; resumable, under a
 
 import io
 import json
+import os
+import re
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -39,6 +41,8 @@ from benchmark.services.synthesis import (
 )
 from tests.benchmark.test_construct_publish import rubric_top_up
 from tests.benchmark.test_construct_seeds import BASE_SEEDS
+from tests.benchmark.test_exit_status import heartbench
+from tests.conftest import sqlite_migrated
 
 pytestmark = pytest.mark.django_db
 QUICK = ["--no-progress", "--timeout", "2", "--max-retry-wait", "5", "--max-attempts", "2"]
@@ -276,3 +280,28 @@ def test_synthesised_rubrics_are_judged_pruned_and_published(drafts, fake, tmp_p
         "import_dataset", str(out), "--name", "again", "--allow-copy", stdout=io.StringIO()
     )
     assert Dataset.objects.get(name="again").content_hash == published.content_hash
+
+
+@pytest.mark.django_db(transaction=False)
+def test_the_console_lists_a_failed_draft_in_english_only(tmp_path):
+    """The command line speaks English: a failed draft's reason, the rubric rules' words
+    included, has no Chinese but what it quotes from the reply."""
+    env = {**os.environ, "DATABASE_URL": sqlite_migrated(tmp_path / "synth.sqlite3")}
+    env.pop("REDIS_URL", None)
+    with FakeLLM() as fake:
+        for command in (
+            ["create-project", "pilot", "--dataset-name", "heartbench-pilot"],
+            ["import-seeds", str(BASE_SEEDS), "--project", "pilot"],
+            ["references", "--project", "pilot", "--models", "ref-a", "--base-url",
+             fake.base_url, *QUICK],
+        ):  # fmt: skip
+            done = heartbench(env, "construct", *command)
+            assert done.returncode == 0, done.stderr
+        fake.fail_prompt("喘不过气", *["invalid_rubric"] * 3)
+        done = heartbench(env, "construct", "synthesize", "--project", "pilot", "--model",
+                          "synth", "--base-url", fake.base_url, *QUICK)  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    (failed,) = [line for line in done.stdout.splitlines() if line.startswith("  failed ")]
+    assert "s-02" in failed and "asks a question" in failed
+    quoted = re.sub(r"“[^”]*”|'[^']*'|: [^;]*[\u4e00-\u9fff][^;]*$", "", failed)
+    assert not re.search(r"[\u4e00-\u9fff]", quoted), failed
