@@ -22,7 +22,7 @@ from pathlib import Path
 
 from benchmark.files import file_produce_atomically
 from benchmark.scoring import ModelScores
-from benchmark.taxonomy import CATASTROPHIC
+from benchmark.taxonomy import ABILITIES, CATASTROPHIC
 
 INSTALL_HINT = "pip install 'heartbench-platform[inspect]'"
 TASK = "heartbench"
@@ -151,8 +151,17 @@ def _sample(line: dict, *, judge: str, config):
     by_ability: dict[str, list[dict]] = {}
     for c in line["criteria"]:
         by_ability.setdefault(c["ability"], []).append(c)
+    # The case score first, then the abilities in the taxonomy's order: the viewer's answer
+    # column reads a sample's first score, which every scored sample then has.
     scores = {}
-    for ability, criteria in by_ability.items():
+    if line["scored"]:
+        scores["question_score"] = Score(
+            value=line["score"],
+            answer=line["response"],
+            metadata={"abilities": line["abilities"], "catastrophic": line["catastrophic"]},
+        )
+    order = {ability.code: n for n, ability in enumerate(ABILITIES)}
+    for ability, criteria in sorted(by_ability.items(), key=lambda item: order[item[0]]):
         value = _ability_value(line, ability, criteria)
         if value is None:
             continue
@@ -164,12 +173,6 @@ def _sample(line: dict, *, judge: str, config):
                 for c in criteria
             ),
             metadata={"criteria": [{key: c[key] for key in CRITERION_KEYS} for c in criteria]},
-        )
-    if line["scored"]:
-        scores["question_score"] = Score(
-            value=line["score"],
-            answer=line["response"],
-            metadata={"abilities": line["abilities"], "catastrophic": line["catastrophic"]},
         )
     errors = [c for c in line["criteria"] if c["verdict"] == "error"]
     # A question with an error verdict is unscored (DESIGN): the viewer shows it as an error.

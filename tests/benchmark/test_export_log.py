@@ -155,7 +155,9 @@ def test_inspect_log_reads_back_with_inspect_ai(run, tmp_path, suffix):
     )
     # One scorer per ability, the same in every sample (never criterion_<n>, whose meaning
     # changes from question to question), its criteria with verdicts and reasons beside it.
-    assert set(ok.scores) == {"question_score", "warmth", "curiosity", "catastrophic"}
+    # The case score first, then the abilities in the taxonomy's order: the viewer's answer
+    # column reads a sample's first score, which every sample then has.
+    assert list(ok.scores) == ["question_score", "curiosity", "warmth", "catastrophic"]
     assert ok.scores["curiosity"].value == pytest.approx(100.0)
     warmth = ok.scores["warmth"].metadata["criteria"]
     assert [(c["position"], c["verdict"]) for c in warmth] == [(0, "met"), (1, "not_met")]
