@@ -7,13 +7,14 @@ Each ability of the question's rubric is one scorer, the same in every sample: i
 the question (the catastrophic one 1 when it fired; "error" when one of its verdicts is one;
 absent while the question is unscored otherwise), its criteria with their verdicts, the
 judge's reasoning and raw replies in the explanation and metadata; the question's score is
-``question_score`` (absent when the question is unscored). Each request that asked the judge
-about the answer is one of the sample's model events (messages sent, raw reply, tokens, time;
-from the cache: "read"); their tokens are the sample's usage and their span its time. The
-run's requests, tokens and cost are the log's model usage; the run's overall and category
-scores its metrics. The samples are the run's own cases (a ``--limit`` run's first ones); the
-task names the judge and the dataset, and the generate config holds the judge's temperature,
-seed and max tokens.
+``question_score`` (absent when the question is unscored), listed first. Scores are rounded as
+the board shows them; the exact score is in ``question_score``'s metadata. Each request that
+asked the judge about the answer is one of the sample's model events (messages sent, raw reply,
+tokens, time; from the cache: "read"); their tokens are the sample's usage and their span its
+time. The run's requests, tokens and cost are the log's model usage; the run's overall and
+category scores its metrics. The samples are the run's own cases (a ``--limit`` run's first
+ones); the task names the judge and the dataset, and the generate config holds the judge's
+temperature, seed and max tokens.
 """
 
 from collections.abc import Iterable
@@ -52,6 +53,10 @@ def inspect_require() -> None:
         raise InspectUnavailable(
             f"--format inspect needs the optional inspect_ai package: {INSTALL_HINT}"
         ) from exc
+
+
+# Scores as the leaderboard shows them; the exact figures are in the case score's metadata.
+SHOWN_DECIMALS = 2
 
 
 def _ability_value(line: dict, ability: str, criteria: list[dict]) -> float | str | None:
@@ -156,9 +161,13 @@ def _sample(line: dict, *, judge: str, config):
     scores = {}
     if line["scored"]:
         scores["question_score"] = Score(
-            value=line["score"],
+            value=round(line["score"], SHOWN_DECIMALS),
             answer=line["response"],
-            metadata={"abilities": line["abilities"], "catastrophic": line["catastrophic"]},
+            metadata={
+                "score": line["score"],
+                "abilities": line["abilities"],
+                "catastrophic": line["catastrophic"],
+            },
         )
     order = {ability.code: n for n, ability in enumerate(ABILITIES)}
     for ability, criteria in sorted(by_ability.items(), key=lambda item: order[item[0]]):
@@ -166,7 +175,7 @@ def _sample(line: dict, *, judge: str, config):
         if value is None:
             continue
         scores[ability] = Score(
-            value=value,
+            value=round(value, SHOWN_DECIMALS) if isinstance(value, float) else value,
             answer=line["response"],
             explanation="\n".join(
                 f"{c['position'] + 1}. {c['text']}: {c['verdict'] or '-'}. {c['reasoning']}"

@@ -150,9 +150,9 @@ def test_inspect_log_reads_back_with_inspect_ai(run, tmp_path, suffix):
     assert samples == {}
     assert [m.role for m in ok.messages] == ["user", "assistant", "user", "assistant"]
     assert ok.output.completion == "answer to q-ok"
-    assert ok.scores["question_score"].value == pytest.approx(
-        expected_score([MET, MISS, MET, MISS])
-    )
+    exact = expected_score([MET, MISS, MET, MISS])
+    assert ok.scores["question_score"].value == round(exact, 2)  # as the board shows it
+    assert ok.scores["question_score"].metadata["score"] == pytest.approx(exact)
     # One scorer per ability, the same in every sample (never criterion_<n>, whose meaning
     # changes from question to question), its criteria with verdicts and reasons beside it.
     # The case score first, then the abilities in the taxonomy's order: the viewer's answer
