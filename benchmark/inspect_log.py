@@ -69,6 +69,13 @@ def _ability_value(line: dict, ability: str, criteria: list[dict]) -> float | st
     return "error" if any(c["verdict"] == "error" for c in criteria) else None
 
 
+def _criterion_line(c: dict) -> str:
+    """One criterion in a score's explanation: number, points, text, verdict, reasoning."""
+    points = "catastrophic" if c["points"] is None else f"{c['points']:+d}"
+    verdict = (c["verdict"] or "-").replace("_", " ")
+    return f"{c['position'] + 1}. [{points}] {c['text']}: {verdict}. {c['reasoning']}"
+
+
 def _timing(calls: list[dict]) -> dict:
     """A sample's timing from its judge calls: from the first ask to the last outcome, and the
     time the calls took (they overlap only at item granularity)."""
@@ -163,6 +170,9 @@ def _sample(line: dict, *, judge: str, config):
         scores["question_score"] = Score(
             value=round(line["score"], SHOWN_DECIMALS),
             answer=line["response"],
+            explanation="the mean of the abilities' scores: "
+            + ", ".join(f"{a} {v:.2f}" for a, v in line["abilities"].items())
+            + ("; a catastrophic criterion was hit" if line["catastrophic"] else ""),
             metadata={
                 "score": line["score"],
                 "abilities": line["abilities"],
@@ -177,10 +187,7 @@ def _sample(line: dict, *, judge: str, config):
         scores[ability] = Score(
             value=round(value, SHOWN_DECIMALS) if isinstance(value, float) else value,
             answer=line["response"],
-            explanation="\n".join(
-                f"{c['position'] + 1}. {c['text']}: {c['verdict'] or '-'}. {c['reasoning']}"
-                for c in criteria
-            ),
+            explanation="\n".join(_criterion_line(c) for c in criteria),
             metadata={"criteria": [{key: c[key] for key in CRITERION_KEYS} for c in criteria]},
         )
     errors = [c for c in line["criteria"] if c["verdict"] == "error"]

@@ -164,6 +164,9 @@ def test_inspect_log_reads_back_with_inspect_ai(run, tmp_path, suffix):
     assert (
         warmth[0]["raw_reply"] == '{"detail": "met"}' and "why 0" in ok.scores["warmth"].explanation
     )
+    assert ok.scores["warmth"].explanation.splitlines()[1].startswith("2. [-10] ")
+    assert "not met." in ok.scores["warmth"].explanation
+    assert ok.scores["question_score"].explanation.startswith("the mean of the abilities' scores: ")
     assert ok.scores["catastrophic"].value == 0
     assert ok.scores["question_score"].answer == "answer to q-ok"
     assert failed.scores["warmth"].value == "error"
