@@ -25,7 +25,7 @@ from benchmark.files import file_produce_atomically
 from benchmark.scoring import ModelScores
 from benchmark.taxonomy import ABILITIES, CATASTROPHIC
 
-INSTALL_HINT = "pip install 'heartbench-platform[inspect]'"
+INSTALL_HINT = "pip install --editable '.[inspect]' (in the platform's folder)"
 TASK = "heartbench"
 
 # LLMRun.Status -> the Inspect log's status.

@@ -120,7 +120,7 @@ def test_inspect_without_the_extra_says_how_to_install_it(run, tmp_path, monkeyp
         call_command("export_log", run=run.pk, format="inspect", output=str(target))
     assert caught.value.returncode == 2
     message = str(caught.value)
-    assert "\n" not in message and "pip install 'heartbench-platform[inspect]'" in message
+    assert "\n" not in message and "pip install --editable '.[inspect]'" in message
     assert list(tmp_path.iterdir()) == []
 
 
