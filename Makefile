@@ -64,6 +64,7 @@ messages: setup
 lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports --no-cache
 
 # The product suite once per database, both passes at once (tests/passes.py): every test on
 # SQLite, and on PostgreSQL those marked `database` (tests/conftest.py marks every test that can

@@ -1,6 +1,6 @@
 from django.urls import path
 
-import config.converters  # noqa: F401  (registers the <study:...> converter)
+import annotation.converters  # noqa: F401  (registers the <study:...> converter)
 from annotation import api
 from annotation.api import adjudication as api_adjudication
 

@@ -12,7 +12,7 @@ from django.utils.translation import gettext_lazy as _
 from rest_framework import exceptions
 from rest_framework.authentication import TokenAuthentication
 
-from annotation.selectors import compiled
+from config import compiled
 
 
 class TokenWithExpertAuthentication(TokenAuthentication):

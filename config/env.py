@@ -77,7 +77,7 @@ def _postgres_options(query: str, *, prepared: bool) -> dict:
     prepared (from its second run): parsed once, and planned once when PostgreSQL finds its
     generic plan no worse than one for the values. The hot reads are compiled with their
     statuses written in, so that a kept plan can use the partial indexes that name them
-    (``annotation.selectors.compiled``).
+    (``config.compiled``).
     Without it, values are written into the text and every statement is planned anew, as a
     pooler in transaction mode that does not carry prepared statements needs.
     """

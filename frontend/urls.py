@@ -1,7 +1,7 @@
 from django.contrib.auth.views import LogoutView
 from django.urls import path
 
-import config.converters  # noqa: F401  (registers the <study:...> converter)
+import annotation.converters  # noqa: F401  (registers the <study:...> converter)
 from frontend.views import (
     adjudication,
     construction,

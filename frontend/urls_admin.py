@@ -3,7 +3,7 @@
 
 from django.urls import path
 
-import config.converters  # noqa: F401  (registers the <study:...> converter)
+import annotation.converters  # noqa: F401  (registers the <study:...> converter)
 from frontend.views import admin_leaderboard, dashboard, disagreements, study_report
 
 benchmark_urls = [

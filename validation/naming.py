@@ -3,7 +3,7 @@
 A study's name is its handle everywhere: the command line, the pool experts see, and one
 segment of URLs such as ``/rate/<name>/`` and ``/admin/dashboard/studies/<name>/``. New names
 are kept to characters that need no explaining in any of them. Names stored before this rule
-existed still work: the URLs carry any name (``config.converters.StudyNameConverter``).
+existed still work: the URLs carry any name (``annotation.converters.StudyNameConverter``).
 """
 
 import re

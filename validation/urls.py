@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-import config.converters  # noqa: F401  (registers the <study:...> converter)
+import annotation.converters  # noqa: F401  (registers the <study:...> converter)
 from validation import api
 
 app_name = "admin-api"

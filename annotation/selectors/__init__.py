@@ -21,9 +21,9 @@ from django.utils.translation import gettext
 
 from annotation.blinding import criterion_token, shuffled
 from annotation.models import Assignment, Expert, Label, Pool, Submission, Unit
-from annotation.selectors import compiled
 from annotation.selectors.pay import pay_rate_annotations
 from benchmark.models import RubricItem
+from config import compiled
 
 SPEAKERS = {"A": "user", "B": "counsellor"}
 

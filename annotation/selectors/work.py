@@ -41,9 +41,9 @@ from annotation.models import (
     Unit,
     could_name_a_study,
 )
-from annotation.selectors import compiled
 from annotation.selectors import quality as selectors_quality
 from benchmark.models import RubricItem
+from config import compiled
 
 
 class WorkState(StrEnum):

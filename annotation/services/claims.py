@@ -29,7 +29,6 @@ from django.utils.translation import gettext
 from annotation import selectors
 from annotation.assignment import rank_candidates
 from annotation.models import ACTIVE, Assignment, Expert, Pool, Unit
-from annotation.selectors import compiled
 from annotation.selectors.work import (
     CalibrationDue,
     WorkState,
@@ -45,6 +44,7 @@ from annotation.services.core import leases_expire
 from annotation.services.errors import AnnotationError, PoolBusy
 from annotation.services.leases import lease_held_renew
 from annotation.services.locks import units_locked
+from config import compiled
 
 # How many ranked units a claim tries before it looks at the pool again, and how often.
 CLAIM_TRIES_PER_ROUND = 32

@@ -5,6 +5,11 @@ from django.db.models import Max
 
 from benchmark.models import Dataset
 
+# The `--dataset` help of the commands that read one by ``dataset_resolve``'s default.
+DATASET_HELP = (
+    "NAME or NAME:vN (default: HEARTBENCH_DEFAULT_DATASET, else the only dataset, demo data aside)"
+)
+
 
 class DatasetNotFound(LookupError):
     """No dataset matches what the user asked for."""

@@ -1,9 +1,9 @@
 """A compiled shape's constant words (a status, a kind) go into its text as literals, so that
 a plan PostgreSQL keeps for it can use the partial indexes named by them; the call's values
-and every other constant stay parameters (``annotation.selectors.compiled``), the call's values
+and every other constant stay parameters (``config.compiled``), the call's values
 behind a scalar subquery where they are hidden from the planner (``rows_one_plan``)."""
 
-from annotation.selectors.compiled import _words_written
+from config.compiled import _words_written
 
 
 def test_constant_words_are_written_in_and_values_stay_parameters():

@@ -17,10 +17,11 @@ from django.utils import timezone
 from annotation import selectors as annotation_selectors
 from annotation import services as annotation_services
 from annotation.models import Submission
-from annotation.selectors import RatingRow, compiled
+from annotation.selectors import RatingRow
 from benchmark.audit_actions import AuditAction
 from benchmark.models import RubricItem
 from benchmark.services.audit import audit_record
+from config import compiled
 from validation.models import GoldLabel, Study, StudyUnit
 from validation.outcome import NeedsSenior, Policy, Settled, UnitOutcome, unit_outcome
 from validation.services.announce import gold_ready_announce
@@ -49,7 +50,7 @@ def unit_settle(*, unit_id: int, ratings: list[RatingRow] | None = None) -> Unit
 
 
 def _unsettled_locked(*, unit_id: int) -> QuerySet[StudyUnit]:
-    # Read on every unit's last rating: compiled once (``annotation.selectors.compiled``).
+    # Read on every unit's last rating: compiled once (``config.compiled``).
     return (
         study_units_locked()
         .select_related("study__pool", "unit")

@@ -13,7 +13,7 @@ from benchmark.management.commands._llm_args import (
     summary_lines,
 )
 from benchmark.models import GenerationRun
-from benchmark.selectors.datasets import DatasetNotFound, dataset_resolve
+from benchmark.selectors.datasets import DATASET_HELP, DatasetNotFound, dataset_resolve
 from benchmark.services.generation import (
     MODES,
     generation_run_execute,
@@ -33,7 +33,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--model", required=True, help="model under test (created if new)")
         parser.add_argument("--endpoint-model", help="model id at the endpoint (default: --model)")
-        parser.add_argument("--dataset", help="NAME or NAME:vN (default: the latest imported)")
+        parser.add_argument("--dataset", help=DATASET_HELP)
         parser.add_argument("--mode", choices=MODES, default="all")
         add_endpoint_arguments(parser)
         add_run_arguments(parser)

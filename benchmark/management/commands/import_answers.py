@@ -4,7 +4,7 @@ from django.core.management.base import BaseCommand
 
 from benchmark.cli_exits import UsageError
 from benchmark.importing import ImportFailure
-from benchmark.selectors.datasets import DatasetNotFound
+from benchmark.selectors.datasets import DATASET_HELP, DatasetNotFound
 from benchmark.services.imports import answers_import
 
 
@@ -17,7 +17,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("path", type=Path, help="upstream answer file (JSONL)")
         parser.add_argument("--model", required=True, help="model name (created if new)")
-        parser.add_argument("--dataset", help="NAME or NAME:vN (default: the latest imported)")
+        parser.add_argument("--dataset", help=DATASET_HELP)
 
     def handle(self, *args, **options):
         try:

@@ -4,7 +4,7 @@ from django.core.management.base import BaseCommand
 
 from benchmark.cli_exits import UsageError
 from benchmark.importing import ImportFailure
-from benchmark.selectors.datasets import DatasetNotFound
+from benchmark.selectors.datasets import DATASET_HELP, DatasetNotFound
 from benchmark.services.imports import DEFAULT_JUDGE, verdicts_import
 
 
@@ -20,7 +20,7 @@ class Command(BaseCommand):
         parser.add_argument(
             "--judge", default=DEFAULT_JUDGE, help=f"judge name (default: {DEFAULT_JUDGE})"
         )
-        parser.add_argument("--dataset", help="NAME or NAME:vN (default: the latest imported)")
+        parser.add_argument("--dataset", help=DATASET_HELP)
         parser.add_argument(
             "--lenient",
             action="store_true",

@@ -1,7 +1,6 @@
 import json
 from pathlib import Path
 
-from django.apps import apps
 from django.core.management.base import BaseCommand
 
 from benchmark.cli_exits import UsageError
@@ -11,27 +10,18 @@ from benchmark.leaderboard_html import render_html
 from benchmark.leaderboard_render import render_csv, render_table
 from benchmark.leaderboard_rules import DEFAULT_MIN_COVERAGE
 from benchmark.scoring import SCORING_MODES
-from benchmark.selectors.datasets import DatasetNotFound, dataset_resolve
+from benchmark.selectors.datasets import DATASET_HELP, DatasetNotFound, dataset_resolve
 from benchmark.selectors.leaderboard import SPLITS, LeaderboardError
 from benchmark.services.stored_board import leaderboard_keep
 from benchmark.stored_rows import StoredValueError
-
-
-def _gate(dataset):
-    """The judge's gate from the validation app, looked up only when it is installed: the
-    benchmark app does not depend on validation (validation → annotation → benchmark)."""
-    if not apps.is_installed("validation"):
-        return None
-    from validation.selectors.badge import leaderboard_gate
-
-    return leaderboard_gate(dataset=dataset)
+from validation.selectors.badge import leaderboard_gate
 
 
 class Command(BaseCommand):
     help = "Score every model judged on a dataset and print the leaderboard."
 
     def add_arguments(self, parser):
-        parser.add_argument("--dataset", help="NAME or NAME:vN (default: the latest imported)")
+        parser.add_argument("--dataset", help=DATASET_HELP)
         parser.add_argument("--split", choices=SPLITS, default="all")
         parser.add_argument("--scoring", choices=SCORING_MODES, default="paper")
         parser.add_argument(
@@ -73,16 +63,15 @@ class Command(BaseCommand):
             )
         except (DatasetNotFound, LeaderboardError, StoredValueError) as exc:
             raise UsageError(str(exc)) from exc
+        gate = None if options["format"] == "csv" else leaderboard_gate(dataset=dataset)
         if options["format"] == "html":
-            text = render_html(board, gate=_gate(dataset))
+            text = render_html(board, gate=gate)
         elif options["format"] == "json":
-            text = (
-                json.dumps({**board, "gate": _gate(dataset)}, ensure_ascii=False, indent=2) + "\n"
-            )
+            text = json.dumps({**board, "gate": gate}, ensure_ascii=False, indent=2) + "\n"
         elif options["format"] == "csv":
             text = render_csv(board)
         else:
-            text = render_table(board, gate=_gate(dataset))
+            text = render_table(board, gate=gate)
         if not options["output"]:
             self.stdout.write(text, ending="")
             return
