@@ -6,12 +6,18 @@ every service of validation and annotation (the handlers): a third of a second t
 command paid at start-up, though most never queue a task nor rate a unit (`heartbench judge`).
 A :class:`Lazy` defers the import to the first call or attribute read. A tasks module still
 imports ``config.celery`` before any of its tasks is reached.
+
+Every path named is kept in ``NAMED``: ``tests/test_wiring.py`` imports each one, so a renamed
+task or handler fails a test rather than the first unit rated in production, and checks that
+each names its own app (a name is an import the layers' contract cannot see).
 """
 
 from dataclasses import dataclass
 from typing import Any
 
 from django.utils.module_loading import import_string
+
+NAMED: set[str] = set()
 
 
 @dataclass(frozen=True)
@@ -20,6 +26,9 @@ class Lazy:
     another ``Lazy`` of the same path, so subscribing one twice is still a no-op."""
 
     path: str
+
+    def __post_init__(self) -> None:
+        NAMED.add(self.path)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return import_string(self.path)(*args, **kwargs)
