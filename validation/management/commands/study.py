@@ -128,7 +128,9 @@ class Command(BaseCommand):
         plan.add_argument("--models", required=True, help="comma-separated model names")
         _planning_options(plan)
         plan.add_argument("--format", choices=("table", "json"), default="table")
-        gate = create.add_argument_group("gate (validation.gate; defaults from issue 17)")
+        gate = create.add_argument_group(
+            "gate: what the judge must reach for this study to validate it"
+        )
         # fmt: off
         gate.add_argument("--gate-agreement", type=fraction_0_1, default=GateConfig.agreement_min,
                           help="lower 95%% bound of agreement with the gold must reach this")
