@@ -9,17 +9,25 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 PYTEST_ARGS ?=
 
-.PHONY: run test setup system-deps js-deps lint migrate messages
+.PHONY: run test setup setup-run system-deps js-deps lint migrate messages
 
-$(VENV)/.installed: pyproject.toml
+# `make run` installs what running needs; `make test` adds the test tools (Playwright, Inspect,
+# Schemathesis, ruff, import-linter: the `test` extra).
+$(VENV)/.installed-run: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet --editable .
+	touch $@
+
+$(VENV)/.installed: $(VENV)/.installed-run
 	$(PY) -m pip install --quiet --editable '.[test]'
 	touch $@
 
+setup-run: $(VENV)/.installed-run
+
 setup: $(VENV)/.installed
 
-migrate: setup
+migrate: setup-run
 	$(PY) manage.py migrate --no-input
 
 run: migrate
