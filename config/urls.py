@@ -22,6 +22,7 @@ urlpatterns = [
     path("admin/", include((urls_admin.benchmark_urls, "benchmark"))),
     path("admin/", include((urls_admin.validation_urls, "validation"))),
     path("admin/dashboard/", include((urls_admin.dashboard_urls, "dashboard"))),
+    path("admin/manage/", include((urls_admin.manage_urls, "manage"))),
     path("admin/", admin.site.urls),
     path("api/v1/admin/", include("validation.urls")),
     path("api/v1/", include("annotation.urls")),

@@ -1,5 +1,7 @@
 """The staff pages under /admin/, each list under the namespace its URL names have always had
-(``benchmark:``, ``validation:``, ``dashboard:``); ``config.urls`` mounts them."""
+(``benchmark:``, ``validation:``, ``dashboard:``), and under ``manage:`` (/admin/manage/) what
+an admin does in the browser instead of the command line: imports, experts, studies;
+``config.urls`` mounts them."""
 
 from django.urls import path
 
@@ -37,3 +39,6 @@ dashboard_urls = [
     path("studies/<study:name>/due-date/", dashboard.due_date, name="due-date"),
     path("studies/<study:name>/stop-early/", dashboard.stop_early, name="stop-early"),
 ]
+
+# What an admin does in the browser rather than at the command line, through the same services.
+manage_urls: list = []
