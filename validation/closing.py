@@ -18,6 +18,12 @@ NEVER_RATED = "never_rated"
 SENIOR = "senior"  # a senior expert decides the unit (the behaviour before the choice existed)
 DROP = "drop"  # the unit leaves the sample
 CHOICES = (SENIOR, DROP)
+# What closing does unless told otherwise, on every interface (the service, the command, the
+# admin API, the close page): a partly rated unit goes to a senior, who decides what its ratings
+# did not settle; a unit nobody rated is dropped rather than handed whole to one senior, whose
+# single label would become its gold.
+DEFAULT_PARTIAL = SENIOR
+DEFAULT_UNRATED = DROP
 
 # Why a unit was dropped: the stored value of StudyUnit.drop_reason.
 DROP_REASONS = {
@@ -41,6 +47,8 @@ class Completion:
     partly_rated: int
     never_rated: int
     dropped: int = 0
+    partly_rated_criteria: int = 0  # the criteria of those units
+    never_rated_criteria: int = 0
 
     @property
     def units(self) -> int:
@@ -49,6 +57,16 @@ class Completion:
     @property
     def short(self) -> int:
         return self.partly_rated + self.never_rated
+
+    def senior_cost(self, *, partial: str, unrated: str) -> tuple[int, int]:
+        """What closing with these choices gives the seniors: units, and at most how many
+        criteria to decide in them."""
+        units = criteria = 0
+        if partial == SENIOR:
+            units, criteria = self.partly_rated, self.partly_rated_criteria
+        if unrated == SENIOR:
+            units, criteria = units + self.never_rated, criteria + self.never_rated_criteria
+        return units, criteria
 
     def describe(self) -> str:
         """One line for the command line (English, as the CLI is)."""

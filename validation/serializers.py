@@ -146,14 +146,15 @@ class AdminStudyCloseSerializer(serializers.Serializer):
 
     partial = serializers.ChoiceField(
         choices=closing.CHOICES,
-        required=False,
-        help_text="units with some ratings: a senior expert decides them (default) or drop them",
+        default=closing.DEFAULT_PARTIAL,
+        help_text="units with some ratings: a senior expert decides what their ratings did not "
+        "settle, or drop them",
     )
     unrated = serializers.ChoiceField(
         choices=closing.CHOICES,
-        required=False,
-        help_text="units nobody rated: a senior expert decides them (default) or drop them "
-        "from the sample (listed in the report with the reason)",
+        default=closing.DEFAULT_UNRATED,
+        help_text="units nobody rated: drop them from the sample (listed in the report with the "
+        "reason), or a senior expert decides them alone",
     )
 
 

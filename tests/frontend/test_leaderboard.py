@@ -22,7 +22,7 @@ from tests.benchmark.factories import (
 )
 from tests.validation.factories import open_study
 from tests.validation.test_report_db import rated_study
-from validation import services
+from validation import closing, services
 from validation.models import GoldLabel
 from validation.report import report_compute
 from validation.report.selectors import study_report_data
@@ -256,7 +256,8 @@ def test_badge_absent_while_the_study_is_open(expert_client):
 
 def test_figures_wait_for_adjudication_for_experts_but_not_for_staff(client):
     study = rated_study(rate=False)
-    services.study_close(study=study)  # nobody rated: every unit waits for a senior expert
+    # Nobody rated: every unit waits for a senior expert.
+    services.study_close(study=study, unrated=closing.SENIOR)
     url = f"/leaderboard/?dataset={study.dataset.name}&judge=judge-a"
     client.force_login(ExpertFactory(tier="senior").user)
     shown = badge(client.get(url).content.decode(), "judge-a")
@@ -351,7 +352,7 @@ def test_the_page_follows_new_runs_and_rubric_edits(expert_client, monkeypatch):
 
 def test_the_badge_follows_gold_written_after_the_close(staff_client):
     study = rated_study(rate=False)
-    services.study_close(study=study)
+    services.study_close(study=study, unrated=closing.SENIOR)
     url = f"/leaderboard/?dataset={study.dataset.name}&judge=judge-a"
     before = badge(staff_client.get(url).content.decode(), "judge-a")
     assert "gate: not enough data" in before and '<dd class="agreement">—' in before

@@ -16,7 +16,7 @@ from tests.annotation.factories import PASSWORD, ExpertFactory
 from tests.benchmark.factories import JudgeFactory, JudgeRunFactory
 from tests.benchmark.schema_check import schema_validator
 from tests.validation.factories import dataset_with_responses
-from validation import selectors, services
+from validation import closing, selectors, services
 from validation.gate import overall_decide
 from validation.selectors.badge import judge_badge_get
 
@@ -72,7 +72,7 @@ def rated_study(*, name: str = "report-study", cases: int = 6, models: int = 3, 
                     state = Verdict.State.NOT_MET if state == Verdict.State.MET else "met"
                 Verdict.objects.create(run=run, response=response, rubric_item=item, state=state)
     if rate:
-        services.study_close(study=study)
+        services.study_close(study=study, unrated=closing.SENIOR)
     return selectors.study_get(name=name)
 
 

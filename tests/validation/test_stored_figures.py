@@ -7,7 +7,7 @@ import pytest
 from django.core.cache import cache
 
 from tests.validation.test_report_db import rated_study
-from validation import services
+from validation import closing, services
 from validation.models import GoldLabel, StoredFigures
 from validation.report import compute as report_module
 from validation.report import report_render
@@ -42,7 +42,7 @@ def test_a_kept_badge_is_read_back_equal_without_computing(closed, monkeypatch):
 
 def test_gold_written_after_the_close_computes_the_badge_afresh(monkeypatch):
     study = rated_study(rate=False)
-    services.study_close(study=study)
+    services.study_close(study=study, unrated=closing.SENIOR)
     study.refresh_from_db()
     before = judge_badge_keep(study=study, judge="judge-a")
     unit = study.units.first()

@@ -80,12 +80,34 @@ def test_the_counts_say_complete_partly_rated_and_never_rated(short_study):
 # ---- the service -----------------------------------------------------------------------------
 
 
-def test_by_default_every_short_unit_goes_to_a_senior_as_before(short_study):
-    study, senior, _units = short_study
+def test_by_default_partly_rated_units_go_to_a_senior_and_never_rated_ones_are_dropped(
+    short_study,
+):
+    # A never rated unit sent to a senior would take one senior's labels as its gold.
+    study, senior, units = short_study
     result = services.study_close(study=study)
     assert result["complete"] == 1 and result["partly_rated"] == 2 and result["never_rated"] == 2
+    assert result["incomplete"] == 2 and result["dropped"] == 2
+    assert waiting_for(senior, study) == 2
+    assert all(states(study)[u.pk] == ("dropped", "never_rated") for u in units["never"])
+
+
+def test_every_short_unit_can_still_go_to_a_senior(short_study):
+    study, senior, _units = short_study
+    result = services.study_close(study=study, unrated="senior")
     assert result["incomplete"] == 4 and result["dropped"] == 0
     assert waiting_for(senior, study) == 4
+
+
+def test_the_counts_say_what_each_choice_gives_the_seniors(short_study):
+    study, _senior, units = short_study
+    completion = selectors.study_completion(study=study)
+    per_unit = {u.pk: u.case.rubric.count() for u in study.units.select_related("case")}
+    partly = per_unit[units["one"].pk] + per_unit[units["two"].pk]
+    never = sum(per_unit[u.pk] for u in units["never"])
+    assert completion.senior_cost(partial="senior", unrated="drop") == (2, partly)
+    assert completion.senior_cost(partial="senior", unrated="senior") == (4, partly + never)
+    assert completion.senior_cost(partial="drop", unrated="drop") == (0, 0)
 
 
 def test_never_rated_units_can_be_dropped_and_partly_rated_ones_still_go_to_a_senior(short_study):
@@ -199,6 +221,7 @@ def test_on_a_terminal_the_counts_come_first_and_only_yes_closes(short_study, mo
     assert "5 units: 1 complete, 2 partly rated, 2 never rated" in shown
     assert "2 partly rated units go to a senior expert" in shown
     assert "2 never rated units are dropped from the sample" in shown
+    assert "the seniors get 2 units, up to " in shown
     study.pool.refresh_from_db()
     assert study.pool.status == "open"
     monkeypatch.setattr(sys, "stdin", Terminal("y\n"))
@@ -214,8 +237,8 @@ def test_yes_closes_without_asking(short_study, monkeypatch):
     monkeypatch.setattr(sys, "stdin", io.StringIO(""))
     out = io.StringIO()
     call_command("study", "close", "short", "--yes", stdout=out)
-    assert "4 units wait for a senior expert" in out.getvalue()
-    assert waiting_for(senior, study) == 4
+    assert "2 dropped from the sample; 2 units wait for a senior expert" in out.getvalue()
+    assert waiting_for(senior, study) == 2
     # Closed already: said before anything is asked.
     with pytest.raises(CommandError, match="study short is closed: only an open study closes"):
         call_command("study", "close", "short")

@@ -131,19 +131,24 @@ def study_units_with_ratings(*, study: Study) -> QuerySet[StudyUnit]:
 def study_completion(*, study: Study) -> Completion:
     """The study's units by how far their rating got: what closing it now would find."""
     raters = study.pool.raters_per_unit
-    found = Counter()
-    for state, ratings in study_units_with_ratings(study=study).values_list("state", "ratings"):
+    found, criteria = Counter(), Counter()
+    units = study_units_with_ratings(study=study).annotate(criteria=Count("case__rubric"))
+    for state, ratings, n in units.values_list("state", "ratings", "criteria"):
         if state == StudyUnit.State.DROPPED:
             found["dropped"] += 1
         elif state in _RATED:
             found[COMPLETE] += 1
         else:
-            found[completion_of(ratings=ratings, raters=raters)] += 1
+            completion = completion_of(ratings=ratings, raters=raters)
+            found[completion] += 1
+            criteria[completion] += n
     return Completion(
         complete=found[COMPLETE],
         partly_rated=found[PARTLY_RATED],
         never_rated=found[NEVER_RATED],
         dropped=found["dropped"],
+        partly_rated_criteria=criteria[PARTLY_RATED],
+        never_rated_criteria=criteria[NEVER_RATED],
     )
 
 

@@ -29,15 +29,15 @@ def study_close(
     *,
     study: Study,
     actor=None,
-    partial: str = closing.SENIOR,
-    unrated: str = closing.SENIOR,
+    partial: str = closing.DEFAULT_PARTIAL,
+    unrated: str = closing.DEFAULT_UNRATED,
     reason: str = "",
 ) -> dict[str, int]:
     """Stop rating and decide what becomes of the units short of three ratings.
 
     ``partial`` (units with some ratings) and ``unrated`` (units nobody rated) are each
-    ``senior`` (a senior expert decides the unit: the only behaviour before the choice) or
-    ``drop`` (the unit leaves the sample, with its reason kept; see ``validation.closing``).
+    ``senior`` (a senior expert decides the unit) or ``drop`` (the unit leaves the sample, with
+    its reason kept); the defaults and why are ``validation.closing``'s.
     ``reason`` (say, "stopped early at look 3") is kept in the audit row.
     Returns the counts: ``complete``, ``partly_rated`` and ``never_rated`` units at the
     close, ``gold`` written now, ``incomplete`` (sent to a senior), ``dropped``, and

@@ -157,14 +157,15 @@ class Command(BaseCommand):
             "--partial",
             choices=closing.CHOICES,
             default=None,
-            help="units with some ratings: a senior expert decides them (default) or drop them",
+            help="units with some ratings: a senior expert decides what their ratings did not "
+            f"settle, or drop them (default {closing.DEFAULT_PARTIAL})",
         )
         close.add_argument(
             "--unrated",
             choices=closing.CHOICES,
             default=None,
-            help="units nobody rated: a senior expert decides them (default) or drop them "
-            "from the sample (listed in the report with the reason)",
+            help="units nobody rated: drop them from the sample (listed in the report with the "
+            f"reason), or a senior expert decides them alone (default {closing.DEFAULT_UNRATED})",
         )
         close.add_argument(
             "--extend-to",
@@ -288,8 +289,8 @@ class Command(BaseCommand):
                 f"left open, due {extend_to.isoformat()}"
             )
             return
-        partial = partial or closing.SENIOR
-        unrated = unrated or closing.SENIOR
+        partial = partial or closing.DEFAULT_PARTIAL
+        unrated = unrated or closing.DEFAULT_UNRATED
         services.study_check_closable(study=study)
         if not yes:
             self._confirm_close(study, completion, partial=partial, unrated=unrated)
@@ -322,6 +323,12 @@ class Command(BaseCommand):
             lines.append(
                 f"  {completion.never_rated} never rated units {fate[unrated]} (--unrated)"
             )
+        units, criteria = completion.senior_cost(partial=partial, unrated=unrated)
+        lines.append(
+            f"  the seniors get {units} units, up to {criteria} criteria to decide"
+            if units
+            else "  the seniors get no unit to decide"
+        )
         if completion.short:
             lines.append(
                 "  --extend-to YYYY-MM-DD keeps the study open with a later due date instead"
