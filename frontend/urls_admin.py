@@ -6,7 +6,13 @@ an admin does in the browser instead of the command line: imports, experts, stud
 from django.urls import path
 
 import annotation.converters  # noqa: F401  (registers the <study:...> converter)
-from frontend.views import admin_leaderboard, dashboard, disagreements, study_report
+from frontend.views import (
+    admin_leaderboard,
+    dashboard,
+    disagreements,
+    manage_studies,
+    study_report,
+)
 
 benchmark_urls = [
     path("leaderboard/", admin_leaderboard.leaderboard, name="leaderboard"),
@@ -41,4 +47,10 @@ dashboard_urls = [
 ]
 
 # What an admin does in the browser rather than at the command line, through the same services.
-manage_urls: list = []
+manage_urls: list = [
+    path("studies/new/", manage_studies.study_new, name="study-new"),
+    path("studies/<study:name>/open/", manage_studies.study_open, name="study-open"),
+    path("studies/<study:name>/enrol/", manage_studies.study_enrol, name="study-enrol"),
+    path("studies/<study:name>/close/", manage_studies.study_close, name="study-close"),
+    path("studies/<study:name>/delete/", manage_studies.study_delete, name="study-delete"),
+]

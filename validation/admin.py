@@ -148,22 +148,7 @@ class StudyAdmin(admin.ModelAdmin):
             except Exception as exc:  # shown to the admin, nothing half-written
                 self.message_user(request, f"{study}: {exc}", messages.ERROR)
                 continue
-            self.message_user(
-                request,
-                _(
-                    "%(study)s closed: %(complete)d complete, %(partly)d partly rated, "
-                    "%(never)d never rated units; of the short ones %(senior)d went to a "
-                    "senior expert, %(dropped)d dropped from the sample."
-                )
-                % {
-                    "study": study,
-                    "complete": result["complete"],
-                    "partly": result["partly_rated"],
-                    "never": result["never_rated"],
-                    "senior": result["incomplete"],
-                    "dropped": result["dropped"],
-                },
-            )
+            self.message_user(request, closing.closed_message(study=study, result=result))
 
 
 @admin.register(StudyUnit)

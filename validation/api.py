@@ -21,7 +21,6 @@ from config.openapi import bad_request, refusal
 from validation import export, report, selectors, services
 from validation.dashboard.selectors import studies_progress
 from validation.downloads import CONTENT_TYPES, study_file_response
-from validation.gate import GateConfig
 from validation.models import Study
 from validation.serializers import (
     AdminExportQuerySerializer,
@@ -91,36 +90,10 @@ class StudyListView(AdminAPIView, ListAPIView):
         """Draw the stratified sample into a draft study, as `heartbench study create`."""
         body = AdminStudyCreateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        options = dict(body.validated_data)
-        dataset = selectors.dataset_newest(name=options.pop("dataset"))
-        models = selectors.models_named(names=options.pop("models"))
-        judge_runs = selectors.judge_runs_named(
-            values=options.pop("judge_runs", []), dataset=dataset, models=models
-        )
-        if "gate" in options:
-            options["gate"] = GateConfig(**options["gate"])
-        if "plan" in options:
-            options["plan"] = self.plan(dataset=dataset, models=models, **options.pop("plan"))
-            options["fraction"] = options["plan"].fraction
-        study = services.study_create(
-            **options, dataset=dataset, models=models, judge_runs=judge_runs, actor=request.user
-        )
+        study = services.study_create_named(**body.validated_data, actor=request.user)
         return Response(
             AdminStudySerializer(self.study(study.name)).data, status=status.HTTP_201_CREATED
         )
-
-    def plan(self, *, dataset, models, pilot: str | None = None, **wanted):
-        # numpy and scipy load with the planner, not with the URLconf (tests/test_startup.py).
-        from validation.selectors.planning import study_plan
-        from validation.statistics.planning import PlanningError
-
-        found = None if pilot is None else selectors.study_get(name=pilot)
-        if pilot is not None and found is None:
-            raise ValidationError({"plan": [f"no study named {pilot!r}"]})
-        try:
-            return study_plan(dataset=dataset, models=models, pilot=found, **wanted)
-        except PlanningError as exc:
-            raise ValidationError({"plan": [str(exc)]}) from exc
 
 
 class StudyDetailView(AdminAPIView):

@@ -9,6 +9,7 @@ but it is no item of the study's figures: not agreement, not missing coverage.
 
 from dataclasses import dataclass
 
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 COMPLETE = "complete"
@@ -75,3 +76,19 @@ class Completion:
             f"{self.never_rated} never rated"
         )
         return text + (f", {self.dropped} dropped" if self.dropped else "")
+
+
+def closed_message(*, study, result: dict[str, int]) -> str:
+    """What the admin's pages say once a study closed (``study_close``'s counts)."""
+    return gettext(
+        "%(study)s closed: %(complete)d complete, %(partly)d partly rated, %(never)d never rated "
+        "units; of the short ones %(senior)d went to a senior expert, %(dropped)d dropped from "
+        "the sample."
+    ) % {
+        "study": study,
+        "complete": result["complete"],
+        "partly": result["partly_rated"],
+        "never": result["never_rated"],
+        "senior": result["incomplete"],
+        "dropped": result["dropped"],
+    }

@@ -4,7 +4,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 
-from django.db.models import Count, OuterRef, Q, Subquery, Sum
+from django.db.models import Count, OuterRef, Q, QuerySet, Subquery, Sum
 from django.utils import timezone
 
 from annotation.models import PayEntry, PayRate
@@ -97,3 +97,8 @@ def pay_earnings(*, start: date, end: date) -> list[Earnings]:
         )
         for r in rows
     ]
+
+
+def pool_pay_rates(*, pool) -> QuerySet[PayRate]:
+    """The pool's pay per unit rated, one per tier that has one."""
+    return PayRate.objects.filter(pool=pool).order_by("tier")

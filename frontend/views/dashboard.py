@@ -3,14 +3,13 @@
 import datetime
 from functools import wraps
 
-from django.contrib import admin, messages
+from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponseRedirect, JsonResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
@@ -24,6 +23,8 @@ from annotation.services.routing import (
 )
 from benchmark.services.judge_retry import judge_run_retry_errors
 from benchmark.services.llm_jobs import LLMJobConfigError
+from frontend.views import manage_studies
+from frontend.views.staff import back, staff_context, study_or_404
 from validation.dashboard import alerts as dashboard_alerts
 from validation.dashboard import charts, rules, selectors
 from validation.dashboard import runs as dashboard_runs
@@ -46,39 +47,6 @@ def _bucket_rows(progress) -> list[tuple[str, int]]:
     return [(label, progress.buckets[key]) for key, label in BUCKET_LABELS]
 
 
-def _context(request, title: str, **extra) -> dict:
-    # The admin's header and user tools around our content, without the model sidebar: its
-    # app list costs a permission check and URL per model on every (polled) request.
-    site = admin.site
-    return {
-        "site_title": site.site_title,
-        "site_header": site.site_header,
-        "site_url": site.site_url,
-        "has_permission": site.has_permission(request),
-        "available_apps": [],
-        "is_popup": False,
-        "is_nav_sidebar_enabled": False,
-        "title": title,
-        **extra,
-    }
-
-
-def _study_or_404(name: str):
-    study = selectors.study_get_for_admin(name=name)
-    if study is None:
-        raise Http404("no such study")
-    return study
-
-
-def _back(request, default: str) -> HttpResponseRedirect:
-    target = request.POST.get("next") or default
-    if not url_has_allowed_host_and_scheme(
-        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
-    ):
-        target = default
-    return HttpResponseRedirect(target)
-
-
 @staff_member_required
 @require_GET
 def overview(request):
@@ -92,7 +60,7 @@ def overview(request):
     return render(
         request,
         "frontend/dashboard/overview.html",
-        _context(
+        staff_context(
             request,
             _("Dashboard"),
             rows=[(p, _bucket_rows(p)) for p in progress],
@@ -107,7 +75,7 @@ def overview(request):
 @require_GET
 def study_page(request, name: str):
     """One study: units by state, work per expert and per day, pace, quality, alerts, routing."""
-    study = _study_or_404(name)
+    study = study_or_404(name)
     now = timezone.now()
     detail = selectors.study_detail(study=study, now=now)
     alerts = dashboard_alerts.alerts_collect(
@@ -124,7 +92,7 @@ def study_page(request, name: str):
         empty=_("No ratings submitted in this period."),
     )
     monitoring = _monitoring(study)
-    context = _context(
+    context = staff_context(
         request,
         _("Dashboard: %(study)s") % {"study": study.name},
         study=study,
@@ -142,6 +110,7 @@ def study_page(request, name: str):
         time_on_task=study_time_on_task(study=study),
         monitoring=monitoring,
         look_rows=_look_rows(monitoring),
+        life=manage_studies.lifecycle(study),
     )
     return render(request, "frontend/dashboard/study.html", context)
 
@@ -172,7 +141,7 @@ def _look_rows(monitoring) -> list[dict]:
 @require_POST
 def route(request, name: str):
     """Manual routing: lease one of the study's units to one of its experts."""
-    study = _study_or_404(name)
+    study = study_or_404(name)
     page = reverse("dashboard:study", args=[study.name])
     unit = selectors.unit_in_study(study=study, token=request.POST.get("unit", "").strip())
     expert = selectors.expert_in_study(study=study, expert_id=request.POST.get("expert"))
@@ -195,7 +164,7 @@ def route(request, name: str):
 @staff_member_required
 @require_POST
 def recalibrate(request, name: str):
-    study = _study_or_404(name)
+    study = study_or_404(name)
     expert = selectors.expert_in_study(study=study, expert_id=request.POST.get("expert"))
     if expert is None:
         raise Http404("no such expert in this study")
@@ -209,13 +178,13 @@ def recalibrate(request, name: str):
             _("%(expert)s must pass the calibration again before more study work.")
             % {"expert": expert},
         )
-    return _back(request, reverse("dashboard:study", args=[study.name]))
+    return back(request, reverse("dashboard:study", args=[study.name]))
 
 
 @staff_member_required
 @require_POST
 def deactivate(request, name: str):
-    study = _study_or_404(name)
+    study = study_or_404(name)
     expert = selectors.expert_in_study(study=study, expert_id=request.POST.get("expert"))
     if expert is None:
         raise Http404("no such expert in this study")
@@ -223,13 +192,13 @@ def deactivate(request, name: str):
     messages.success(
         request, _("%(expert)s is deactivated; their open units went back.") % {"expert": expert}
     )
-    return _back(request, reverse("dashboard:study", args=[study.name]))
+    return back(request, reverse("dashboard:study", args=[study.name]))
 
 
 @staff_member_required
 @require_POST
 def due_date(request, name: str):
-    study = _study_or_404(name)
+    study = study_or_404(name)
     raw = request.POST.get("due_date", "").strip()
     try:
         value = datetime.date.fromisoformat(raw) if raw else None
@@ -238,17 +207,17 @@ def due_date(request, name: str):
     else:
         study_set_due_date(study=study, due_date=value, actor=request.user)
         messages.success(request, _("Due date saved."))
-    return _back(request, reverse("dashboard:study", args=[study.name]))
+    return back(request, reverse("dashboard:study", args=[study.name]))
 
 
 @staff_member_required
 @require_POST
 def stop_early(request, name: str):
     """Close a sequentially monitored study at its current look (the form asks to confirm)."""
-    study = _study_or_404(name)
+    study = study_or_404(name)
     if request.POST.get("confirm") != "yes":
         messages.error(request, _("Tick the box to confirm stopping the study early."))
-        return _back(request, reverse("dashboard:study", args=[study.name]))
+        return back(request, reverse("dashboard:study", args=[study.name]))
     try:
         result = study_stop_early(study=study, actor=request.user)
     except StudyError as exc:
@@ -259,7 +228,7 @@ def stop_early(request, name: str):
             _("Study stopped early: %(dropped)s units left the sample.")
             % {"dropped": result["dropped"]},
         )
-    return _back(request, reverse("dashboard:study", args=[study.name]))
+    return back(request, reverse("dashboard:study", args=[study.name]))
 
 
 @staff_member_required
@@ -269,7 +238,7 @@ def runs(request):
     return render(
         request,
         "frontend/dashboard/runs.html",
-        _context(request, _("Judge and generation runs"), live=dashboard_runs.runs_live()),
+        staff_context(request, _("Judge and generation runs"), live=dashboard_runs.runs_live()),
     )
 
 
@@ -295,7 +264,7 @@ def retry_run(request, run_id: int):
             )
             % {"retry": retry.pk, "run": run.pk},
         )
-    return _back(request, reverse("dashboard:runs"))
+    return back(request, reverse("dashboard:runs"))
 
 
 def _staff_json(view):

@@ -127,7 +127,7 @@ def test_commands_create_open_and_refuse_bad_input(capsys):
     assert study.status == "open"
     with pytest.raises(CommandError, match="unknown model"):
         call_command("study", "create", "x", "--dataset", dataset.name, "--models", "nope")
-    with pytest.raises(CommandError, match="cannot go from open to open"):
+    with pytest.raises(CommandError, match="study cli is open: only a draft opens"):
         call_command("study", "open", "cli")
     with pytest.raises(CommandError, match="no study"):
         call_command("study", "close", "missing")

@@ -36,6 +36,48 @@ class StudyError(Exception):
         self.field = field
 
 
+def study_create_named(
+    *,
+    dataset: str,
+    models: Sequence[str],
+    judge_runs: Sequence[str] = (),
+    gate: dict | None = None,
+    plan: dict | None = None,
+    actor=None,
+    **options,
+) -> Study:
+    """``study_create`` from names, as the admin API and the admin's page give them: the
+    dataset's newest version, the models in the order given, each judge run by id or by judge
+    name, the gate's settings (``GateConfig``'s fields) and the planner's wishes (``plan``:
+    expected agreement, half-width, a pilot study's name), which then set the fraction.
+    ``UnknownName`` or ``StudyError`` name the input at fault in ``field``."""
+    from validation import selectors  # the selectors read studies; the services write them
+
+    found = selectors.dataset_newest(name=dataset)
+    chosen = selectors.models_named(names=models)
+    runs = selectors.judge_runs_named(values=judge_runs, dataset=found, models=chosen)
+    if plan is not None:
+        options["plan"] = _plan(dataset=found, models=chosen, **plan)
+    if gate is not None:
+        options["gate"] = GateConfig(**gate)
+    return study_create(**options, dataset=found, models=chosen, judge_runs=runs, actor=actor)
+
+
+def _plan(*, dataset, models, pilot: str | None = None, **wanted) -> "Plan":
+    # numpy and scipy load with the planner, not with the URLconf (tests/test_startup.py).
+    from validation import selectors
+    from validation.selectors.planning import study_plan
+    from validation.statistics.planning import PlanningError
+
+    found = None if pilot is None else selectors.study_get(name=pilot)
+    if pilot is not None and found is None:
+        raise StudyError(f"no study named {pilot!r}", field="plan")
+    try:
+        return study_plan(dataset=dataset, models=models, pilot=found, **wanted)
+    except PlanningError as exc:
+        raise StudyError(str(exc), field="plan") from exc
+
+
 def study_experts_allowed(
     *, dataset: Dataset, experts: Iterable[Expert], named: object
 ) -> list[Expert]:
@@ -248,8 +290,11 @@ def study_set_gate(*, study: Study, gate: GateConfig, actor=None) -> Study:
 
 
 def study_open(*, study: Study, actor=None) -> Study:
-    """Let experts claim units."""
+    """Let experts claim units: a draft's only (a second click on "open" is told so)."""
     with transaction.atomic():
+        study = study_lock(study_id=study.pk)
+        if study.pool.status != "draft":
+            raise StudyError(f"study {study.name} is {study.pool.status}: only a draft opens")
         annotation_services.pool_set_status(pool=study.pool, status="open", actor=actor)
         study.opened_at = timezone.now()
         study.save(update_fields=["opened_at"])

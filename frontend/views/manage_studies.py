@@ -1,0 +1,242 @@
+"""A study from the browser, as `heartbench study create|open|enrol|close` and the admin API do
+it, through the same services: create a draft, see what its sample asks of the experts, open it,
+enrol experts, close it with the choices the command gives and what each costs the seniors."""
+
+from django.contrib import messages
+from django.contrib.admin.views.decorators import staff_member_required
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from django.views.decorators.http import require_http_methods, require_POST
+
+from annotation import selectors as annotation_selectors
+from benchmark.models import Dataset, JudgeRun, ModelUnderTest
+from benchmark.taxonomy import ABILITIES
+from frontend.views.staff import back, staff_context, study_or_404
+from validation import closing, selectors, services
+from validation.gate import GateConfig
+from validation.selectors.preview import study_preview
+from validation.serializers import AdminStudyCreateSerializer
+from validation.services.studies import study_experts_allowed
+
+# The form's gate fields, in GateConfig's order.
+GATE_LABELS = {
+    "agreement_min": gettext_lazy("lowest agreement with the gold (its interval's lower bound)"),
+    "noninferiority_margin": gettext_lazy("non-inferiority margin (judge − experts, macro-F1)"),
+    "catastrophic_recall_min": gettext_lazy(
+        "lowest recall on gold catastrophic hits (its interval's lower bound)"
+    ),
+    "catastrophic_min_hits": gettext_lazy("fewest gold catastrophic hits to decide that recall"),
+    "score_bias_max": gettext_lazy("largest score bias of a model (± points)"),
+}
+GATE_FIELDS = list(GateConfig().as_dict())
+CREATE_DEFAULTS = {"fraction": "0.3", "lease_minutes": "30", **GateConfig().as_dict()}
+MULTIPLE = ("models", "judge_runs", "adjudicate_splits")  # the form's lists of checkboxes
+
+
+def _choices() -> dict:
+    """What the create form offers: every dataset, model and judge by name."""
+    return {
+        "datasets": sorted(set(Dataset.objects.values_list("name", flat=True))),
+        "models": list(ModelUnderTest.objects.order_by("name").values_list("name", flat=True)),
+        "judges": sorted(
+            set(JudgeRun.objects.filter(status="finished").values_list("judge__name", flat=True))
+        ),
+        "abilities": ABILITIES,
+    }
+
+
+def _body(post) -> dict:
+    """The admin API's body from the form: the same serializer then checks both."""
+    body = {
+        "name": post.get("name", "").strip(),
+        "dataset": post.get("dataset", ""),
+        "models": post.getlist("models"),
+        "judge_runs": post.getlist("judge_runs"),
+        "adjudicate_splits": post.getlist("adjudicate_splits"),
+        "show_ability": post.get("show_ability") == "on",
+        "lease_minutes": post.get("lease_minutes", "").strip() or None,
+        "gate": {name: post[name].strip() for name in GATE_FIELDS if post.get(name, "").strip()},
+    }
+    for name in ("seed", "look_every"):
+        if post.get(name, "").strip():
+            body[name] = post[name].strip()
+    if post.get("planned") == "on":
+        body["plan"] = {
+            key: post[key].strip()
+            for key in ("expected_agreement", "half_width")
+            if post.get(key, "").strip()
+        }
+    else:
+        body["fraction"] = post.get("fraction", "").strip() or None
+    return {key: value for key, value in body.items() if value is not None}
+
+
+def _errors(detail) -> dict[str, str]:
+    """The serializer's errors by the form's field names, each as one line."""
+    flat = {}
+    for field, problems in detail.items():
+        if isinstance(problems, dict):  # the gate's or the plan's fields
+            for inner, reasons in problems.items():
+                flat["plan" if field == "plan" else inner] = " ".join(map(str, reasons))
+        else:
+            flat[field] = " ".join(map(str, problems))
+    return flat
+
+
+@staff_member_required
+@require_http_methods(["GET", "POST"])
+def study_new(request):
+    values, errors = dict(CREATE_DEFAULTS), {}
+    chosen = {key: request.POST.getlist(key) for key in MULTIPLE}
+    if request.method == "POST":
+        values = request.POST.dict()
+        body = AdminStudyCreateSerializer(data=_body(request.POST))
+        if body.is_valid():
+            try:
+                study = services.study_create_named(**body.validated_data, actor=request.user)
+            except (services.StudyError, selectors.UnknownName) as exc:
+                errors = {exc.field or "name": str(exc)}
+            else:
+                messages.success(
+                    request,
+                    _("Study %(name)s created as a draft: see its sample, then open it.")
+                    % {"name": study.name},
+                )
+                return redirect("dashboard:study", study.name)
+        else:
+            errors = _errors(body.errors)
+    gate = [
+        {
+            "name": name,
+            "label": GATE_LABELS[name],
+            "value": values.get(name, ""),
+            "error": errors.get(name),
+            "inputmode": "numeric" if isinstance(default, int) else "decimal",
+        }
+        for name, default in GateConfig().as_dict().items()
+    ]
+    context = staff_context(
+        request,
+        _("New study"),
+        values=values,
+        chosen=chosen,
+        errors=errors,
+        gate=gate,
+        **_choices(),
+    )
+    return render(request, "frontend/manage/study_new.html", context, status=400 if errors else 200)
+
+
+def lifecycle(study) -> dict:
+    """What the study page shows of the study's life: a draft's preview, an open study's
+    enrolment and close choices."""
+    status = study.pool.status
+    if status == "draft":
+        return {"preview": study_preview(study=study)}
+    if status != "open":
+        return {}
+    completion = selectors.study_completion(study=study)
+    enrolled = set(annotation_selectors.pool_experts(pool=study.pool).values_list("pk", flat=True))
+    allowed = study_experts_allowed(
+        dataset=study.dataset, experts=annotation_selectors.experts_active(), named=None
+    )
+    return {
+        "completion": completion,
+        "close_choices": _close_choices(completion),
+        "to_enrol": sorted(
+            (e for e in allowed if e.pk not in enrolled), key=lambda e: e.user.username
+        ),
+    }
+
+
+def _close_choices(completion) -> list[dict]:
+    """Each group of short units with its two fates, the default first-checked, and what each
+    costs: the seniors' units and criteria, or the units that leave the sample."""
+    groups = [
+        ("partial", _("Partly rated units"), completion.partly_rated,
+         completion.partly_rated_criteria, closing.DEFAULT_PARTIAL,
+         _("A senior decides what their ratings did not settle")),
+        ("unrated", _("Never rated units"), completion.never_rated,
+         completion.never_rated_criteria, closing.DEFAULT_UNRATED,
+         _("A senior decides them alone: one senior's labels become their gold")),
+    ]  # fmt: skip
+    return [
+        {"field": field, "label": label, "units": units, "criteria": criteria,
+         "default": default, "senior_text": senior_text}
+        for field, label, units, criteria, default, senior_text in groups
+        if units
+    ]  # fmt: skip
+
+
+def _study_action(request, name: str, action) -> object:
+    study = study_or_404(name)
+    try:
+        message = action(study)
+    except (services.StudyError, selectors.UnknownName) as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, message)
+    return back(request, reverse("dashboard:study", args=[study.name]))
+
+
+@staff_member_required
+@require_POST
+def study_open(request, name: str):
+    def act(study):
+        services.study_open(study=study, actor=request.user)
+        return _("Study %(name)s is open: its experts can rate.") % {"name": study.name}
+
+    return _study_action(request, name, act)
+
+
+@staff_member_required
+@require_POST
+def study_enrol(request, name: str):
+    def act(study):
+        everyone = request.POST.get("all_active") == "yes"
+        usernames = [] if everyone else request.POST.getlist("experts")
+        if not everyone and not usernames:
+            raise services.StudyError(_("Tick the experts to enrol, or enrol every active one."))
+        result = services.study_enrol(
+            study=study, usernames=usernames, all_active=everyone, actor=request.user
+        )
+        return _("Enrolled: %(enrolled)s; already enrolled: %(already)s.") % {
+            "enrolled": ", ".join(result.enrolled) or "—",
+            "already": ", ".join(result.already) or "—",
+        }
+
+    return _study_action(request, name, act)
+
+
+@staff_member_required
+@require_POST
+def study_close(request, name: str):
+    def act(study):
+        if request.POST.get("confirm") != "yes":
+            raise services.StudyError(_("Tick the box to confirm closing the study."))
+        choice = {
+            field: request.POST.get(field, default)
+            for field, default in (
+                ("partial", closing.DEFAULT_PARTIAL),
+                ("unrated", closing.DEFAULT_UNRATED),
+            )
+        }
+        result = services.study_close(study=study, actor=request.user, **choice)
+        return closing.closed_message(study=study, result=result)
+
+    return _study_action(request, name, act)
+
+
+@staff_member_required
+@require_POST
+def study_delete(request, name: str):
+    study = study_or_404(name)
+    try:
+        services.study_delete(study=study, actor=request.user)
+    except services.StudyError as exc:
+        messages.error(request, str(exc))
+        return redirect("dashboard:study", study.name)
+    messages.success(request, _("Draft study %(name)s deleted.") % {"name": study.name})
+    return redirect("dashboard:overview")
