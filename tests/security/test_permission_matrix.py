@@ -199,6 +199,17 @@ def routes(assignment_id: str) -> dict[str, Route]:
         # Unconfirmed: the page sends staff back with an error; the study stays open.
         "dashboard:stop-early": Route("POST", "/admin/dashboard/studies/study-a/stop-early/",
                                       dict.fromkeys(ROLES, (302,))),
+        # A study from the browser: study-a is open already and nobody is ticked or confirmed,
+        # so staff are sent back with the reason and nothing changes; no study "gone" exists.
+        "manage:study-new": Route("GET", "/admin/manage/studies/new/", staff_only),
+        "manage:study-open": Route("POST", "/admin/manage/studies/study-a/open/",
+                                   dict.fromkeys(ROLES, (302,))),
+        "manage:study-enrol": Route("POST", "/admin/manage/studies/study-a/enrol/",
+                                    dict.fromkeys(ROLES, (302,))),
+        "manage:study-close": Route("POST", "/admin/manage/studies/study-a/close/",
+                                    dict.fromkeys(ROLES, (302,))),
+        "manage:study-delete": Route("POST", "/admin/manage/studies/gone/delete/",
+                                     {**staff_only, "admin": (404,)}),
         # The admin API: staff only. It opens the draft study and closes study-b (the admin's
         # last use of either), and reads study-a.
         "admin-api:studies": Route("GET", "/api/v1/admin/studies/", api_staff),
