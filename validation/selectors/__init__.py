@@ -4,6 +4,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
 
 from django.db.models import Count, OuterRef, QuerySet
+from django.utils.translation import gettext
 
 from annotation.models import Pool
 from annotation.selectors import decision_labels, rating_count, rating_labels
@@ -56,7 +57,7 @@ def dataset_newest(*, name: str) -> Dataset:
     """The newest version of the dataset of this name."""
     dataset = Dataset.objects.filter(name=name).order_by("-version").first()
     if dataset is None:
-        raise UnknownName(f"no dataset named {name!r}", field="dataset")
+        raise UnknownName(gettext("no dataset named %(name)r") % {"name": name}, field="dataset")
     return dataset
 
 
@@ -65,7 +66,9 @@ def models_named(*, names: Sequence[str]) -> list[ModelUnderTest]:
     found = {m.name: m for m in ModelUnderTest.objects.filter(name__in=names)}
     missing = [n for n in names if n not in found]
     if missing:
-        raise UnknownName(f"unknown model(s): {', '.join(missing)}", field="models")
+        raise UnknownName(
+            gettext("unknown model(s): %(names)s") % {"names": ", ".join(missing)}, field="models"
+        )
     return [found[n] for n in names]
 
 
@@ -78,7 +81,9 @@ def judge_runs_named(
         if value.isdigit():
             run = JudgeRun.objects.filter(pk=int(value)).first()
             if run is None:
-                raise UnknownName(f"no judge run {value}", field="judge_runs")
+                raise UnknownName(
+                    gettext("no judge run %(run)s") % {"run": value}, field="judge_runs"
+                )
             runs.append(run)
             continue
         named = judge_runs_for(dataset=dataset, models=models).filter(
@@ -89,7 +94,8 @@ def judge_runs_named(
             latest[run.model_id] = run
         if not latest:
             raise UnknownName(
-                f"judge {value!r} has no finished run on {dataset} for these models",
+                gettext("judge %(judge)r has no finished run on %(dataset)s for these models")
+                % {"judge": value, "dataset": dataset},
                 field="judge_runs",
             )
         runs.extend(latest.values())

@@ -6,7 +6,7 @@ from datetime import date
 
 from django.db import transaction
 from django.utils import timezone
-from django.utils.translation import ngettext
+from django.utils.translation import gettext, ngettext
 
 from annotation import selectors as annotation_selectors
 from annotation import services as annotation_services
@@ -100,15 +100,24 @@ def study_check_closable(*, study: Study) -> None:
     """Refuse what ``study_close`` would refuse, before anyone is asked to confirm."""
     status = study.pool.status
     if status != Pool.Status.OPEN:
-        raise StudyError(f"study {study.name} is {status}: only an open study closes")
+        raise StudyError(
+            gettext("study %(name)s is %(status)s: only an open study closes")
+            % {"name": study.name, "status": study.pool.get_status_display()}
+        )
 
 
 def study_extend(*, study: Study, due_date: date, actor=None) -> Study:
     """Keep an open study open and move its due date: the alternative to closing it short."""
     if study.pool.status != "open":
-        raise StudyError(f"study {study.name} is {study.pool.status}, not open")
+        raise StudyError(
+            gettext("study %(name)s is %(status)s, not open")
+            % {"name": study.name, "status": study.pool.get_status_display()}
+        )
     if due_date <= timezone.localdate():
-        raise StudyError(f"the new due date must be after today, got {due_date.isoformat()}")
+        raise StudyError(
+            gettext("the new due date must be after today, got %(date)s")
+            % {"date": due_date.isoformat()}
+        )
     return study_set_due_date(study=study, due_date=due_date, actor=actor)
 
 
@@ -128,7 +137,7 @@ def study_enrol(
     the whole request: nobody is enrolled.
     """
     if bool(usernames) == all_active:
-        raise StudyError("either name the experts to enrol or enrol all active ones")
+        raise StudyError(gettext("either name the experts to enrol or enrol all active ones"))
     if all_active:
         experts = study_experts_allowed(
             dataset=study.dataset, experts=annotation_selectors.experts_active(), named=None
@@ -138,7 +147,10 @@ def study_enrol(
         found = annotation_selectors.experts_by_username(usernames=wanted)
         unknown = [name for name in wanted if name not in found]
         if unknown:
-            raise StudyError(f"no expert named: {', '.join(unknown)}; nobody was enrolled")
+            raise StudyError(
+                gettext("no expert named: %(names)s; nobody was enrolled")
+                % {"names": ", ".join(unknown)}
+            )
         experts = [found[name] for name in wanted]
         experts = study_experts_allowed(dataset=study.dataset, experts=experts, named=wanted)
     with transaction.atomic():

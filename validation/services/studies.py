@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from annotation import services as annotation_services
 from annotation.models import Expert
@@ -71,7 +72,7 @@ def _plan(*, dataset, models, pilot: str | None = None, **wanted) -> "Plan":
 
     found = None if pilot is None else selectors.study_get(name=pilot)
     if pilot is not None and found is None:
-        raise StudyError(f"no study named {pilot!r}", field="plan")
+        raise StudyError(gettext("no study named %(name)r") % {"name": pilot}, field="plan")
     try:
         return study_plan(dataset=dataset, models=models, pilot=found, **wanted)
     except PlanningError as exc:
@@ -90,7 +91,8 @@ def study_experts_allowed(
     demo = sorted(e.user.username for e in experts if e.is_demo)
     if demo and named is not None:
         raise StudyError(
-            f"demo accounts never rate real data: {', '.join(demo)}; nobody was enrolled",
+            gettext("demo accounts never rate real data: %(names)s; nobody was enrolled")
+            % {"names": ", ".join(demo)},
             field="experts",
         )
     return [e for e in experts if not e.is_demo]
@@ -126,24 +128,32 @@ def study_create(
     if plan is not None:
         if not plan.reachable:
             raise StudyError(
-                f"the wanted half-width needs {plan.cases} cases; dataset {dataset} has "
-                f"{plan.available}: accept a wider interval",
+                gettext(
+                    "the wanted half-width needs %(cases)d cases; dataset %(dataset)s has "
+                    "%(available)d: accept a wider interval"
+                )
+                % {"cases": plan.cases, "dataset": dataset, "available": plan.available},
                 field="fraction",
             )
         fraction = plan.fraction
     if look_every is not None and look_every < 1:
         raise StudyError(
-            f"look every must be at least 1 case, got {look_every}", field="look_every"
+            gettext("look every must be at least 1 case, got %(n)s") % {"n": look_every},
+            field="look_every",
         )
     problem = study_name_problem(name=name)
     if problem is not None:
         raise StudyError(problem, field="name")
     if Study.objects.filter(name=name).exists():
-        raise StudyError(f"a study named {name!r} exists already", field="name")
+        raise StudyError(
+            gettext("a study named %(name)r exists already") % {"name": name}, field="name"
+        )
     if not models:
-        raise StudyError("choose at least one model", field="models")
+        raise StudyError(gettext("choose at least one model"), field="models")
     if not 0 < fraction <= 1:
-        raise StudyError(f"fraction must be in (0, 1], got {fraction}", field="fraction")
+        raise StudyError(
+            gettext("fraction must be in (0, 1], got %(n)s") % {"n": fraction}, field="fraction"
+        )
     if raters_per_unit != 3:
         raise StudyError("the golden standard is a majority of three: raters per unit must be 3")
     splits = _splits(adjudicate_splits)
@@ -159,12 +169,16 @@ def study_create(
     for run in judge_runs:
         if run.dataset_id != dataset.pk or run.model_id not in {m.pk for m in models}:
             raise StudyError(
-                f"judge run {run.pk} is not on {dataset} for the chosen models", field="judge_runs"
+                gettext("judge run %(run)s is not on %(dataset)s for the chosen models")
+                % {"run": run.pk, "dataset": dataset},
+                field="judge_runs",
             )
     seed = secrets.randbelow(2**31) if seed is None else seed
     cases = list(dataset.cases.all())
     if not cases:
-        raise StudyError(f"dataset {dataset} has no cases", field="dataset")
+        raise StudyError(
+            gettext("dataset %(dataset)s has no cases") % {"dataset": dataset}, field="dataset"
+        )
     by_key = {c.question_id: c for c in cases}
     sample = sample_stratified(
         items=[(c.question_id, stratum_label([getattr(c, f) for f in stratify_by])) for c in cases],
@@ -177,7 +191,9 @@ def study_create(
         .order_by("case__position", "model__name")
     )
     if not responses:
-        raise StudyError("the chosen models have no responses on the sampled cases", field="models")
+        raise StudyError(
+            gettext("the chosen models have no responses on the sampled cases"), field="models"
+        )
     experts = study_experts_allowed(
         dataset=dataset, experts=experts_active() if experts is None else experts, named=experts
     )
@@ -248,8 +264,8 @@ def study_set_adjudicate_splits(*, study: Study, codes: Iterable[str] | str, act
     so every unit of a study is judged by the same rule."""
     splits = _splits(codes)
     with transaction.atomic():
-        study = study_lock(study_id=study.pk)
-        if study.pool.status != "draft":
+        locked = study_lock(study_id=study.pk)  # the caller's study is refreshed below
+        if locked.pool.status != "draft":
             raise StudyError("adjudication of splits can only be chosen while the study is a draft")
         previous = study.adjudicate_splits
         if previous == splits:
@@ -271,8 +287,8 @@ def study_set_gate(*, study: Study, gate: GateConfig, actor=None) -> Study:
     if (problem := gate.problem()) is not None:
         raise StudyError(f"gate: {problem}", field="gate")
     with transaction.atomic():
-        study = study_lock(study_id=study.pk)
-        if study.pool.status != "draft":
+        locked = study_lock(study_id=study.pk)  # the caller's study is refreshed below
+        if locked.pool.status != "draft":
             raise StudyError("the gate can only be changed while the study is a draft")
         previous = study.gate_config
         if previous == gate.as_dict():
@@ -292,9 +308,12 @@ def study_set_gate(*, study: Study, gate: GateConfig, actor=None) -> Study:
 def study_open(*, study: Study, actor=None) -> Study:
     """Let experts claim units: a draft's only (a second click on "open" is told so)."""
     with transaction.atomic():
-        study = study_lock(study_id=study.pk)
-        if study.pool.status != "draft":
-            raise StudyError(f"study {study.name} is {study.pool.status}: only a draft opens")
+        locked = study_lock(study_id=study.pk)  # the caller's study is refreshed below
+        if locked.pool.status != "draft":
+            raise StudyError(
+                gettext("study %(name)s is %(status)s: only a draft opens")
+                % {"name": study.name, "status": locked.pool.get_status_display()}
+            )
         annotation_services.pool_set_status(pool=study.pool, status="open", actor=actor)
         study.opened_at = timezone.now()
         study.save(update_fields=["opened_at"])
