@@ -22,13 +22,13 @@ from validation.services.studies import study_experts_allowed
 
 # The form's gate fields, in GateConfig's order.
 GATE_LABELS = {
-    "agreement_min": gettext_lazy("lowest agreement with the gold (its interval's lower bound)"),
-    "noninferiority_margin": gettext_lazy("non-inferiority margin (judge − experts, macro-F1)"),
+    "agreement_min": gettext_lazy("Lowest agreement with the gold (its interval's lower bound)"),
+    "noninferiority_margin": gettext_lazy("Non-inferiority margin (judge − experts, macro-F1)"),
     "catastrophic_recall_min": gettext_lazy(
-        "lowest recall on gold catastrophic hits (its interval's lower bound)"
+        "Lowest recall on gold catastrophic hits (its interval's lower bound)"
     ),
-    "catastrophic_min_hits": gettext_lazy("fewest gold catastrophic hits to decide that recall"),
-    "score_bias_max": gettext_lazy("largest score bias of a model (± points)"),
+    "catastrophic_min_hits": gettext_lazy("Fewest gold catastrophic hits to decide that recall"),
+    "score_bias_max": gettext_lazy("Largest score bias of a model (± points)"),
 }
 GATE_FIELDS = list(GateConfig().as_dict())
 CREATE_DEFAULTS = {"fraction": "0.3", "lease_minutes": "30", **GateConfig().as_dict()}
@@ -144,6 +144,7 @@ def lifecycle(study) -> dict:
     )
     return {
         "completion": completion,
+        "enrolled": len(enrolled),
         "close_choices": _close_choices(completion),
         "to_enrol": sorted(
             (e for e in allowed if e.pk not in enrolled), key=lambda e: e.user.username

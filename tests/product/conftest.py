@@ -88,6 +88,19 @@ def _database(folder: Path) -> Iterator[tuple[dict[str, str], str]]:
 @pytest.fixture(scope="module")
 def product() -> Iterator[Product]:
     """A served platform with the demo dataset loaded and migrated, as `make run` leaves it."""
+    with _served(demo=True) as served:
+        yield served
+
+
+@pytest.fixture(scope="module")
+def empty_product() -> Iterator[Product]:
+    """A served platform with nothing in it but its tables: a lab's first day."""
+    with _served(demo=False) as served:
+        yield served
+
+
+@contextlib.contextmanager
+def _served(*, demo: bool) -> Iterator[Product]:
     require((BIN / "gunicorn").exists(), "gunicorn is not installed")
     folder = Path(tempfile.mkdtemp(prefix="heartbench-product-"))
     with _database(folder) as (extra, database):
@@ -99,7 +112,7 @@ def product() -> Iterator[Product]:
             **extra,
         }
         procs: list[subprocess.Popen] = []
-        for command in (["migrate", "--no-input", "-v", "0"], ["load-demo"]):
+        for command in (["migrate", "--no-input", "-v", "0"], *([["load-demo"]] if demo else [])):
             subprocess.run(
                 [str(BIN / "heartbench"), *command],
                 env=env,
