@@ -176,3 +176,16 @@ def test_only_staff_reach_the_pages_and_every_change_needs_its_token(answered):
     staff.force_login(UserFactory(is_staff=True))
     assert staff.post(NEW, form(dataset, models)).status_code == 403
     assert not Study.objects.exists() and Expert.objects.count() == 1
+
+
+def test_the_enrolment_says_when_nobody_can_be_enrolled(admin_client, answered):
+    dataset, models = answered
+    admin_client.post(NEW, form(dataset, models))
+    admin_client.post("/admin/manage/studies/pilot/open/")
+    page = admin_client.get("/admin/dashboard/studies/pilot/").content.decode()
+    assert "No expert can be enrolled: no active expert may rate this data yet" in page
+    expert = ExpertFactory()
+    admin_client.post("/admin/manage/studies/pilot/enrol/", {"all_active": "yes"})
+    page = admin_client.get("/admin/dashboard/studies/pilot/").content.decode()
+    assert "Every active expert who may rate this data is enrolled." in page
+    assert selectors.study_get(name="pilot").pool.experts.filter(pk=expert.pk).exists()
