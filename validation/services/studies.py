@@ -264,8 +264,8 @@ def study_set_adjudicate_splits(*, study: Study, codes: Iterable[str] | str, act
     so every unit of a study is judged by the same rule."""
     splits = _splits(codes)
     with transaction.atomic():
-        locked = study_lock(study_id=study.pk)  # the caller's study is refreshed below
-        if locked.pool.status != "draft":
+        study = study_lock(study_id=study.pk)
+        if study.pool.status != "draft":
             raise StudyError("adjudication of splits can only be chosen while the study is a draft")
         previous = study.adjudicate_splits
         if previous == splits:
@@ -287,8 +287,8 @@ def study_set_gate(*, study: Study, gate: GateConfig, actor=None) -> Study:
     if (problem := gate.problem()) is not None:
         raise StudyError(f"gate: {problem}", field="gate")
     with transaction.atomic():
-        locked = study_lock(study_id=study.pk)  # the caller's study is refreshed below
-        if locked.pool.status != "draft":
+        study = study_lock(study_id=study.pk)
+        if study.pool.status != "draft":
             raise StudyError("the gate can only be changed while the study is a draft")
         previous = study.gate_config
         if previous == gate.as_dict():
