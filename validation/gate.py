@@ -9,6 +9,10 @@ A gate is a list of conditions, each decided from a figure and its 95 % interval
 - ``within`` (±threshold around 0): passed when the interval lies inside, failed when it lies
   wholly outside, not enough data otherwise.
 
+A zero-width interval (a degenerate bootstrap) decides nothing: not enough data. A proportion's
+interval never has zero width (``validation.statistics.proportion``), so this holds back only a
+difference whose every resample was the same.
+
 Deciding from the interval alone, never the point estimate, is what lets a sequential design
 re-decide a condition at an interim look: it passes a wider interval (a larger critical value)
 to the same function.
@@ -136,6 +140,10 @@ def _condition(
 ) -> Condition:
     interval = interval or {}
     low, high = interval.get("low"), interval.get("high")
+    if veto is None and low is not None and high is not None and high <= low:
+        # Every resample gave one value (a proportion's interval is never this narrow, see
+        # validation.statistics.proportion): a bound that is no interval decides nothing.
+        veto = f"the interval has zero width ({interval.get('method')}): it decides nothing"
     status = (
         NOT_ENOUGH_DATA
         if veto

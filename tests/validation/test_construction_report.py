@@ -131,8 +131,15 @@ def test_the_judge_against_the_authors_mock_scores_is_clustered_by_draft():
     # p_o = 3/5; both say "met" 3/5 of the time: p_e = .6·.6 + .4·.4 = .52; κ = .08/.48.
     assert section["agreement"]["value"] == pytest.approx(0.6)
     assert section["cohen_kappa"]["value"] == pytest.approx(0.08 / 0.48)
-    # Two identical drafts: every resample is the same, so the interval is that point.
-    assert section["agreement"]["ci95"]["low"] == pytest.approx(0.6)
+    # Two identical drafts: every resample is the same point, and a proportion's interval
+    # never has zero width (issue 42): Clopper–Pearson on 6/10 (deff 1: the drafts do not
+    # vary), [0.2624, 0.8784] as scipy.stats.binomtest(6, 10).proportion_ci() gives.
+    ci = section["agreement"]["ci95"]
+    assert (round(ci["low"], 4), round(ci["high"], 4), ci["method"]) == (
+        0.2624,
+        0.8784,
+        "clopper-pearson",
+    )
     assert section["agreement"]["ci95"]["clusters"] == 2
     schema_validator("construction-report").validate(report)
 

@@ -125,6 +125,16 @@ def test_too_few_catastrophic_hits_is_not_enough_data_whatever_the_recall():
     assert looser.decision == PASSED
 
 
+def test_a_zero_width_interval_decides_nothing():
+    # Judge and experts perfect on every resample: judge − experts is [0, 0], which would
+    # pass −0.05 ≤ low. A degenerate bootstrap is no interval: not enough data, and why.
+    noninferiority = {"difference": 0.0, "ci95": {"low": 0.0, "high": 0.0, "method": "percentile"}}
+    gate = gate_decide(config=GateConfig(), **_inputs(noninferiority=noninferiority))
+    condition = gate.conditions[1]
+    assert condition.status == NOT_ENOUGH_DATA and "zero width" in condition.reason
+    assert gate.decision == NOT_ENOUGH_DATA
+
+
 def test_the_study_configures_every_threshold():
     config = GateConfig.from_mapping(
         {"agreement_min": 0.9, "noninferiority_margin": 0.0, "score_bias_max": 0.5, "x": 1}

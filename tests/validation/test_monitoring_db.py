@@ -17,6 +17,7 @@ from tests.validation.factories import dataset_with_responses
 from validation import services
 from validation.dashboard import monitoring
 from validation.dashboard.monitoring import completed_cases, study_monitoring
+from validation.gate import GateConfig
 from validation.report import report_compute
 from validation.report.data import study_data_for_cases
 from validation.report.selectors import study_report_data
@@ -30,19 +31,40 @@ BOOT = BootstrapSettings(resamples=200)
 CONDITIONS = ["agreement", "noninferiority", "catastrophic_recall", "score_bias", "score_bias"]
 
 
+# Cases without a catastrophe: 9 of 24, so any 16 cases hold at least one (and at least 7
+# with a catastrophe: 14 gold hits, of the 10 the gate needs).
+CALM = (1, 3, 5)
+
+
+def calm(case) -> bool:
+    return case.position % 8 in CALM
+
+
 def truth(item: RubricItem) -> bool:
     """What the criterion is: warmth hit, curiosity and coping missed, a catastrophe in every
-    case but those at positions 3, 7, 11 (any 8 cases hold at least 10 of 16 gold hits)."""
+    case but the calm ones."""
     if item.position == 3:
-        return item.case.position % 4 != 3
+        return not calm(item.case)
     return item.position == 0
 
 
-def monitored_study(*, cases: int = 12, look_every: int | None = 4):
-    """Two models, two judges over both. "judge-true" says what each criterion is: it beats the
-    experts, whose third rater dissents on curiosity. "judge-flip" also flips curiosity and
-    coping: agreement 0.5 and worse than the experts (failed) with the same catastrophes and
-    the same scores (passed). Every condition of both can be decided."""
+def judged(item: RubricItem) -> bool:
+    """What both judges see: the truth, but warmth missed in the calm cases, so their score
+    differences (33 points there, 0 where a catastrophe zeroes both) and agreement vary from
+    case to case: cases all alike give zero-width intervals, which decide nothing (issue 42)."""
+    return truth(item) and not (item.position == 0 and calm(item.case))
+
+
+def monitored_study(*, cases: int = 24, look_every: int | None = 8):
+    """Two models, two judges over both. "judge-true" says what each criterion is but for the
+    calm cases' warmth: it beats the experts, whose third rater dissents on curiosity.
+    "judge-flip" also flips curiosity and coping: agreement under 0.5 and worse than the
+    experts (failed) with the same catastrophes and the same scores (passed). Every condition
+    of both is decided at the second look (16 cases: boundary 2.5, carried to t on 15 df)
+    under a gate loose enough for so few cases: agreement at least 0.65, judge − experts at
+    least −0.35, catastrophic recall at least 0.5 (14 of 14 gold hits: [0.77, 1] at 95 %),
+    score bias within ±50 points. With honest intervals a small study decides only wide
+    margins."""
     experts = ExpertFactory.create_batch(3)
     dataset, models = dataset_with_responses(cases=cases, models=2)
     flipped = {"judge-true": (), "judge-flip": (1, 2)}
@@ -52,6 +74,12 @@ def monitored_study(*, cases: int = 12, look_every: int | None = 4):
         for judge in judges
         for model in models
     ]
+    gate = GateConfig(
+        agreement_min=0.65,
+        noninferiority_margin=0.35,
+        catastrophic_recall_min=0.5,
+        score_bias_max=50.0,
+    )
     study = services.study_open(
         study=services.study_create(
             name="study-a",
@@ -62,6 +90,7 @@ def monitored_study(*, cases: int = 12, look_every: int | None = 4):
             seed=7,
             experts=experts,
             look_every=look_every,
+            gate=gate,
         )
     )
     annotation_services.pay_rate_set(
@@ -70,7 +99,7 @@ def monitored_study(*, cases: int = 12, look_every: int | None = 4):
     for run in runs:
         for response in run.model.responses.all():
             for item in RubricItem.objects.filter(case=response.case).select_related("case"):
-                hit = truth(item) != (item.position in flipped[run.judge.name])
+                hit = judged(item) != (item.position in flipped[run.judge.name])
                 state = Verdict.State.MET if hit else Verdict.State.NOT_MET
                 Verdict.objects.create(run=run, response=response, rubric_item=item, state=state)
     return study, experts
@@ -103,13 +132,13 @@ def unfinished(study) -> int:
 def test_look_boundary_conditions_and_saving():
     study, experts = monitored_study()
     assert study_monitoring(study=study).monitor.look == 0
-    rate_until(study, experts, 9)
+    rate_until(study, experts, 17)
     completed = len(completed_cases(study=study))
-    assert 9 <= completed < 12
+    assert 17 <= completed < 24
     monitoring = study_monitoring(study=study, bootstrap=BOOT)
     m = monitoring.monitor
-    assert (m.planned, m.completed, m.look, m.next_look_at) == (12, completed, 2, 12)
-    assert m.critical == pytest.approx(boundaries_compute(fractions=[4 / 12, 8 / 12])[1])
+    assert (m.planned, m.completed, m.look, m.next_look_at) == (24, completed, 2, 24)
+    assert m.critical == pytest.approx(boundaries_compute(fractions=[8 / 24, 16 / 24])[1])
     # Every gate condition of each judge, score bias once per model, each decided: one judge
     # passed, the other failed; the answer is known for both, so the study may stop.
     looks = {(r.judge, r.condition.name, r.condition.subject): r.look for r in monitoring.rows}
@@ -128,7 +157,7 @@ def test_look_boundary_conditions_and_saving():
     }
     assert m.decided and monitoring.stoppable
     # Every rating paid 10.00; the ratings still to come are those not yet submitted.
-    to_come = 24 * 3 - Submission.objects.filter(unit__pool=study.pool).count()
+    to_come = 48 * 3 - Submission.objects.filter(unit__pool=study.pool).count()
     assert monitoring.saving.units == unfinished(study) > 0
     assert monitoring.saving.ratings == to_come
     assert monitoring.saving.pay == (("CNY", Decimal(10 * to_come).quantize(Decimal("0.01"))),)
@@ -136,22 +165,20 @@ def test_look_boundary_conditions_and_saving():
 
 def test_a_condition_other_than_agreement_keeps_the_study_from_stopping():
     study, experts = monitored_study()
-    rate_until(study, experts, 4)
-    # Look 1: agreement is decided for both judges, but 4 cases hold at most 8 gold
-    # catastrophic hits of the 10 the gate needs.
+    rate_until(study, experts, 8)
+    # Look 1 (8 cases): the first boundary (3.7), carried to Student's t on 7 degrees of
+    # freedom, leaves the catastrophic recall undecided (or held: 8 cases may hold fewer than
+    # the 10 gold hits the gate needs); it no longer passes on an SE of 0.
     monitoring = study_monitoring(study=study, bootstrap=BOOT)
     status = {(r.judge, r.condition.name): r.look.status for r in monitoring.rows}
     assert monitoring.monitor.look == 1
-    assert status["judge-flip", "agreement"] == "failed"
-    assert status["judge-true", "agreement"] == "passed"
-    assert status["judge-true", "catastrophic_recall"] == "not_enough_data"
-    assert "gold catastrophic hit" in monitoring.rows[2].condition.reason
+    assert status["judge-true", "catastrophic_recall"] in ("undecided", "not_enough_data")
     assert not monitoring.monitor.decided and not monitoring.stoppable
     with pytest.raises(StudyError, match="not every gate condition is decided at look 1"):
         study_stop_early(study=study, actor=None)
     # Look 2 decides it: the study may stop. A gate needing more hits than there are is a new
     # key of the look, and takes that back: catastrophic recall alone keeps it from stopping.
-    rate_until(study, experts, 8)
+    rate_until(study, experts, 16)
     assert study_monitoring(study=study, bootstrap=BOOT).stoppable
     study.gate_catastrophic_min_hits = 50
     study.save(update_fields=["gate_catastrophic_min_hits"])
@@ -165,7 +192,7 @@ def test_a_condition_other_than_agreement_keeps_the_study_from_stopping():
 
 def test_a_look_is_computed_once_until_the_study_changes(monkeypatch):
     study, experts = monitored_study()
-    rate_until(study, experts, 4)
+    rate_until(study, experts, 8)
     first = study_monitoring(study=study, bootstrap=BOOT).monitor
     calls = []
     monkeypatch.setattr(
@@ -186,23 +213,24 @@ def test_a_look_is_computed_once_until_the_study_changes(monkeypatch):
 
 def test_the_final_look_uses_the_reports_gate_on_the_looks_cases():
     study, experts = monitored_study()
-    rate_until(study, experts, 12)
+    rate_until(study, experts, 24)
     monitoring = study_monitoring(study=study, bootstrap=BOOT)
     m = monitoring.monitor
     assert m.look == 3 and m.fraction == 1.0 and m.next_look_at is None
     data = study_report_data(study=study)
     report = report_compute(data=data, bootstrap=BOOT)
-    # All 12 cases are the look's: its gate is the report's, condition by condition.
+    # All 24 cases are the look's: its gate is the report's, condition by condition.
     assert study_data_for_cases(data=data, cases=list(data.case_keys)).n_items == data.n_items
     gates = [c for j in report["judges"] for c in j["gate"]["conditions"]]
     assert [r.condition.as_dict() for r in monitoring.rows] == gates
     agreement = report["judges"][0]["vs_gold"]["agreement"]
     assert monitoring.rows[0].look.value == agreement["value"]
-    # The look's boundary on the reported interval, carried to Student's t (12 cases − 1 df).
+    # The look's boundary on the reported interval (SE from its wider side), carried to
+    # Student's t (24 cases − 1 df).
     noninferiority = monitoring.rows[1]
     value, low, high = (getattr(noninferiority.condition, k) for k in ("value", "low", "high"))
-    se = (high - low) / (2 * stats.norm.isf(0.025))
-    critical = stats.t.isf(stats.norm.sf(m.critical), 11)
+    se = max(value - low, high - value) / stats.norm.isf(0.025)
+    critical = stats.t.isf(stats.norm.sf(m.critical), 23)
     assert noninferiority.look.low == pytest.approx(max(-1.0, value - critical * se), abs=1e-9)
     assert noninferiority.look.high == pytest.approx(min(1.0, value + critical * se), abs=1e-9)
 
@@ -217,7 +245,7 @@ def test_a_study_without_looks_is_not_monitored(client):
 
 def test_dashboard_shows_the_look_and_stops_early_through_the_close(client):
     study, experts = monitored_study()
-    rate_until(study, experts, 9)
+    rate_until(study, experts, 17)
     short = unfinished(study)
     admin = UserFactory(is_staff=True, is_superuser=True)
     client.force_login(admin)

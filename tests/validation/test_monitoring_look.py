@@ -19,7 +19,7 @@ H, M = HIT, MISS
 CASES = 20
 
 
-def biased(*, score_bias_max: float = 5.0):
+def biased(*, score_bias_max: float = 5.0, catastrophic_recall_min: float = 0.8):
     """Warmth hit, coping missed; a catastrophe in every odd case (10 gold hits); curiosity hit
     in every fourth case, where the judge misses it (a case score 33 points too low), else
     missed. The third expert dissents on warmth and coping everywhere."""
@@ -35,7 +35,8 @@ def biased(*, score_bias_max: float = 5.0):
         ratings=np.stack([flat, flat, dissent], axis=1),
         hard=[False] * CASES,
     )
-    return replace(data, study=data.study | {"gate": {"score_bias_max": score_bias_max}})
+    gate = {"score_bias_max": score_bias_max, "catastrophic_recall_min": catastrophic_recall_min}
+    return replace(data, study=data.study | {"gate": gate})
 
 
 def test_the_study_restricted_to_the_looks_cases():
@@ -73,7 +74,8 @@ def test_score_bias_keeps_the_study_from_stopping_until_the_gate_allows_it():
     assert status == {
         "agreement": "passed",
         "noninferiority": "passed",
-        "catastrophic_recall": "passed",
+        # 10 of 10 caught: [0.69, 1] (Clopper–Pearson), never [1, 1], straddles 0.8.
+        "catastrophic_recall": "undecided",
         "score_bias": "undecided",
     }
     bias = statuses["score_bias", "m1"]
@@ -81,8 +83,9 @@ def test_score_bias_keeps_the_study_from_stopping_until_the_gate_allows_it():
     assert bias.value == pytest.approx(-100 / 3 * 5 / 20)
     assert bias.low < -5 < bias.high
     assert not m.decided
-    # A looser gate (score bias within ±50 points) decides it: every condition is decided.
-    statuses, m = monitor(biased(score_bias_max=50), CASES)
+    # A looser gate (score bias within ±50 points, catastrophic recall at least 0.3) decides
+    # it: every condition is decided.
+    statuses, m = monitor(biased(score_bias_max=50, catastrophic_recall_min=0.3), CASES)
     assert statuses["score_bias", "m1"].status == "passed" and m.decided
 
 

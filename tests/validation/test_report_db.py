@@ -124,7 +124,10 @@ def test_experts_gate_score_effect_and_comparison(study):
     total = a["vs_gold"]["agreement"]["value"] + b["vs_gold"]["agreement"]["value"]
     assert total == pytest.approx(1.0)
     conditions = {j["judge"]: j["gate"]["conditions"] for j in (a, b)}
-    assert conditions["judge-a"][0]["status"] == "passed"
+    # Agreement 60/69 = 0.870 over six cases: too few clusters for the bootstrap alone, so the
+    # wider clustered Clopper–Pearson interval, [0.73, 0.95], which straddles 0.75 (issue 42).
+    assert a["vs_gold"]["agreement"]["method"] == "clopper-pearson-clustered"
+    assert conditions["judge-a"][0]["status"] == "not_enough_data"
     assert conditions["judge-b"][0]["status"] == "failed" and b["gate"]["decision"] == "failed"
     assert a["gate"]["config"] == study.gate_config and a["gate"]["config"]["agreement_min"] == 0.75
     # Six cases give fewer than ten gold catastrophic hits: that condition lacks data.

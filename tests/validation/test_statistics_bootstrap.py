@@ -95,33 +95,41 @@ def test_degenerate_distribution_falls_back_to_percentile():
         clusters=np.repeat(np.arange(20), 3),
         bootstrap=SETTINGS,
     )
-    interval = result.agreement.interval
+    interval = result.cohen_kappa.interval
     assert (interval.low, interval.high, interval.method) == (1.0, 1.0, "percentile")
+    # A proportion's interval never has zero width (test_statistics_proportion.py): 60/60
+    # agreeing items, deff 1 at p = 1, Clopper–Pearson low = 0.025^(1/60) = 0.94037.
+    interval = result.agreement.interval
+    assert interval.method == "clopper-pearson" and interval.high == 1.0
+    assert interval.low == pytest.approx(0.025 ** (1 / 60)) and round(interval.low, 5) == 0.94037
 
 
-def _rare_hits(cases_with_hits: int):
+def _rare_hits(cases_with_hits: int, statistic: str = "recall"):
     cases, criteria = 30, 5
     reference = np.ones((cases, criteria), dtype=int)
     reference[:cases_with_hits, 0] = 0
-    return (
-        pairwise_agreement(
-            reference=reference.ravel(),
-            predicted=reference.ravel(),
-            categories=["hit", "miss"],
-            clusters=np.repeat(np.arange(cases), criteria),
-            bootstrap=SETTINGS,
-        )
-        .per_class["hit"]
-        .recall.interval
-    )
+    scores = pairwise_agreement(
+        reference=reference.ravel(),
+        predicted=reference.ravel(),
+        categories=["hit", "miss"],
+        clusters=np.repeat(np.arange(cases), criteria),
+        bootstrap=SETTINGS,
+    ).per_class["hit"]
+    return getattr(scores, statistic).interval
 
 
 def test_statistic_undefined_in_a_few_resamples_uses_percentile_and_counts_them():
     # Hits in 3 of 30 cases: about (27/30)^30 ≈ 4 % of resamples hold no hit at all.
-    interval = _rare_hits(3)
+    interval = _rare_hits(3, "f1")
     assert interval.method == "percentile"
     assert 0 < interval.undefined_resamples <= 0.1 * SETTINGS.resamples
     assert interval.low == interval.high == 1.0
+    # The recall of the same 3/3 is a proportion: Clopper–Pearson, low = 0.025^(1/3) = 0.29240,
+    # the undefined resamples still counted.
+    recall = _rare_hits(3)
+    assert recall.method == "clopper-pearson" and recall.high == 1.0
+    assert round(recall.low, 5) == 0.29240
+    assert recall.undefined_resamples == interval.undefined_resamples
 
 
 def test_statistic_undefined_in_many_resamples_is_withheld_with_a_reason():

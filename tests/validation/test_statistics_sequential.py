@@ -78,6 +78,13 @@ def test_condition_from_interval_derives_the_standard_error():
     )
 
 
+@pytest.mark.parametrize("se", [0.0, -0.01])
+def test_a_standard_error_must_be_positive(se):
+    # SE = 0 would make value ± c · SE the point itself and pass it at every look.
+    with pytest.raises(ValueError, match="positive"):
+        Condition(name="c", value=1.0, se=se, threshold=0.8)
+
+
 def _at(value, se, threshold=0.75, direction=AT_LEAST, critical=2.0, fraction=0.5):
     condition = Condition(name="c", value=value, se=se, threshold=threshold, direction=direction)
     return condition_monitor(

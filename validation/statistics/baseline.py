@@ -110,10 +110,12 @@ class NonInferiority:
 
     @property
     def passed(self) -> bool | None:
-        """Lower bound of the difference ≥ delta; None when there is no interval."""
-        if self.interval is None or self.interval.low is None:
+        """Lower bound of the difference ≥ delta; None when there is no interval, or one of
+        zero width (every resample the same difference), which shows nothing."""
+        interval = self.interval
+        if interval is None or interval.low is None or interval.high <= interval.low:
             return None
-        return self.interval.low >= self.delta
+        return interval.low >= self.delta
 
     def as_dict(self) -> dict[str, Any]:
         interval = self.interval

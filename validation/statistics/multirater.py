@@ -20,7 +20,13 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from validation.statistics.results import BootstrapSettings, Estimate
-from validation.statistics.tables import TableStatistic, cluster_sums, ratio, table_estimates
+from validation.statistics.tables import (
+    TableStatistic,
+    cluster_sums,
+    proportion_statistic,
+    ratio,
+    table_estimates,
+)
 
 
 class _Layout:
@@ -52,13 +58,6 @@ def multirater_item_tables(*, counts: ArrayLike) -> np.ndarray:
     tables[:, layout.coincidence] = np.where(pairable, ratio(same, ratings - 1), 0)
     tables[:, layout.values] = np.where(pairable[:, None], counts, 0)
     return tables
-
-
-def _percent(layout: _Layout):
-    def compute(t: np.ndarray) -> np.ndarray:
-        return ratio(t[..., layout.agreement], t[..., layout.pairable])
-
-    return compute
 
 
 def _chance_corrected(layout: _Layout, chance_of):
@@ -114,8 +113,13 @@ def multirater_statistics(categories: Sequence[Hashable]) -> dict[str, TableStat
         return (shares * (1 - shares)).sum(axis=-1) / (k - 1)
 
     return {
-        "percent_agreement": TableStatistic(
-            "percent agreement", _percent(layout), nothing_pairable, pairable
+        # Each pairable item's share of agreeing pairs is its "success", in [0, 1].
+        "percent_agreement": proportion_statistic(
+            "percent agreement",
+            successes=lambda t: t[..., layout.agreement],
+            trials=lambda t: t[..., layout.pairable],
+            explain=nothing_pairable,
+            count=pairable,
         ),
         "fleiss_kappa": TableStatistic(
             "Fleiss' κ",

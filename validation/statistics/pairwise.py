@@ -21,6 +21,7 @@ from validation.statistics.results import BootstrapSettings, Estimate
 from validation.statistics.tables import (
     TableStatistic,
     label_text,
+    proportion_statistic,
     ratio,
     table_estimates,
 )
@@ -30,8 +31,12 @@ def _n(c: np.ndarray) -> np.ndarray:
     return c.sum(axis=(-2, -1))
 
 
+def _agreeing(c: np.ndarray) -> np.ndarray:
+    return np.trace(c, axis1=-2, axis2=-1)
+
+
 def _observed(c: np.ndarray) -> np.ndarray:
-    return ratio(np.trace(c, axis1=-2, axis2=-1), _n(c))
+    return ratio(_agreeing(c), _n(c))
 
 
 def _reference(c: np.ndarray) -> np.ndarray:
@@ -121,7 +126,13 @@ def pairwise_statistics(categories: Sequence[Hashable]) -> dict[str, TableStatis
         )
 
     statistics = {
-        "agreement": TableStatistic("agreement", _observed, _no_pairs, _pairs),
+        "agreement": proportion_statistic(
+            "agreement",
+            successes=_agreeing,
+            trials=_n,
+            explain=_no_pairs,
+            count=_pairs,
+        ),
         "cohen_kappa": TableStatistic("cohen_kappa", _cohen, single_category, _pairs),
         "scott_pi": TableStatistic("scott_pi", _scott, single_category, _pairs),
         "gwet_ac1": TableStatistic("gwet_ac1", _gwet, too_few_categories, _pairs),
@@ -141,17 +152,19 @@ def _class_statistics(*, code: int, label: str) -> dict[str, TableStatistic]:
         return round(float(_predicted(c)[code]))
 
     return {
-        f"recall[{code}]": TableStatistic(
+        f"recall[{code}]": proportion_statistic(
             f"recall of {label}",
-            lambda c: ratio(_diagonal(c, code), _reference(c)[..., code]),
-            lambda c: f"no reference label is {label}",
-            reference_count,
+            successes=lambda c: _diagonal(c, code),
+            trials=lambda c: _reference(c)[..., code],
+            explain=lambda c: f"no reference label is {label}",
+            count=reference_count,
         ),
-        f"precision[{code}]": TableStatistic(
+        f"precision[{code}]": proportion_statistic(
             f"precision of {label}",
-            lambda c: ratio(_diagonal(c, code), _predicted(c)[..., code]),
-            lambda c: f"the labeller never chose {label}",
-            predicted_count,
+            successes=lambda c: _diagonal(c, code),
+            trials=lambda c: _predicted(c)[..., code],
+            explain=lambda c: f"the labeller never chose {label}",
+            count=predicted_count,
         ),
         f"f1[{code}]": TableStatistic(
             f"F1 of {label}",

@@ -25,13 +25,16 @@ class BootstrapSettings:
 class Interval:
     low: float | None
     high: float | None
-    method: str | None  # "BCa", "percentile", or None when withheld
+    # "BCa", "percentile", a proportion's "clopper-pearson" (or "clopper-pearson-clustered"
+    # when the clusters' design effect shrank n), or None when withheld
+    method: str | None
     level: float
     resamples: int
     seed: int
     clusters: int
     undefined_resamples: int = 0
     reason: str | None = None
+    design_effect: float | None = None  # of a Clopper–Pearson interval: n / deff was its n
 
     def as_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -46,6 +49,8 @@ class Interval:
         }
         if self.reason is not None:
             data["reason"] = self.reason
+        if self.design_effect is not None:
+            data["design_effect"] = self.design_effect
         return data
 
 

@@ -143,8 +143,8 @@ class Condition:
     def __post_init__(self):
         if self.direction not in DIRECTIONS:
             raise ValueError(f"direction must be one of {DIRECTIONS}, got {self.direction!r}")
-        if self.se is not None and self.se < 0:
-            raise ValueError(f"standard error must not be negative, got {self.se}")
+        if self.se is not None and self.se <= 0:
+            raise ValueError(f"standard error must be positive, got {self.se}")
         if self.df is not None and self.df < 1:
             raise ValueError(f"degrees of freedom must be at least 1, got {self.df}")
 
@@ -161,10 +161,16 @@ def condition_from_interval(
     df: int | None = None,
     level: float = 0.95,
 ) -> Condition:
-    """A condition from a reported interval: SE = (high − low) / (2 z_{(1+level)/2})."""
+    """A condition from a reported interval: SE = the wider of its two sides over z_{(1+level)/2}.
+
+    A proportion's interval near 0 or 1 is lopsided (10 of 10: [0.69, 1]); half its width would
+    give a look's interval narrower than the reported one on the side that decides. A
+    zero-width interval gives no SE at all (no data), never SE = 0, which would pass anything.
+    """
     se = None
     if value is not None and low is not None and high is not None:
-        se = (high - low) / (2 * float(stats.norm.isf((1 - level) / 2)))
+        se = max(value - low, high - value) / float(stats.norm.isf((1 - level) / 2))
+        se = se if se > 0 else None
     return Condition(
         name=name,
         value=value,
@@ -209,8 +215,6 @@ def _conditional_power(condition: Condition, *, fraction: float, final_critical:
         return float(stats.norm.cdf((z / math.sqrt(fraction) - final_critical) / rest))
 
     rest = math.sqrt(1 - fraction)
-    if se == 0:
-        return 1.0
     if condition.direction == AT_LEAST:
         z = (value - condition.threshold) / se
         return reach(z) + reach(-z)

@@ -11,7 +11,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from validation.statistics.bootstrap import cluster_bootstrap, tables_statistic
+from validation.statistics.proportion import proportion_interval
 from validation.statistics.results import BootstrapSettings, Estimate, Interval
+
+Counts = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
 
 
 @dataclass(frozen=True)
@@ -23,6 +26,27 @@ class TableStatistic:
     explain: Callable[[np.ndarray], str]
     # how many observations (pairs, items) the summed table holds
     count: Callable[[np.ndarray], int]
+    # a proportion's (successes, trials) from tables (..., *table_shape): its interval is then
+    # ``proportion_interval``'s, never of zero width
+    proportion: Counts | None = None
+
+
+def proportion_statistic(
+    name: str,
+    *,
+    successes: Callable[[np.ndarray], np.ndarray],
+    trials: Callable[[np.ndarray], np.ndarray],
+    explain: Callable[[np.ndarray], str],
+    count: Callable[[np.ndarray], int],
+) -> TableStatistic:
+    """A statistic that is successes / trials, with the proportion's interval."""
+    return TableStatistic(
+        name,
+        lambda c: ratio(successes(c), trials(c)),
+        explain,
+        count,
+        proportion=lambda c: (successes(c), trials(c)),
+    )
 
 
 def ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
@@ -49,7 +73,8 @@ def table_estimates(
     cluster_tables: np.ndarray,
     bootstrap: BootstrapSettings | None = None,
 ) -> dict[str, Estimate]:
-    """Point estimates from the summed table; with ``bootstrap``, cluster-bootstrap intervals.
+    """Point estimates from the summed table; with ``bootstrap``, cluster-bootstrap intervals
+    (a proportion's widened where the bootstrap cannot be trusted: ``proportion_interval``).
 
     All statistics of one table share one set of resamples, so their intervals are paired
     and the resampling cost is paid once.
@@ -69,6 +94,12 @@ def table_estimates(
             settings=bootstrap,
         )
         intervals = dict(zip(defined, found, strict=True))
+        for key in defined:
+            if (counts := statistics[key].proportion) is not None:
+                successes, trials = counts(cluster_tables)
+                intervals[key] = proportion_interval(
+                    successes=successes, trials=trials, bootstrap=intervals[key]
+                )
     return {
         key: Estimate(value=values[key], n=s.count(total), interval=intervals.get(key))
         if key in defined
