@@ -10,6 +10,7 @@ from frontend.views import (
     admin_leaderboard,
     dashboard,
     disagreements,
+    manage_imports,
     manage_studies,
     study_report,
 )
@@ -53,4 +54,5 @@ manage_urls: list = [
     path("studies/<study:name>/enrol/", manage_studies.study_enrol, name="study-enrol"),
     path("studies/<study:name>/close/", manage_studies.study_close, name="study-close"),
     path("studies/<study:name>/delete/", manage_studies.study_delete, name="study-delete"),
+    path("import/", manage_imports.import_page, name="import"),
 ]

@@ -199,6 +199,8 @@ def routes(assignment_id: str) -> dict[str, Route]:
         # Unconfirmed: the page sends staff back with an error; the study stays open.
         "dashboard:stop-early": Route("POST", "/admin/dashboard/studies/study-a/stop-early/",
                                       dict.fromkeys(ROLES, (302,))),
+        # The import page: staff only (uploads: tests/frontend/test_manage_import.py).
+        "manage:import": Route("GET", "/admin/manage/import/", staff_only),
         # A study from the browser: study-a is open already and nobody is ticked or confirmed,
         # so staff are sent back with the reason and nothing changes; no study "gone" exists.
         "manage:study-new": Route("GET", "/admin/manage/studies/new/", staff_only),
