@@ -266,7 +266,7 @@ ALLOWED_WORDS = {
     "HeartBench", "Django", "LLM", "CSV", "JSON", "JSONL", "HTML", "API", "URL", "token",
     "Enter", "Esc",
     "Cohen", "Fleiss", "Krippendorff", "Gwet", "Kendall", "Scott", "PABAK", "BCa", "MAD",
-    "Holm", "ICC", "McGraw", "Wong", "Bland", "Altman",
+    "Holm", "ICC", "McGraw", "Wong", "Bland", "Altman", "Clopper", "Pearson",
 }  # fmt: skip
 # Elements whose text is never interface chrome.
 SKIP_TAGS = {"script", "style", "code", "kbd", "pre", "textarea", "template"}

@@ -76,6 +76,10 @@ REASONS = [
         _("%(hits)s gold catastrophic hit(s); the gate needs %(need)s"),
     ),
     (r"no model scored", _("no model scored")),
+    (
+        r"the interval has zero width \((?P<method>[^)]*)\): it decides nothing",
+        _("the interval has zero width: it decides nothing"),
+    ),
     (r"perfect agreement", _("perfect agreement")),
     (r"no variance between subjects", _("no variance between subjects")),
     (r"interval undefined", _("interval undefined")),
