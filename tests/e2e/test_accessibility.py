@@ -35,8 +35,9 @@ def browser(chromium):
     return chromium
 
 
-def axe_problems(page, name: str) -> list[str]:
-    """The serious and critical violations axe finds on the page as it stands."""
+def axe_problems(page, name: str, *, every_impact: bool = False) -> list[str]:
+    """The serious and critical violations axe finds on the page as it stands (with
+    ``every_impact``, the minor and moderate ones too)."""
     # Evaluated rather than added as a <script>: the pages' policy refuses inline scripts.
     page.evaluate(AXE.read_text(encoding="utf-8") + "\n;undefined")
     result = page.evaluate("async () => await axe.run()")
@@ -44,7 +45,7 @@ def axe_problems(page, name: str) -> list[str]:
         f"{name} [{page.language}] {v['impact']} {v['id']}: {v['help']} "
         f"({len(v['nodes'])}×: {', '.join(str(n['target']) for n in v['nodes'][:5])})"
         for v in result["violations"]
-        if v["impact"] in BLOCKING
+        if every_impact or v["impact"] in BLOCKING
     ]
 
 

@@ -9,7 +9,7 @@ from django.contrib.auth import get_user_model
 
 from benchmark.models import Dataset
 from tests.conftest import require
-from tests.e2e.test_accessibility import AXE, focus_problems
+from tests.e2e.test_accessibility import AXE, axe_problems, focus_problems
 from tests.e2e.widths import shoot_widths
 
 PASSWORD = "pw-admin-import-1"
@@ -35,20 +35,9 @@ WATCH = """() => {
 }"""
 
 
-def axe_violations(page, name: str) -> list[str]:
-    """Every violation axe finds, whatever its impact."""
-    page.evaluate(AXE.read_text(encoding="utf-8") + "\n;undefined")
-    result = page.evaluate("async () => await axe.run()")
-    return [
-        f"{name} [{page.language}] {v['impact']} {v['id']}: {v['help']} "
-        f"({', '.join(str(n['target']) for n in v['nodes'][:5])})"
-        for v in result["violations"]
-    ]
-
-
 def checked(page, artifacts, name: str) -> list[str]:
     shoot_widths(page, artifacts, name)
-    return axe_violations(page, name) + focus_problems(page, name, presses=14)
+    return axe_problems(page, name, every_impact=True) + focus_problems(page, name, presses=14)
 
 
 @pytest.mark.browser
