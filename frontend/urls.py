@@ -8,6 +8,7 @@ from frontend.views import (
     expert,
     knowledge,
     leaderboard,
+    manage_experts,
     review,
     selfcheck,
     standards,
@@ -19,6 +20,8 @@ urlpatterns = [
     path("", expert.home, name="home"),
     path("login/", expert.LoginView.as_view(), name="login"),
     path("logout/", LogoutView.as_view(), name="logout"),
+    # An invitation link (set your password): public, see frontend.views.manage_experts.
+    path("invite/<str:uidb64>/<str:token>/", manage_experts.invite, name="invite"),
     path("rate/<study:study>/", expert.workbench, name="workbench"),
     path("done/", review.completed, name="completed"),
     path("done/<str:assignment_id>/", review.submitted_unit, name="submitted-unit"),

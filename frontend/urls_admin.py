@@ -10,6 +10,7 @@ from frontend.views import (
     admin_leaderboard,
     dashboard,
     disagreements,
+    manage_experts,
     manage_imports,
     manage_studies,
     study_report,
@@ -55,4 +56,13 @@ manage_urls: list = [
     path("studies/<study:name>/close/", manage_studies.study_close, name="study-close"),
     path("studies/<study:name>/delete/", manage_studies.study_delete, name="study-delete"),
     path("import/", manage_imports.import_page, name="import"),
+    path("experts/", manage_experts.expert_list, name="experts"),
+    path("experts/new/", manage_experts.expert_new, name="expert-new"),
+    path("experts/<int:expert_id>/", manage_experts.expert_page, name="expert"),
+    path(
+        "experts/<int:expert_id>/invite/",
+        manage_experts.expert_invite_again,
+        name="expert-invite",
+    ),
+    path("experts/<int:expert_id>/active/", manage_experts.expert_active, name="expert-active"),
 ]

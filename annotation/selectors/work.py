@@ -72,7 +72,7 @@ class CalibrationDue:
     reason: str
 
 
-def _calibration_due(*, pool: Pool, expert: Expert) -> CalibrationDue | WorkState | None:
+def calibration_work_due(*, pool: Pool, expert: Expert) -> CalibrationDue | WorkState | None:
     """Calibration the expert must do before study work; NOTHING_LEFT for a calibration set
     opened directly and already passed; None when study work may go ahead."""
     calibration_set = getattr(pool, "calibration_set", None)
@@ -115,7 +115,7 @@ def work_gate(
         return WorkState.NOT_OPEN_YET
     if pool.status != Pool.Status.OPEN:
         return WorkState.STUDY_CLOSED
-    calibration = _calibration_due(pool=pool, expert=expert)
+    calibration = calibration_work_due(pool=pool, expert=expert)
     if calibration is not None:
         return calibration
     if submitted_today >= expert.daily_capacity:

@@ -30,7 +30,7 @@ from benchmark.services.audit import audit_entry, audit_record
 def expert_create(
     *,
     username: str,
-    password: str,
+    password: str | None,
     tier: str = Expert.Tier.EXPERT,
     specialties: Iterable[str] = (),
     languages: Iterable[str] = ("zh",),
@@ -44,13 +44,15 @@ def expert_create(
 
     The user name follows the User model's own rules (its username field's validators and
     length: no spaces, no markup) and the password the configured AUTH_PASSWORD_VALIDATORS;
-    both are checked before anything is written.
+    both are checked before anything is written. ``password=None`` creates the login with an
+    unusable password, for an invitation link the expert sets it from
+    (``annotation.services.experts``).
     """
     if tier not in Expert.Tier.values:
         raise AnnotationError(f"tier must be one of {', '.join(Expert.Tier.values)}")
     if daily_capacity < 1:
         raise AnnotationError(f"daily capacity must be at least 1 unit, got {daily_capacity}")
-    if not password:
+    if password is not None and not password:
         raise AnnotationError("a password is required")
     user_model = get_user_model()
     username = user_model.normalize_username(username)
@@ -62,15 +64,19 @@ def expert_create(
     existing = user_model.objects.filter(**{user_model.USERNAME_FIELD: username}).first()
     if existing is not None and Expert.objects.filter(user=existing).exists():
         raise AnnotationError(f"{username} is already an expert")
-    try:
-        validate_password(password, user=existing or user_model(**{field.name: username}))
-    except ValidationError as exc:
-        raise AnnotationError(f"password refused: {_messages(exc)}") from None
+    if password is not None:
+        try:
+            validate_password(password, user=existing or user_model(**{field.name: username}))
+        except ValidationError as exc:
+            raise AnnotationError(f"password refused: {_messages(exc)}") from None
     with transaction.atomic():
         user, _ = user_model.objects.get_or_create(**{user_model.USERNAME_FIELD: username})
         if Expert.objects.filter(user=user).exists():
             raise AnnotationError(f"{username} is already an expert")
-        user.set_password(password)
+        if password is None:
+            user.set_unusable_password()
+        else:
+            user.set_password(password)
         user.save()
         expert = Expert.objects.create(
             user=user,
@@ -81,7 +87,12 @@ def expert_create(
             daily_capacity=daily_capacity,
             is_demo=is_demo,
         )
-        audit_record(actor=actor, action=AuditAction.EXPERT_CREATE, obj=expert, data={"tier": tier})
+        audit_record(
+            actor=actor,
+            action=AuditAction.EXPERT_CREATE,
+            obj=expert,
+            data={"tier": tier, "invited": password is None},
+        )
     return expert
 
 

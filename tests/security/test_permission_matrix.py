@@ -48,6 +48,7 @@ class Route:
 
 def routes(assignment_id: str) -> dict[str, Route]:
     detail = f"/api/v1/assignments/{assignment_id}/"
+    expert_pk = Assignment.objects.get(public_id=assignment_id).expert_id
     draft = selfcheck_draft_of_expert()
     staff_only = {"anonymous": LOGIN, "expert": LOGIN, "senior": LOGIN, "admin": (200,),
                   "other": LOGIN}  # fmt: skip
@@ -201,6 +202,17 @@ def routes(assignment_id: str) -> dict[str, Route]:
                                       dict.fromkeys(ROLES, (302,))),
         # The import page: staff only (uploads: tests/frontend/test_manage_import.py).
         "manage:import": Route("GET", "/admin/manage/import/", staff_only),
+        # Experts (tests/frontend/test_manage_experts.py): staff only; the writes name an
+        # expert who is not there, so staff get a 404 and nobody's work changes.
+        "manage:experts": Route("GET", "/admin/manage/experts/", staff_only),
+        "manage:expert-new": Route("GET", "/admin/manage/experts/new/", staff_only),
+        "manage:expert": Route("GET", f"/admin/manage/experts/{expert_pk}/", staff_only),
+        "manage:expert-invite": Route("POST", "/admin/manage/experts/999999/invite/",
+                                      {**staff_only, "admin": (404,)}),
+        "manage:expert-active": Route("POST", "/admin/manage/experts/999999/active/",
+                                      {**staff_only, "admin": (404,)}),
+        # An invitation link is public; a forged one is refused alike for everyone.
+        "frontend:invite": Route("GET", "/invite/AAAA/x-y/", dict.fromkeys(ROLES, (404,))),
         # A study from the browser: study-a is open already and nobody is ticked or confirmed,
         # so staff are sent back with the reason and nothing changes; no study "gone" exists.
         "manage:study-new": Route("GET", "/admin/manage/studies/new/", staff_only),
