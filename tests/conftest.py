@@ -31,6 +31,7 @@ DATABASE_FIXTURES = {
     "django_db_serialized_rollback",
     "live_server",
     "product",
+    "empty_product",
 }
 # A test without the `database` mark runs in the SQLite pass only; a process it starts that
 # inherits this DATABASE_URL and opens a connection fails, naming the missing mark.
