@@ -19,9 +19,9 @@ from tests.annotation.calibration_helpers import calibration_set
 from tests.annotation.factories import ExpertFactory
 from tests.conftest import require
 from tests.e2e.conftest import LOCALES, login
-from tests.e2e.test_accessibility import AXE, focus_problems
+from tests.e2e.test_accessibility import AXE
 from tests.e2e.test_expert_journey import wait_for_unit
-from tests.e2e.widths import shoot_widths
+from tests.e2e.widths import readable_at_every_width
 from tests.validation.factories import open_study
 from validation.services.lifecycle import study_enrol
 
@@ -36,22 +36,6 @@ WORDS = {
     "refused": {"en": "no longer works", "zh-hans": "邀请链接已失效"},
     "invited": {"en": "no password set yet", "zh-hans": "尚未设置密码"},
 }
-
-
-def axe_violations(page, name: str) -> list[str]:
-    """Every violation axe finds, whatever its impact."""
-    page.evaluate(AXE.read_text(encoding="utf-8") + "\n;undefined")
-    result = page.evaluate("async () => await axe.run()")
-    return [
-        f"{name} [{page.language}] {v['impact']} {v['id']}: {v['help']} "
-        f"({', '.join(str(n['target']) for n in v['nodes'][:5])})"
-        for v in result["violations"]
-    ]
-
-
-def checked(page, artifacts, name: str, presses: int = 16) -> list[str]:
-    shoot_widths(page, artifacts, name)
-    return axe_violations(page, name) + focus_problems(page, name, presses=presses)
 
 
 def world():
@@ -85,7 +69,9 @@ def test_the_admin_invites_an_expert_who_sets_a_password_and_rates(
     pat_row = page.inner_text("tr[data-expert=pat]")
     assert STUDY in pat_row and WORDS["pending"][lang] in pat_row
     assert WORDS["demo"][lang] in page.inner_text("tr[data-expert=demo-expert-1]")
-    problems = checked(page, artifacts, "manage-experts-list")
+    problems = readable_at_every_width(
+        page, artifacts, "manage-experts-list", presses=16, every_impact=True
+    )
 
     page.click("#add-expert")
     page.wait_for_selector("#expert-new form")
@@ -93,7 +79,9 @@ def test_the_admin_invites_an_expert_who_sets_a_password_and_rates(
     page.keyboard.type("lin-invited")
     page.click("label:has(input[name=specialties][value=warmth])")
     page.click("label:has(input[name=specialties][value=emotional_coping])")
-    problems += checked(page, artifacts, "manage-experts-new", presses=12)
+    problems += readable_at_every_width(
+        page, artifacts, "manage-experts-new", presses=12, every_impact=True
+    )
     page.click("#expert-add")
     page.wait_for_selector("#invitation-link")
     expert = Expert.objects.get(user__username="lin-invited")
@@ -107,7 +95,9 @@ def test_the_admin_invites_an_expert_who_sets_a_password_and_rates(
         arg=WORDS["copied"][lang],
     )
     assert page.evaluate("async () => await navigator.clipboard.readText()") == link
-    problems += checked(page, artifacts, "manage-experts-added")
+    problems += readable_at_every_width(
+        page, artifacts, "manage-experts-added", presses=16, every_impact=True
+    )
 
     # The study's admin lets the new expert rate (the study pages do it in the browser).
     study_enrol(study=study, usernames=["lin-invited"])
@@ -119,7 +109,9 @@ def test_the_admin_invites_an_expert_who_sets_a_password_and_rates(
     invited.goto(link)
     invited.wait_for_selector("#invite form")
     assert "lin-invited" in invited.inner_text("#invite")
-    problems += checked(invited, artifacts, "invite-form", presses=8)
+    problems += readable_at_every_width(
+        invited, artifacts, "invite-form", presses=8, every_impact=True
+    )
     invited.focus("input[name=new_password1]")
     invited.keyboard.type(NEW_PASSWORD)
     invited.keyboard.press("Tab")
@@ -138,7 +130,9 @@ def test_the_admin_invites_an_expert_who_sets_a_password_and_rates(
     invited.wait_for_selector("#invite-refused")
     assert WORDS["refused"][lang] in invited.inner_text("#invite-refused")
     assert invited.locator("input[type=password]").count() == 0
-    problems += checked(invited, artifacts, "invite-refused", presses=6)
+    problems += readable_at_every_width(
+        invited, artifacts, "invite-refused", presses=6, every_impact=True
+    )
 
     # The keyboard, back at the admin's page: a senior now, then deactivated.
     page.goto(f"{live_server.url}/admin/manage/experts/{expert.pk}/")
@@ -160,5 +154,7 @@ def test_the_admin_invites_an_expert_who_sets_a_password_and_rates(
     page.goto(f"{live_server.url}/admin/manage/experts/")
     row = page.inner_text("tr[data-expert=lin-invited]")
     assert WORDS["invited"][lang] not in row
-    problems += checked(page, artifacts, "manage-experts-after")
+    problems += readable_at_every_width(
+        page, artifacts, "manage-experts-after", presses=16, every_impact=True
+    )
     assert not problems, "\n".join(problems)

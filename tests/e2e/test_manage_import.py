@@ -9,8 +9,8 @@ from django.contrib.auth import get_user_model
 
 from benchmark.models import Dataset
 from tests.conftest import require
-from tests.e2e.test_accessibility import AXE, axe_problems, focus_problems
-from tests.e2e.widths import shoot_widths
+from tests.e2e.test_accessibility import AXE
+from tests.e2e.widths import readable_at_every_width, shoot_widths
 
 PASSWORD = "pw-admin-import-1"
 WORDS = {
@@ -35,11 +35,6 @@ WATCH = """() => {
 }"""
 
 
-def checked(page, artifacts, name: str) -> list[str]:
-    shoot_widths(page, artifacts, name)
-    return axe_problems(page, name, every_impact=True) + focus_problems(page, name, presses=14)
-
-
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
 def test_the_admin_imports_the_released_dataset_and_sees_a_bad_files_line(
@@ -55,7 +50,9 @@ def test_the_admin_imports_the_released_dataset_and_sees_a_bad_files_line(
     page.click("#import-link")
     page.wait_for_selector("#import-dataset form")
     assert "Import a dataset first" in page.inner_text("#import-answers") or lang != "en"
-    problems = checked(page, artifacts, "manage-import-empty")
+    problems = readable_at_every_width(
+        page, artifacts, "manage-import-empty", presses=14, every_impact=True
+    )
 
     # The mouse: choose the released file and press the dataset form's button. The upload is
     # slowed to ~256 KB/s so that its progress can be watched.
@@ -88,7 +85,9 @@ def test_the_admin_imports_the_released_dataset_and_sees_a_bad_files_line(
     assert dataset.case_count == 296
     # The new dataset is offered at once to the answers and verdicts forms.
     assert page.input_value("#id_answers-dataset") == "question_all:v1"
-    problems += checked(page, artifacts, "manage-import-done")
+    problems += readable_at_every_width(
+        page, artifacts, "manage-import-done", presses=14, every_impact=True
+    )
 
     # The keyboard: a bad file, the button reached with Tab and pressed with Enter.
     bad = tmp_path / "question_broken.jsonl"
@@ -104,5 +103,7 @@ def test_the_admin_imports_the_released_dataset_and_sees_a_bad_files_line(
     assert WORDS["line"][lang] in failure and "invalid JSON" in failure
     assert "question_broken.jsonl" in page.inner_text("#import-outcome")
     assert Dataset.objects.count() == 1  # nothing written
-    problems += checked(page, artifacts, "manage-import-refused")
+    problems += readable_at_every_width(
+        page, artifacts, "manage-import-refused", presses=14, every_impact=True
+    )
     assert not problems, "\n".join(problems)

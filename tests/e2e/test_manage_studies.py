@@ -9,8 +9,8 @@ from django.contrib.auth import get_user_model
 from tests.annotation.factories import ExpertFactory
 from tests.benchmark.factories import JudgeFactory, JudgeRunFactory
 from tests.conftest import require
-from tests.e2e.test_accessibility import AXE, axe_problems, focus_problems
-from tests.e2e.widths import shoot_widths
+from tests.e2e.test_accessibility import AXE
+from tests.e2e.widths import readable_at_every_width
 from tests.validation.factories import dataset_with_responses
 from validation import selectors
 
@@ -20,11 +20,6 @@ WORDS = {
     "sample": {"en": "24 units", "zh-hans": "24 个单元"},
     "never": {"en": "24 never rated", "zh-hans": "24 个从未标注"},
 }
-
-
-def checked(page, artifacts, name: str) -> list[str]:
-    shoot_widths(page, artifacts, name)
-    return axe_problems(page, name, every_impact=True) + focus_problems(page, name, presses=12)
 
 
 @pytest.mark.browser
@@ -45,13 +40,17 @@ def test_the_admin_creates_previews_opens_and_sees_how_to_close_a_study(
     page.fill("#id_password", PASSWORD)
     page.click("input[type=submit]")
     page.click("#new-study-link")
-    problems = checked(page, artifacts, "manage-study-new")
+    problems = readable_at_every_width(
+        page, artifacts, "manage-study-new", presses=12, every_impact=True
+    )
 
     page.fill("#study-name", "bad/name")
     page.click("#study-new button[type=submit]")
     assert WORDS["refused"][lang] in page.inner_text(".errornote")
     assert page.locator("#study-new .error").count() >= 1
-    problems += checked(page, artifacts, "manage-study-refused")
+    problems += readable_at_every_width(
+        page, artifacts, "manage-study-refused", presses=12, every_impact=True
+    )
 
     page.fill("#study-name", f"pilot-{lang}")
     for model in models:
@@ -61,11 +60,15 @@ def test_the_admin_creates_previews_opens_and_sees_how_to_close_a_study(
     page.click("#study-new button[type=submit]")
     page.wait_for_selector("#draft")
     assert WORDS["sample"][lang] in page.inner_text("#draft")
-    problems += checked(page, artifacts, "manage-study-draft")
+    problems += readable_at_every_width(
+        page, artifacts, "manage-study-draft", presses=12, every_impact=True
+    )
 
     page.click("#open-form button")
     page.wait_for_selector("#close-form")
     assert WORDS["never"][lang] in page.inner_text("#close")
     assert selectors.study_get(name=f"pilot-{lang}").pool.status == "open"
-    problems += checked(page, artifacts, "manage-study-open")
+    problems += readable_at_every_width(
+        page, artifacts, "manage-study-open", presses=12, every_impact=True
+    )
     assert not problems, "\n".join(problems)

@@ -18,8 +18,13 @@ def shoot_widths(page, artifacts: Path, name: str) -> None:
     page.set_viewport_size({"width": 1366, "height": 768})
 
 
-def readable_at_every_width(page, artifacts: Path, name: str, *, presses: int = 12) -> list[str]:
-    """`shoot_widths`, then at 1366 px axe's serious or critical findings and the controls that
-    hide their focus in `presses` Tab presses."""
+def readable_at_every_width(
+    page, artifacts: Path, name: str, *, presses: int = 12, every_impact: bool = False
+) -> list[str]:
+    """`shoot_widths`, then at 1366 px axe's serious or critical findings (with
+    ``every_impact``, all of them) and the controls that hide their focus in `presses` Tab
+    presses."""
     shoot_widths(page, artifacts, name)
-    return axe_problems(page, name) + focus_problems(page, name, presses=presses)
+    return axe_problems(page, name, every_impact=every_impact) + focus_problems(
+        page, name, presses=presses
+    )
