@@ -16,9 +16,10 @@ from benchmark.taxonomy import ABILITIES
 from frontend.views.staff import back, staff_context, study_or_404
 from validation import closing, selectors, services
 from validation.gate import GateConfig
+from validation.models import DEFAULT_STRATA
 from validation.selectors.preview import study_preview
 from validation.serializers import AdminStudyCreateSerializer
-from validation.services.studies import study_experts_allowed
+from validation.services.studies import STRATUM_FIELDS, study_experts_allowed
 
 # The form's gate fields, in GateConfig's order.
 GATE_LABELS = {
@@ -32,7 +33,12 @@ GATE_LABELS = {
 }
 GATE_FIELDS = list(GateConfig().as_dict())
 CREATE_DEFAULTS = {"fraction": "0.3", "lease_minutes": "30", **GateConfig().as_dict()}
-MULTIPLE = ("models", "judge_runs", "adjudicate_splits")  # the form's lists of checkboxes
+MULTIPLE = ("models", "judge_runs", "adjudicate_splits", "stratify_by")  # lists of checkboxes
+STRATUM_LABELS = {
+    "difficulty": gettext_lazy("difficulty"),
+    "primary_scene": gettext_lazy("primary scene"),
+    "secondary_scene": gettext_lazy("secondary scene"),
+}
 
 
 def _choices() -> dict:
@@ -44,6 +50,8 @@ def _choices() -> dict:
             set(JudgeRun.objects.filter(status="finished").values_list("judge__name", flat=True))
         ),
         "abilities": ABILITIES,
+        "strata": [(field, STRATUM_LABELS[field]) for field in STRATUM_FIELDS],
+        "pilots": [study.name for study in selectors.studies_for_admin()],
     }
 
 
@@ -55,6 +63,7 @@ def _body(post) -> dict:
         "models": post.getlist("models"),
         "judge_runs": post.getlist("judge_runs"),
         "adjudicate_splits": post.getlist("adjudicate_splits"),
+        "stratify_by": post.getlist("stratify_by"),
         "show_ability": post.get("show_ability") == "on",
         "lease_minutes": post.get("lease_minutes", "").strip() or None,
         "gate": {name: post[name].strip() for name in GATE_FIELDS if post.get(name, "").strip()},
@@ -65,7 +74,7 @@ def _body(post) -> dict:
     if post.get("planned") == "on":
         body["plan"] = {
             key: post[key].strip()
-            for key in ("expected_agreement", "half_width")
+            for key in ("expected_agreement", "half_width", "pilot")
             if post.get(key, "").strip()
         }
     else:
@@ -90,6 +99,8 @@ def _errors(detail) -> dict[str, str]:
 def study_new(request):
     values, errors = dict(CREATE_DEFAULTS), {}
     chosen = {key: request.POST.getlist(key) for key in MULTIPLE}
+    if request.method != "POST":
+        chosen["stratify_by"] = list(DEFAULT_STRATA)
     if request.method == "POST":
         values = request.POST.dict()
         body = AdminStudyCreateSerializer(data=_body(request.POST))

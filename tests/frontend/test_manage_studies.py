@@ -189,3 +189,25 @@ def test_the_enrolment_says_when_nobody_can_be_enrolled(admin_client, answered):
     page = admin_client.get("/admin/dashboard/studies/pilot/").content.decode()
     assert "Every active expert who may rate this data is enrolled." in page
     assert selectors.study_get(name="pilot").pool.experts.filter(pk=expert.pk).exists()
+
+
+def test_the_sample_is_stratified_as_chosen_and_the_planner_takes_a_pilot(admin_client, answered):
+    dataset, models = answered
+    assert 'value="difficulty" checked' in admin_client.get(NEW).content.decode()
+    admin_client.post(NEW, form(dataset, models, stratify_by=["difficulty"]))
+    assert selectors.study_get(name="pilot").stratify_by == ["difficulty"]
+    refused = admin_client.post(
+        NEW, form(dataset, models, name="planned", planned="on", pilot="no-such-study")
+    )
+    assert refused.status_code == 400 and "no-such-study" in refused.context["errors"]["plan"]
+    # A pilot with no gold yet gives the planner nothing: its reason is shown.
+    unrated = admin_client.post(
+        NEW, form(dataset, models, name="planned", planned="on", pilot="pilot", half_width="0.3")
+    )
+    assert "gives no ICC" in unrated.context["errors"]["plan"]
+    planned = admin_client.post(
+        NEW, form(dataset, models, name="planned", planned="on", half_width="0.3")
+    )
+    assert planned.status_code == 302, planned.context and planned.context["errors"]
+    study = selectors.study_get(name="planned")
+    assert study.plan["icc_source"] == "default" and study.plan["half_width"] == 0.3
