@@ -34,9 +34,13 @@ def test_a_script_runs_a_study_through_the_served_admin_api(product):
         assert created.status_code == 201, created.text
         units = created.json()["units"]
         assert units > 0 and len(created.json()["judge_runs"]) == 2
-        assert client.post(API, json={"name": "x", "dataset": "none", "models": []}).json() == {
-            "dataset": ["no dataset named 'none'"]
-        }
+        # A refusal is worded in the language the request asks for (the platform's default,
+        # Chinese, when it asks for none).
+        refused = {"name": "x", "dataset": "none", "models": []}
+        worded = {"en": "no dataset named 'none'", "": "没有名为 'none' 的数据集"}
+        for language, words in worded.items():
+            reply = client.post(API, json=refused, headers={"Accept-Language": language})
+            assert reply.status_code == 400 and reply.json() == {"dataset": [words]}
         assert client.post(f"{API}api-study/open/").json()["status"] == "open"
         assert client.get(f"{API}api-study/progress/").json()["units"] == units
         listed = client.get(API, params={"page_size": 1}).json()
