@@ -344,3 +344,34 @@ def pairwise_from_tables(
         balanced_f1=found["balanced_f1"],
         per_class=per_class,
     )
+
+
+# McNemar's test is exact (binomial) while the discordant pairs are this few, as is usual.
+MCNEMAR_EXACT_BELOW = 25
+
+
+def two_by_two_indices(*, confusion: ArrayLike) -> dict[str, Any] | None:
+    """What accompanies κ and PABAK on a 2×2 table (rows the reference, columns the labeller):
+    Byrt, Bishop & Carlin's prevalence index (a − d) / n and bias index (b − c) / n, and
+    McNemar's paired test of b (reference first category, labeller second) against c: exact
+    (two-sided binomial) below ``MCNEMAR_EXACT_BELOW`` discordant pairs, else χ² with
+    continuity correction. None for another shape or an empty table."""
+    table = np.asarray(confusion, dtype=float)
+    if table.shape != (2, 2) or table.sum() == 0:
+        return None
+    from scipy import stats  # deferred, as everywhere here: only a figure needs it
+
+    (a, b), (c, d) = table
+    n = table.sum()
+    discordant = b + c
+    if discordant < MCNEMAR_EXACT_BELOW:
+        method = "exact"
+        p = 1.0 if discordant == 0 else float(stats.binomtest(int(b), int(discordant)).pvalue)
+    else:
+        method = "chi-square, continuity-corrected"
+        p = float(stats.chi2.sf((abs(b - c) - 1) ** 2 / discordant, df=1))
+    return {
+        "prevalence_index": float((a - d) / n),
+        "bias_index": float((b - c) / n),
+        "mcnemar": {"b": int(b), "c": int(c), "p_value": p, "method": method},
+    }

@@ -17,7 +17,11 @@ from validation.statistics.baseline import (
 )
 from validation.statistics.coding import MISSING, Ratings
 from validation.statistics.multirater import rater_reliability
-from validation.statistics.pairwise import PairwiseAgreement, pairwise_agreement
+from validation.statistics.pairwise import (
+    PairwiseAgreement,
+    pairwise_agreement,
+    two_by_two_indices,
+)
 from validation.statistics.raters import (
     gold_majority,
     labeller_against_raters,
@@ -64,6 +68,8 @@ def _judge_vs_gold(result: PairwiseAgreement) -> dict[str, Any]:
         str(category): {"gold": scores.reference_share, "judge": scores.predicted_share}
         for category, scores in result.per_class.items()
     }
+    # b: gold says the first category and the judge the second; c: the other way round.
+    section |= two_by_two_indices(confusion=result.confusion) or {}
     return section
 
 
