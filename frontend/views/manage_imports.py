@@ -32,7 +32,7 @@ from benchmark.services.imports import (
     dataset_import,
     verdicts_import,
 )
-from frontend.views.staff import staff_context as _context
+from frontend.views.staff import staff_context
 
 KINDS = ("dataset", "answers", "verdicts")
 # A dataset's warnings are all kept on it; the page lists the first ones and counts the rest.
@@ -375,7 +375,7 @@ def import_page(request):
                     all_forms = _forms(choices)
     else:
         all_forms = _forms(choices)
-    context = _context(
+    context = staff_context(
         request,
         _("Import data"),
         forms=all_forms,

@@ -7,6 +7,7 @@ from django.test import Client
 
 from annotation import services as annotation_services
 from annotation.models import Expert
+from annotation.selectors.adjudication import adjudication_queue
 from annotation.services.routing import unit_route_to_expert
 from benchmark.models import AuditEvent
 from tests.annotation.factories import ExpertFactory, UserFactory
@@ -134,7 +135,8 @@ def test_open_enrol_and_close_with_the_default_choices(admin_client, answered):
         closed.content.decode()
     )
     assert set(study.units.values_list("state", flat=True)) == {StudyUnit.State.DROPPED}
-    assert senior.pk  # nobody was handed the never rated units
+    study.pool.refresh_from_db()
+    assert adjudication_queue(pool=study.pool, expert=senior).count() == 0  # nobody was handed them
 
 
 def test_closing_can_still_send_never_rated_units_to_a_senior(admin_client):

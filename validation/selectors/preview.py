@@ -44,7 +44,7 @@ def study_preview(*, study: Study) -> Preview:
     rates = pool_pay_rates(pool=study.pool)
     return Preview(
         strata=strata,
-        cases=study.units.values("case").distinct().count(),
+        cases=sum(s.cases for s in strata),  # a case is in one stratum
         units=units,
         raters=raters,
         ratings=units * raters,
