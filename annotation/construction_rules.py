@@ -1,8 +1,10 @@
 """The construction tiers' decisions as plain functions (no ORM): the difficulty majority and
-the senior panel's rule."""
+the senior panel's rule, both by the project's one majority rule (``annotation.majority``)."""
 
 from collections import Counter
 from collections.abc import Sequence
+
+from annotation.majority import majority_code
 
 # Hard reason categories in the order that breaks a tie between them (the paper's order).
 HARD_REASONS = ("misleading_cues", "mixed_emotions", "ethical_tradeoff", "other")
@@ -16,7 +18,7 @@ def difficulty_decide(marks: Sequence[tuple[str, str]]) -> tuple[str, str]:
     if not marks:
         raise ValueError("no marks")
     hard = [reason for difficulty, reason in marks if difficulty == "hard"]
-    if 2 * len(hard) < len(marks):
+    if majority_code([len(marks) - len(hard), len(hard)]) == 0:
         return "normal", ""
     counts = Counter(hard)
     return "hard", max(HARD_REASONS, key=lambda r: (counts[r], -HARD_REASONS.index(r)))
@@ -29,5 +31,5 @@ def panel_accepts(*, votes: Sequence[str], rule: str) -> bool:
     if rule == "unanimous":
         return accepts == len(votes)
     if rule == "majority":
-        return 2 * accepts > len(votes)
+        return majority_code([len(votes) - accepts, accepts]) == 1
     raise ValueError(f"unknown panel rule {rule!r}")

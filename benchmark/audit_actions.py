@@ -1,39 +1,36 @@
-"""Every action an audit row may name, in one place (``benchmark.services.audit`` refuses others).
+"""The audit actions of the benchmark app, and the base every app's enumeration extends.
 
-Values are "<object>.<what happened>", as stored in ``AuditEvent.action`` and filtered in the
-admin; a new kind of change adds its member here.
+Each app names its own actions in its ``audit_actions.py`` (``annotation.audit_actions``,
+``validation.audit_actions``), as members of a subclass of ``AuditActions``; an audit row
+names one of them, and ``benchmark.services.audit`` refuses anything else. Values are
+"<object>.<what happened>", as stored in ``AuditEvent.action`` and filtered in the admin,
+and no two apps share one (tests/benchmark/test_audit_actions.py).
 """
 
 from enum import StrEnum
 
 
-class AuditAction(StrEnum):
+class AuditActions(StrEnum):
+    """The base of every app's enumeration of audit actions."""
+
+    @classmethod
+    def named(cls, value: str) -> "AuditActions":
+        """The member of any app's enumeration with this value; ValueError when none has it."""
+        for actions in cls.__subclasses__():
+            try:
+                return actions(value)
+            except ValueError:
+                continue
+        raise ValueError(f"{value!r} is not an audit action of any app")
+
+
+class BenchmarkAction(AuditActions):
     ABSOLUTE_STANDARD_EDIT = "absolute_standard.edit"
-    ADJUDICATION_CLAIM = "adjudication.claim"
-    ADJUDICATION_DECIDE = "adjudication.decide"
-    ADJUDICATION_SUBMIT = "adjudication.submit"
     ANSWERS_IMPORT = "answers.import"
-    ASSIGNMENT_LEASE_EXPIRED = "assignment.lease_expired"
-    ASSIGNMENT_REASSIGN = "assignment.reassign"
-    ASSIGNMENT_RELEASE = "assignment.release"
-    ASSIGNMENT_ROUTE = "assignment.route"
-    CALIBRATION_CREATE = "calibration.create"
-    CALIBRATION_FINISH = "calibration.finish"
-    CALIBRATION_REQUIRE = "calibration.require"
-    CALIBRATION_START = "calibration.start"
-    CALIBRATION_SUBMIT = "calibration.submit"
-    CERTIFICATE_ISSUE = "certificate.issue"
-    COMMENT_HIDE = "comment.hide"
-    COMMENT_UNHIDE = "comment.unhide"
     CONSTRUCTION_PROJECT_CREATE = "construction_project.create"
     CONSTRUCTION_SNAPSHOT_CREATE = "construction_snapshot.create"
     CONSTRUCTION_SNAPSHOT_PRUNE = "construction_snapshot.prune"
-    CONSTRUCTION_TASK_CLAIM = "construction_task.claim"
-    CONSTRUCTION_TASK_LEASE_EXPIRED = "construction_task.lease_expired"
-    CONSTRUCTION_TASK_SUBMIT = "construction_task.submit"
-    CONSTRUCTION_WORK_OPEN = "construction_work.open"
     DATASET_IMPORT = "dataset.import"
-    DEMO_REMOVE = "demo.remove"
     DRAFT_ACCEPT = "draft.accept"
     DRAFT_AUTHOR = "draft.author"
     DRAFT_CRITERION_ADD = "draft_criterion.add"
@@ -45,40 +42,7 @@ class AuditAction(StrEnum):
     DRAFT_REMOVE = "draft.remove"
     DRAFT_REWRITE = "draft.rewrite"
     DRAFTS_IMPORT = "drafts.import"
-    EXPERT_ACTIVATE = "expert.activate"
-    EXPERT_CREATE = "expert.create"
-    EXPERT_DEACTIVATE = "expert.deactivate"
-    EXPERT_INVITE = "expert.invite"
-    EXPERT_PASSWORD_SET = "expert.password_set"
-    EXPERT_UPDATE = "expert.update"
-    FLAG_ANSWER = "flag.answer"
     JUDGE_RUN_ENSEMBLE = "judge_run.ensemble"
     JUDGE_RUN_RETRY_ERRORS = "judge_run.retry_errors"
-    MOCK_SCORE_SAVE = "mock_score.save"
-    MOCK_SCORE_SUBMIT = "mock_score.submit"
-    PANEL_ROUND_DECIDE = "panel_round.decide"
-    PANEL_ROUND_OPEN = "panel_round.open"
-    PAY_CORRECTION = "pay.correction"
-    PAY_EARNING = "pay.earning"
-    PAY_RATE_SET = "pay.rate_set"
-    POOL_CLOSED = "pool.closed"
-    POOL_DELETE = "pool.delete"
-    POOL_ENROL = "pool.enrol"
-    POOL_OPEN = "pool.open"
-    POOL_QUALITY_POLICY = "pool.quality_policy"
-    RATING_FLAG = "rating.flag"
-    RATING_REVISE = "rating.revise"
-    RATING_SUBMIT = "rating.submit"
     RUBRIC_EDIT = "rubric.edit"
-    STUDY_ADJUDICATE_SPLITS = "study.adjudicate_splits"
-    STUDY_CLOSE = "study.close"
-    STUDY_CREATE = "study.create"
-    STUDY_DELETE = "study.delete"
-    STUDY_DUE_DATE = "study.due_date"
-    STUDY_ENROL = "study.enrol"
-    STUDY_JUDGES_ADD = "study.judges_add"
-    STUDY_GATE = "study.gate"
-    STUDY_OPEN = "study.open"
-    STUDY_UNIT_AWAIT_ADJUDICATION = "study_unit.await_adjudication"
-    UNIT_ADJUDICATION_QUEUED = "unit.adjudication_queued"
     VERDICTS_IMPORT = "verdicts.import"

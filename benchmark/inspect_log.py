@@ -21,9 +21,9 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from benchmark.files import file_produce_atomically
 from benchmark.scoring import ModelScores
 from benchmark.taxonomy import ABILITIES, CATASTROPHIC
+from config.files import file_produce_atomically
 
 INSTALL_HINT = "pip install --editable '.[inspect]' (in the platform's folder)"
 TASK = "heartbench"

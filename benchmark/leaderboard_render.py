@@ -5,8 +5,8 @@ import csv
 import io
 from typing import Any
 
-from benchmark.csv_safe import csv_cell
 from benchmark.taxonomy import CATEGORIES, SCORED_CODES
+from config.csv_safe import csv_cell
 
 
 def _num(value: float | None, digits: int = 2) -> str:

@@ -39,7 +39,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 ENDPOINTS = ("next", "progress", "draft", "submit")
 JSON = "application/json"
-NEXT = "/api/v1/assignments/next/?study="
+NEXT = "/api/v1/work/rating/next/?study="
 
 
 def setup(*, database_url: str) -> None:
@@ -190,7 +190,7 @@ def rate_everything(*, clients: list, meter: Meter) -> int:
                 reply = meter.call("progress", client.get, "/api/v1/studies/bench/progress/")
                 assert reply.status_code == 200, reply.content
                 labels = [{"criterion": c["id"], "hit": True} for c in body["unit"]["criteria"]]
-                url = f"/api/v1/assignments/{body['id']}"
+                url = f"/api/v1/work/rating/{body['id']}"
                 reply = meter.call(
                     "draft", client.put, f"{url}/draft/", {"labels": labels[:1]}, content_type=JSON
                 )

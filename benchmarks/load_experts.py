@@ -475,7 +475,7 @@ async def expert(
 ) -> None:
     from benchmark.llm.fake_server import fake_verdict
 
-    claim = f"/api/v1/assignments/next/?study={quote(study)}"
+    claim = f"/api/v1/work/rating/next/?study={quote(study)}"
     progress = f"/api/v1/studies/{quote(study)}/progress/"
 
     async def pause() -> None:
@@ -510,7 +510,7 @@ async def expert(
             tally,
             "draft",
             "PUT",
-            f"/api/v1/assignments/{ident}/draft/",
+            f"/api/v1/work/rating/{ident}/draft/",
             json.dumps({"labels": half}).encode(),
         )
         if reply.status != 200:
@@ -525,7 +525,7 @@ async def expert(
             tally,
             "submit",
             "POST",
-            f"/api/v1/assignments/{ident}/submit/",
+            f"/api/v1/work/rating/{ident}/submit/",
             json.dumps({"labels": labels}).encode(),
         )
         if reply.status not in (200, 201):

@@ -20,12 +20,15 @@ from django.db.models import Q
 
 from annotation import selectors as annotation_selectors
 from annotation import services as annotation_services
-from annotation.models import Expert, FaqEntry, Pool, Unit
+from annotation.models import Expert, Unit
+from annotation.selectors.experts import demo_experts
+from annotation.selectors.knowledge import faq_entries_asking
 from annotation.services.routing import unit_route_to_expert
-from benchmark.audit_actions import AuditAction
-from benchmark.models import Dataset, Judge, ModelUnderTest, RubricItem
+from benchmark.selectors import demo as benchmark_demo
+from benchmark.selectors.rubric import case_criteria
 from benchmark.services.audit import audit_record
-from benchmark.services.demo import DEMO_ADMIN, DEMO_JUDGE
+from benchmark.services.demo import DEMO_ADMIN
+from validation.audit_actions import ValidationAction
 from validation.models import Study
 
 # Rater 3 disagrees with raters 1 and 2 on the first two criteria (by rubric position).
@@ -38,9 +41,7 @@ def demo_split_seed(*, study: Study, raters: Sequence[Expert]) -> Unit | None:
     unit = annotation_selectors.pool_units(pool=study.pool).first()
     if unit is None or len(raters) < 3:
         return None
-    positions = dict(
-        RubricItem.objects.filter(case_id=unit.response.case_id).values_list("pk", "position")
-    )
+    positions = dict(case_criteria(case_id=unit.response.case_id).values_list("pk", "position"))
     for index, expert in enumerate(raters[:3]):
         assignment = unit_route_to_expert(unit=unit, expert=expert, actor=None)
         tokens = annotation_selectors.criterion_tokens(assignment=assignment)
@@ -149,23 +150,25 @@ def demo_remove(*, actor=None) -> DemoRemoval:
     the demo FAQ entries, and the demo logins. A demo login that rated (or did anything else
     with) real data is deactivated with an unusable password instead, and named. The audit
     trail keeps its rows, with one more saying what went."""
-    demo_datasets = Dataset.objects.filter(is_demo=True)
-    pools = Pool.objects.filter(study__dataset__in=demo_datasets)
+    demo_datasets = benchmark_demo.demo_datasets()
+    pools = annotation_selectors.pools_of(
+        ids=Study.objects.filter(dataset__in=demo_datasets).values("pool_id")
+    )
     faq = [row["question"] for row in json.loads(DEMO_KNOWLEDGE.read_text("utf-8"))["faq"]]
     data_roots = [
         demo_datasets,
-        ModelUnderTest.objects.filter(is_demo=True),
+        benchmark_demo.demo_models(),
         pools,
-        Judge.objects.filter(name=DEMO_JUDGE).exclude(runs__dataset__is_demo=False),
-        FaqEntry.objects.filter(question__in=faq),
+        benchmark_demo.demo_judges(),
+        faq_entries_asking(questions=faq),
     ]
     user_model = get_user_model()
     with transaction.atomic():
         # The audit row names the first demo dataset (or login) it removed.
-        subject = demo_datasets.first() or Expert.objects.filter(is_demo=True).first()
+        subject = demo_datasets.first() or demo_experts().first()
         data = _reachable(data_roots)
         kept = []
-        for expert in Expert.objects.filter(is_demo=True).select_related("user"):
+        for expert in demo_experts().select_related("user"):
             if not expert.user.is_active and not expert.user.has_usable_password():
                 continue  # kept by an earlier removal: it took part in real work
             rows = _reachable([user_model.objects.filter(pk=expert.user_id)])
@@ -195,7 +198,7 @@ def demo_remove(*, actor=None) -> DemoRemoval:
         if subject is not None:
             audit_record(
                 actor=actor,
-                action=AuditAction.DEMO_REMOVE,
+                action=ValidationAction.DEMO_REMOVE,
                 obj=subject,
                 data={"deleted": deleted, "kept": kept},
             )

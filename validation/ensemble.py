@@ -1,7 +1,7 @@
 """An ensemble judge's verdict on one criterion from its members' verdicts (pure).
 
 The verdict is the majority of the members' met / not met verdicts by the project's one
-majority rule (``validation.gold.majority_code``); a member's error or missing verdict does
+majority rule (``annotation.majority.majority_code``); a member's error or missing verdict does
 not vote. A tie (2 met, 2 not met; or 1–1 with the third member in error) or no vote at all
 is an **error** verdict that says so: never read as met or not met, so the case is unscored
 and shown as missing coverage, as any judge's error is.
@@ -9,7 +9,7 @@ and shown as missing coverage, as any judge's error is.
 
 from collections.abc import Sequence
 
-from validation.gold import NO_MAJORITY, majority_code
+from annotation.majority import NO_MAJORITY, majority_code
 
 MET, NOT_MET, ERROR = "met", "not_met", "error"
 

@@ -1,24 +1,13 @@
-"""The majority rule, and the golden standard of one criterion from its labels (pure).
-
-One rule for every majority in the project: the category more raters chose than any other,
-none when the top categories tie. The gold of a unit's criterion (``gold_from_votes``), a
-senior's decision against the raters (``majority``) and the statistics' array gold
-(``validation.statistics.raters.gold_majority``) all apply ``majority_code``. Plain Python: it
-runs in an expert's submit, which must not load numpy.
+"""The golden standard of one criterion from its labels (pure), by the project's one majority
+rule (``annotation.majority``): the gold of a unit's criterion (``gold_from_votes``) and a
+senior's decision against the raters (``majority``).
 """
 
 from collections.abc import Sequence
 
+from annotation.majority import NO_MAJORITY, majority_code
+
 ADJUDICATED = "adjudicated"
-NO_MAJORITY = -1
-
-
-def majority_code(counts: Sequence[int]) -> int:
-    """Of per-category counts, the category chosen more often than every other one, or
-    ``NO_MAJORITY`` where the top categories tie (counts of zero tie too)."""
-    top = max(counts, default=0)
-    winners = [code for code, count in enumerate(counts) if count == top]
-    return winners[0] if len(winners) == 1 else NO_MAJORITY
 
 
 def majority(votes: Sequence[bool]) -> bool | None:

@@ -2,16 +2,17 @@
 draft's difficulty, reviewing its criteria, and the senior panel's vote.
 
 Construction work has no pool and no unit (a draft is not a case × response of a study), so
-it has its own task row; it follows the assignments' rules all the same: a task is leased to
-one expert, a lease that runs out returns the slot to the queue, an answer is written once
-with an audit row. A new kind (self-validation, say) is one more ``ConstructionTask.Kind``
-and an answer model of its own.
+its rows live in their own table of the one family of expert work (``LeasedWork``): a task is
+leased to one expert, a lease that runs out returns the slot to the queue (the one lease rule,
+``annotation.services.leases``), an answer is written once with an audit row. A new kind is
+one more ``TaskKind``, an entry in ``annotation.work`` and an answer model of its own.
 """
 
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+from annotation.models.work import LeasedWork
 from benchmark.models import ConstructionProject, DraftCase, DraftCriterion
 
 
@@ -93,13 +94,8 @@ class PanelRound(models.Model):
         return f"{self.draft} round {self.number}: {self.outcome}"
 
 
-class ConstructionTask(models.Model):
+class ConstructionTask(LeasedWork):
     """One expert's turn at one draft for one kind of work: leased, then submitted once."""
-
-    class Status(models.TextChoices):
-        LEASED = "leased", _("leased")
-        SUBMITTED = "submitted", _("submitted")
-        EXPIRED = "expired", _("expired")
 
     work = models.ForeignKey(
         ConstructionWork, on_delete=models.CASCADE, related_name="tasks", verbose_name=_("work")
@@ -126,12 +122,6 @@ class ConstructionTask(models.Model):
         related_name="construction_tasks",
         verbose_name=_("expert"),
     )
-    status = models.CharField(
-        _("status"), max_length=10, choices=Status.choices, default=Status.LEASED
-    )
-    lease_expires_at = models.DateTimeField(_("lease expires at"))
-    created_at = models.DateTimeField(_("claimed at"), auto_now_add=True)
-    submitted_at = models.DateTimeField(_("submitted at"), null=True, blank=True)
 
     class Meta:
         constraints = [

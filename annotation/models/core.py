@@ -1,12 +1,13 @@
 """Experts, the pools of units they rate, leases on units, and their append-only submissions."""
 
 import secrets
-import uuid
 
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
+
+from annotation.models.work import LeasedWork
 
 # The golden standard is a majority of three; the database refuses a fourth rater slot.
 MAX_RATERS = 3
@@ -229,7 +230,7 @@ class Unit(models.Model):
 ACTIVE = ("leased", "submitted")
 
 
-class Assignment(models.Model):
+class Assignment(LeasedWork):
     class Kind(models.TextChoices):
         RATING = "rating", _("rating")
         ADJUDICATION = "adjudication", _("adjudication")
@@ -237,13 +238,6 @@ class Assignment(models.Model):
         # rater slot; the attempt ties the assignments of one sitting together.
         CALIBRATION = "calibration", _("calibration")
 
-    class Status(models.TextChoices):
-        LEASED = "leased", _("leased")
-        SUBMITTED = "submitted", _("submitted")
-        EXPIRED = "expired", _("expired")
-        RELEASED = "released", _("released")
-
-    public_id = models.UUIDField(_("public id"), default=uuid.uuid4, unique=True, editable=False)
     pool = models.ForeignKey(
         Pool, on_delete=models.CASCADE, related_name="assignments", verbose_name=_("pool")
     )
@@ -256,9 +250,6 @@ class Assignment(models.Model):
     kind = models.CharField(_("kind"), max_length=15, choices=Kind.choices, default=Kind.RATING)
     # Rater slot 1..MAX_RATERS for ratings, null for adjudication.
     slot = models.PositiveSmallIntegerField(_("rater slot"), null=True, blank=True)
-    status = models.CharField(
-        _("status"), max_length=10, choices=Status.choices, default=Status.LEASED
-    )
     attempt = models.ForeignKey(
         "annotation.CalibrationAttempt",
         null=True,
@@ -269,9 +260,6 @@ class Assignment(models.Model):
     )
     # Seeds the per-assignment criterion order and ids, so a reload shows the same page.
     shuffle_seed = models.BigIntegerField(_("shuffle seed"), default=0)
-    lease_expires_at = models.DateTimeField(_("lease expires at"))
-    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
-    submitted_at = models.DateTimeField(_("submitted at"), null=True, blank=True)
     # The autosaved, unsubmitted labels, keyed by the assignment's opaque criterion ids, and
     # the active time on the unit so far (idle and hidden-tab time excluded), so a reload
     # neither loses them nor starts the count again. Written by autosave with the lease in one

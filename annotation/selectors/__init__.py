@@ -23,6 +23,7 @@ from annotation.blinding import criterion_token, shuffled
 from annotation.models import Assignment, Expert, Label, Pool, Submission, Unit
 from annotation.selectors.pay import pay_rate_annotations
 from benchmark.models import RubricItem
+from benchmark.selectors.rubric import case_criteria
 from config import compiled
 
 SPEAKERS = {"A": "user", "B": "counsellor"}
@@ -133,6 +134,11 @@ def assignments_live(*, now: datetime) -> QuerySet[Assignment]:
 def pool_units(*, pool: Pool) -> QuerySet[Unit]:
     """The pool's units, oldest first."""
     return pool.units.order_by("pk")
+
+
+def pools_of(*, ids) -> QuerySet[Pool]:
+    """The pools of these ids (ids, or a subquery of ids)."""
+    return Pool.objects.filter(pk__in=ids)
 
 
 def pool_experts(*, pool: Pool) -> QuerySet[Expert]:
@@ -250,7 +256,7 @@ def submissions_today(*, expert: Expert, now: datetime | None = None) -> int:
 
 
 def _criteria_of(*, case_id: int) -> QuerySet[RubricItem]:
-    return RubricItem.objects.filter(case_id=case_id)
+    return case_criteria(case_id=case_id)
 
 
 def _criteria(assignment: Assignment) -> list[RubricItem]:

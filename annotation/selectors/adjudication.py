@@ -23,7 +23,7 @@ from annotation.models import (
     Unit,
     could_name_a_study,
 )
-from benchmark.models import RubricItem
+from benchmark.selectors.rubric import case_criteria
 
 
 class NotASenior(selectors.NotAnExpert):
@@ -77,9 +77,7 @@ def adjudication_items(*, unit: Unit) -> list[int]:
     """The rubric items a senior decides: the split ones, or every one (incomplete unit)."""
     if unit.adjudicate_items:
         return [int(pk) for pk in unit.adjudicate_items]
-    return list(
-        RubricItem.objects.filter(case_id=unit.response.case_id).values_list("pk", flat=True)
-    )
+    return list(case_criteria(case_id=unit.response.case_id).values_list("pk", flat=True))
 
 
 def adjudication_tokens(*, assignment: Assignment) -> dict[str, int]:

@@ -16,7 +16,9 @@ from annotation.models import (
     PanelRound,
     TaskKind,
 )
+from annotation.work import kind_permitted
 from benchmark.models import ConstructionProject, DraftCase, DraftCriterion, DraftStatus
+from benchmark.selectors.construction import active_draft_criteria, author_drafts, project_drafts
 
 
 class TaskNotFound(LookupError):
@@ -39,9 +41,9 @@ def review_complete(*, project: ConstructionProject) -> QuerySet[DraftCase]:
     """Drafts whose criteria have every review they were opened for."""
     work = ConstructionWork.objects.filter(project=project, kind=TaskKind.REVIEW).first()
     if work is None:
-        return DraftCase.objects.none()
+        return project_drafts(project=project).none()
     return (
-        DraftCase.objects.filter(project=project)
+        project_drafts(project=project)
         .annotate(
             reviews=Count(
                 "expert_tasks",
@@ -61,16 +63,14 @@ def drafts_to_hand_out(
     """The drafts this expert may still be handed for this work, in the order they are
     handed out: active, not full, not done by the expert already, and for review and the
     panel never the expert's own (independence)."""
-    drafts = DraftCase.objects.filter(project=work.project, status=DraftStatus.ACTIVE)
+    drafts = project_drafts(project=work.project).filter(status=DraftStatus.ACTIVE)
     mine = ConstructionTask.objects.filter(draft=OuterRef("pk"), kind=work.kind, expert=expert)
     if work.kind == TaskKind.DIFFICULTY:
         drafts = drafts.filter(difficulty="")
     else:
         drafts = drafts.filter(author__isnull=False).exclude(author=expert.user)
     if work.kind == TaskKind.REVIEW:
-        active = DraftCriterion.objects.filter(
-            draft=OuterRef("pk"), status=DraftCriterion.Status.ACTIVE
-        )
+        active = active_draft_criteria().filter(draft=OuterRef("pk"))
         drafts = drafts.filter(Exists(active))
     if work.kind == TaskKind.PANEL:
         pending = PanelRound.objects.filter(draft=OuterRef("pk"), outcome="pending")
@@ -102,8 +102,9 @@ def construction_work_for_expert(*, user, now: datetime) -> list[WorkRow]:
     how many drafts wait for them and the task they hold."""
     expert = selectors.expert_for_user(user=user)
     works = ConstructionWork.objects.filter(is_open=True).select_related("project")
-    if not expert.is_senior:
-        works = works.exclude(kind=TaskKind.PANEL)
+    works = works.exclude(
+        kind__in=[kind for kind in TaskKind.values if not kind_permitted(kind=kind, expert=expert)]
+    )
     held = {
         task.work_id: task
         for task in ConstructionTask.objects.filter(
@@ -120,17 +121,24 @@ def construction_work_for_expert(*, user, now: datetime) -> list[WorkRow]:
     ]
 
 
-def task_get_for_expert(*, user, task_id: int) -> ConstructionTask:
-    """The user's own task, still to answer (leased or lapsed, not submitted)."""
+def task_get_for_expert(
+    *, user, task_id: int | None = None, public_id=None, kind: str | None = None
+) -> ConstructionTask:
+    """The user's own task, still to answer (leased or lapsed, not submitted), by its key
+    (the pages) or its public id (the API, which names the kind too)."""
     expert = selectors.expert_for_user(user=user)
+    mine = ConstructionTask.objects.filter(expert=expert)
+    if task_id is not None:
+        mine = mine.filter(pk=task_id)
+    else:
+        mine = mine.filter(public_id=public_id, kind=kind)
     task = (
-        ConstructionTask.objects.select_related("draft", "work__project", "panel_round")
-        .filter(pk=task_id, expert=expert)
+        mine.select_related("draft", "work__project", "panel_round")
         .exclude(status=ConstructionTask.Status.SUBMITTED)
         .first()
     )
     if task is None:
-        raise TaskNotFound(task_id)
+        raise TaskNotFound(task_id or public_id)
     return task
 
 
@@ -183,8 +191,10 @@ def drafts_for_author(*, user) -> list[dict]:
     their reviews, the panel's returns, and whether the draft is with the panel now."""
     selectors.expert_for_user(user=user)
     rows = []
-    for draft in DraftCase.objects.filter(author=user, status=DraftStatus.ACTIVE).order_by(
-        "project__name", "position"
+    for draft in (
+        author_drafts(user=user)
+        .filter(status=DraftStatus.ACTIVE)
+        .order_by("project__name", "position")
     ):
         if not review_complete(project=draft.project).filter(pk=draft.pk).exists():
             continue
@@ -206,10 +216,10 @@ def drafts_for_author(*, user) -> list[dict]:
 def criterion_for_author(*, user, criterion_id: int) -> DraftCriterion:
     """An active criterion of one of the user's active drafts that is not with the panel."""
     criterion = (
-        DraftCriterion.objects.select_related("draft")
+        active_draft_criteria()
+        .select_related("draft")
         .filter(
             pk=criterion_id,
-            status=DraftCriterion.Status.ACTIVE,
             draft__author=user,
             draft__status=DraftStatus.ACTIVE,
         )
@@ -279,7 +289,7 @@ def work_get_open(*, work_id: int) -> ConstructionWork:
 
 
 def draft_for_author(*, user, draft_id: int) -> DraftCase:
-    draft = DraftCase.objects.filter(pk=draft_id, author=user).first()
+    draft = author_drafts(user=user).filter(pk=draft_id).first()
     if draft is None:
         raise TaskNotFound(draft_id)
     return draft

@@ -5,7 +5,7 @@ names (``annotation.services.experts``)."""
 from dataclasses import dataclass
 
 from django.contrib.auth.tokens import default_token_generator
-from django.db.models import Prefetch
+from django.db.models import Prefetch, QuerySet
 from django.utils.encoding import force_str
 from django.utils.http import urlsafe_base64_decode
 
@@ -112,3 +112,8 @@ def invitation_expert_get(*, uidb64: str, token: str) -> Expert | None:
     if not default_token_generator.check_token(expert.user, token):
         return None
     return expert
+
+
+def demo_experts() -> QuerySet[Expert]:
+    """The public demo logins' experts (``Expert.is_demo``)."""
+    return Expert.objects.filter(is_demo=True)

@@ -33,7 +33,8 @@ from annotation.models import (
     Unit,
 )
 from annotation.selectors import NotAnExpert, blind_dialogue, expert_for_user
-from benchmark.models import Case, RubricItem
+from benchmark.models import Case
+from benchmark.selectors.rubric import case_criteria
 
 ADMIN_AUTHOR = _("admin")
 
@@ -216,7 +217,7 @@ def criterion_ids_for_reader(*, user, case_id: int) -> dict[str, int]:
     key = _reader_key(user=user, case_id=case_id)
     return {
         criterion_token(secret=settings.SECRET_KEY, assignment_key=key, criterion_pk=pk): pk
-        for pk in RubricItem.objects.filter(case_id=case_id).values_list("pk", flat=True)
+        for pk in case_criteria(case_id=case_id).values_list("pk", flat=True)
     }
 
 
@@ -287,7 +288,7 @@ def discussion_get(*, user, unit: Unit, assignment: Assignment | None) -> Discus
             )
         )
     ids = {pk: cid for cid, pk in criterion_ids_for_reader(user=user, case_id=case.pk).items()}
-    items = list(RubricItem.objects.filter(case=case).order_by("position", "pk"))
+    items = list(case_criteria(case_id=case.pk).order_by("position", "pk"))
     if assignment is not None:
         items = shuffled(items, seed=assignment.shuffle_seed)
     return Discussion(
@@ -324,6 +325,11 @@ def comment_get_for_user(*, user, comment_id: int | str) -> Comment:
 def _matches(entry: FaqEntry, terms: list[str]) -> bool:
     haystack = " ".join([entry.question, entry.answer, *map(str, entry.tags or [])]).casefold()
     return all(term in haystack for term in terms)
+
+
+def faq_entries_asking(*, questions) -> QuerySet[FaqEntry]:
+    """The FAQ entries whose question is one of these, word for word."""
+    return FaqEntry.objects.filter(question__in=questions)
 
 
 def faq_search(*, query: str = "", language: str | None = None) -> list[FaqEntry]:

@@ -13,6 +13,7 @@ from annotation.models import (
     CalibrationAttempt,
     CalibrationSet,
     Certificate,
+    CertificationBar,
     Expert,
     PeerAgreement,
     Pool,
@@ -208,3 +209,8 @@ def calibration_outcome(*, assignment: Assignment) -> dict | None:
 
 def certificates_for_expert(*, expert: Expert) -> QuerySet[Certificate]:
     return Certificate.objects.filter(expert=expert).select_related("bar")
+
+
+def certification_bars_not_held(*, expert: Expert) -> QuerySet[CertificationBar]:
+    """The active certification bars the expert holds no certificate of."""
+    return CertificationBar.objects.filter(is_active=True).exclude(issued__expert=expert)

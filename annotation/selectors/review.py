@@ -35,7 +35,7 @@ from annotation.models import (
     SubmissionVersion,
 )
 from annotation.selectors import adjudication as queue
-from benchmark.models import RubricItem
+from benchmark.selectors.rubric import criteria_by_id
 
 
 class Standing(StrEnum):
@@ -277,7 +277,7 @@ def flag_get_for_senior(*, user, flag_id: int) -> FlagForSenior:
         raise Http404(gettext("no such flag"))
     submission = flag.submission
     stored = {label.rubric_item_id: label for label in submission.labels.all()}
-    items = RubricItem.objects.filter(pk__in=stored).order_by("case_id", "position")
+    items = criteria_by_id(ids=stored).order_by("case_id", "position")
     labels = [
         LabelShown(id=str(i), text=item.text, hit=stored[item.pk].hit, note=stored[item.pk].note)
         for i, item in enumerate(items, start=1)

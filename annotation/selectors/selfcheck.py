@@ -31,6 +31,7 @@ from benchmark.models import (
     DraftStatus,
     Verdict,
 )
+from benchmark.selectors.construction import drafts_in, snapshot_verdicts
 
 # Drafts still being built: a removed or published draft has nothing left to validate.
 OPEN_STATUSES = (DraftStatus.ACTIVE, DraftStatus.ACCEPTED)
@@ -39,7 +40,7 @@ OPEN_STATUSES = (DraftStatus.ACTIVE, DraftStatus.ACCEPTED)
 def selfcheck_drafts(*, user) -> QuerySet[DraftCase]:
     """The drafts whose rubric ``user`` wrote (staff: every draft with an author), with
     ``reference_count`` and ``submitted_count`` (responses whose mock scores are in)."""
-    drafts = DraftCase.objects.filter(status__in=OPEN_STATUSES, author__isnull=False)
+    drafts = drafts_in(statuses=OPEN_STATUSES).filter(author__isnull=False)
     if not user.is_staff:
         drafts = drafts.filter(author=user)
     submitted = Q(
@@ -64,7 +65,8 @@ def selfcheck_draft_get(*, user, draft_id: int, labelling: bool = False) -> Draf
     """The draft if ``user`` wrote its rubric; staff may read it but not label it (403).
     Anyone else gets 404, as for a draft that does not exist."""
     draft = (
-        DraftCase.objects.filter(pk=draft_id, status__in=OPEN_STATUSES)
+        drafts_in(statuses=OPEN_STATUSES)
+        .filter(pk=draft_id)
         .select_related("project", "author")
         .first()
     )
@@ -125,16 +127,7 @@ def selfcheck_saved_labels(*, response: DraftResponse, author) -> dict[int, bool
 def _judge_verdicts(*, criteria, models) -> dict[tuple[int, int, int], Verdict]:
     """(criterion, version, model) → the judge's verdict on the snapshot item that froze that
     version, for the snapshot's response of that model to the same case."""
-    verdicts = (
-        Verdict.objects.filter(
-            rubric_item__draft_source__criterion__in=criteria,
-            response__model__in=models,
-            response__case=F("rubric_item__case"),
-            run__repeat_of__isnull=True,
-        )
-        .select_related("run__judge", "response", "rubric_item__draft_source__snapshot")
-        .order_by("rubric_item__draft_source__snapshot__created_at", "run_id")
-    )
+    verdicts = snapshot_verdicts(criteria=criteria, models=models)
     found = {}
     for verdict in verdicts:  # newest last, so it stays
         source = verdict.rubric_item.draft_source

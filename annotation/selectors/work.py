@@ -42,7 +42,7 @@ from annotation.models import (
     could_name_a_study,
 )
 from annotation.selectors import quality as selectors_quality
-from benchmark.models import RubricItem
+from benchmark.selectors.rubric import case_criteria
 from config import compiled
 
 
@@ -221,8 +221,8 @@ def _preference_tiers(*, expert: Expert, hard: str) -> list[Q]:
     """Filters of the units in ``rank_candidates``'s order of preference, before the count."""
     dimensions = []
     if expert.specialties:
-        abilities = RubricItem.objects.filter(
-            case=OuterRef("response__case"), ability__in=expert.specialties
+        abilities = case_criteria(case_id=OuterRef("response__case")).filter(
+            ability__in=expert.specialties
         )
         dimensions.append(
             Q(response__case__primary_scene__in=expert.specialties) | Q(Exists(abilities))

@@ -14,6 +14,7 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 from annotation.assignment import Candidate, rank_candidates
+from annotation.audit_actions import AnnotationAction
 from annotation.models import Assignment, Pool, Unit
 from annotation.selectors import adjudication as queue
 from annotation.services.claims import claim_first_free
@@ -21,7 +22,6 @@ from annotation.services.core import leases_expire
 from annotation.services.errors import AnnotationError, PoolBusy
 from annotation.services.leases import lease_held_renew
 from annotation.services.locks import unit_lock
-from benchmark.audit_actions import AuditAction
 from benchmark.services.audit import audit_record
 
 CLAIM_TRIES = 32
@@ -39,7 +39,7 @@ def unit_queue_adjudication(*, unit_id: int, items: Iterable[int], actor=None) -
         unit.save(update_fields=["needs_adjudication", "adjudicate_items"])
         audit_record(
             actor=actor,
-            action=AuditAction.UNIT_ADJUDICATION_QUEUED,
+            action=AnnotationAction.UNIT_ADJUDICATION_QUEUED,
             obj=unit,
             data={"items": items, "whole_unit": not items},
         )
@@ -88,7 +88,7 @@ def adjudication_claim_next(*, user, pool: Pool, now: datetime | None = None) ->
         if assignment is not None:
             audit_record(
                 actor=user,
-                action=AuditAction.ADJUDICATION_CLAIM,
+                action=AnnotationAction.ADJUDICATION_CLAIM,
                 obj=assignment,
                 data={"unit": assignment.unit_id},
             )

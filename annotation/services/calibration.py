@@ -8,6 +8,7 @@ from django.db import IntegrityError, transaction
 
 from annotation import quality
 from annotation.assignment import Candidate, rank_candidates
+from annotation.audit_actions import AnnotationAction
 from annotation.models import (
     ACTIVE,
     Assignment,
@@ -26,10 +27,11 @@ from annotation.services.core import pool_units_create
 from annotation.services.errors import AnnotationError
 from annotation.services.leases import lease_held_renew
 from annotation.services.locks import pool_lock
-from benchmark.audit_actions import AuditAction
 from benchmark.models import Dataset, Response, RubricItem
+from benchmark.selectors.responses import response_find
+from benchmark.selectors.rubric import case_criteria
 from benchmark.services.audit import audit_record
-from benchmark.services.locks import row_lock
+from config.locks import row_lock
 
 # A calibration sitting can take a while; its lease is the same as a study's default.
 CALIBRATION_LEASE_SECONDS = 30 * 60
@@ -64,9 +66,7 @@ def calibration_create(
     planned: list[tuple[Response, list[tuple[RubricItem, bool]]]] = []
     for row in references:
         response = (
-            Response.objects.filter(
-                case__dataset=dataset, case__question_id=row.question_id, model__name=row.model
-            )
+            response_find(dataset=dataset, question_id=row.question_id, model=row.model)
             .select_related("case")
             .first()
         )
@@ -75,7 +75,7 @@ def calibration_create(
                 f"line {row.line}: no response of model {row.model!r} to case "
                 f"{row.question_id!r} in {dataset}"
             )
-        items = list(RubricItem.objects.filter(case=response.case).order_by("position"))
+        items = list(case_criteria(case_id=response.case_id).order_by("position"))
         if len(items) != len(row.hits):
             raise AnnotationError(
                 f"line {row.line}: case {row.question_id} has {len(items)} criteria "
@@ -101,7 +101,7 @@ def calibration_create(
         )
         audit_record(
             actor=actor,
-            action=AuditAction.CALIBRATION_CREATE,
+            action=AnnotationAction.CALIBRATION_CREATE,
             obj=calibration_set,
             data={"units": len(planned), "senior": senior.pk, "pass_threshold": pass_threshold},
         )
@@ -135,7 +135,7 @@ def pool_set_quality_policy(
         pool.save(update_fields=["calibration", "min_quality", "hard_min_quality"])
         audit_record(
             actor=actor,
-            action=AuditAction.POOL_QUALITY_POLICY,
+            action=AnnotationAction.POOL_QUALITY_POLICY,
             obj=pool,
             data={
                 "from": before,
@@ -166,7 +166,7 @@ def calibration_claim_next(
         )
         audit_record(
             actor=expert.user,
-            action=AuditAction.CALIBRATION_START,
+            action=AnnotationAction.CALIBRATION_START,
             obj=attempt,
             data={"reason": reason},
         )
@@ -231,7 +231,7 @@ def calibration_finish_if_complete(*, attempt: CalibrationAttempt, now: datetime
     attempt.save()
     audit_record(
         actor=attempt.expert.user,
-        action=AuditAction.CALIBRATION_FINISH,
+        action=AnnotationAction.CALIBRATION_FINISH,
         obj=attempt,
         data={"agreement": attempt.agreement, "passed": attempt.passed},
     )

@@ -3,10 +3,10 @@
 from django.db import IntegrityError, transaction
 
 from annotation import quality
+from annotation.audit_actions import AnnotationAction
 from annotation.models import CalibrationAttempt, Certificate, CertificationBar, Expert
 from annotation.selectors import quality as selectors_quality
 from annotation.services.errors import AnnotationError
-from benchmark.audit_actions import AuditAction
 from benchmark.services.audit import audit_record
 
 
@@ -46,7 +46,7 @@ def certificate_issue(*, expert: Expert, bar: CertificationBar, actor=None) -> C
             )
             audit_record(
                 actor=actor,
-                action=AuditAction.CERTIFICATE_ISSUE,
+                action=AnnotationAction.CERTIFICATE_ISSUE,
                 obj=certificate,
                 data={"expert": expert.pk, "bar": bar.pk, "quality": certificate.quality},
             )

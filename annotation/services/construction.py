@@ -18,6 +18,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from annotation import selectors
+from annotation.audit_actions import AnnotationAction
 from annotation.construction_rules import difficulty_decide, panel_accepts
 from annotation.models import (
     ConstructionTask,
@@ -37,16 +38,18 @@ from annotation.selectors.construction import (
     tasks_holding,
     work_open,
 )
-from annotation.services.errors import AnnotationError, LeaseLost
-from benchmark.audit_actions import AuditAction
-from benchmark.models import AuditEvent, ConstructionProject, DraftCase, DraftStatus
-from benchmark.services.audit import audit_entry, audit_record
+from annotation.services.errors import AnnotationError
+from annotation.services.leases import lease_renew, lease_win_back, leases_lapse
+from annotation.work import kind_permitted
+from benchmark.models import ConstructionProject, DraftCase, DraftStatus
+from benchmark.services.audit import audit_record
 from benchmark.services.criteria import (
     CriterionError,
     draft_case_accept,
     draft_case_author_set,
     draft_case_difficulty_set,
 )
+from config.locks import row_lock, row_try_lock
 
 # The defaults of ``heartbench construct-tasks``: three difficulty raters (majority of
 # three), two reviewers per draft, a panel of four seniors deciding unanimously.
@@ -79,7 +82,7 @@ def construction_work_open(
         work.save()
         audit_record(
             actor=actor,
-            action=AuditAction.CONSTRUCTION_WORK_OPEN,
+            action=AnnotationAction.CONSTRUCTION_WORK_OPEN,
             obj=work,
             data={"kind": kind, "raters": work.raters, "panel_rule": work.panel_rule},
         )
@@ -101,24 +104,11 @@ def drafts_authors_assign(*, project: ConstructionProject, users: list, actor=No
 
 
 def _expire_lapsed(*, work: ConstructionWork, now: datetime) -> None:
-    lapsed = list(
-        ConstructionTask.objects.select_for_update(skip_locked=True).filter(
-            work=work, status=ConstructionTask.Status.LEASED, lease_expires_at__lte=now
-        )
-    )
-    if not lapsed:
-        return
-    ConstructionTask.objects.filter(pk__in=[t.pk for t in lapsed]).update(
-        status=ConstructionTask.Status.EXPIRED
-    )
-    AuditEvent.objects.bulk_create(
-        audit_entry(
-            actor=None,
-            action=AuditAction.CONSTRUCTION_TASK_LEASE_EXPIRED,
-            obj=task,
-            data={"draft": task.draft_id, "expert": task.expert_id, "kind": task.kind},
-        )
-        for task in lapsed
+    leases_lapse(
+        ConstructionTask.objects.filter(work=work),
+        now=now,
+        action=AnnotationAction.CONSTRUCTION_TASK_LEASE_EXPIRED,
+        describe=lambda t: {"draft": t.draft_id, "expert": t.expert_id, "kind": t.kind},
     )
 
 
@@ -127,11 +117,7 @@ def _try_claim(
 ) -> ConstructionTask | None:
     try:
         with transaction.atomic():
-            draft = (
-                DraftCase.objects.select_for_update(skip_locked=True, no_key=True, of=("self",))
-                .filter(pk=draft_id)
-                .first()
-            )
+            draft = row_try_lock(DraftCase, draft_id)
             # Re-count under the lock: another claim may have filled the draft meanwhile.
             if (
                 draft is None
@@ -155,7 +141,7 @@ def _try_claim(
             )
             audit_record(
                 actor=expert.user,
-                action=AuditAction.CONSTRUCTION_TASK_CLAIM,
+                action=AnnotationAction.CONSTRUCTION_TASK_CLAIM,
                 obj=task,
                 data={"draft": str(draft), "kind": work.kind},
             )
@@ -173,20 +159,17 @@ def construction_task_claim_next(
     draft twice to one expert (per panel round)."""
     now = now or timezone.now()
     expert = selectors.expert_for_user(user=user)
-    if kind == TaskKind.PANEL and not expert.is_senior:
+    if not kind_permitted(kind=kind, expert=expert):
         raise AnnotationError(_("Only senior experts sit on the panel."))
     work = work_open(project=project, kind=kind)
     if work is None:
         raise AnnotationError(_("This work is not open on the project."))
-    with transaction.atomic():
-        _expire_lapsed(work=work, now=now)
-        held = ConstructionTask.objects.filter(
-            work=work, expert=expert, status=ConstructionTask.Status.LEASED
-        ).first()
-        if held is not None:
-            held.lease_expires_at = now + timedelta(seconds=work.lease_seconds)
-            held.save(update_fields=["lease_expires_at"])
-            return held
+    _expire_lapsed(work=work, now=now)
+    held = ConstructionTask.objects.filter(
+        work=work, expert=expert, status=ConstructionTask.Status.LEASED
+    ).first()
+    if held is not None:
+        return lease_renew(held, seconds=work.lease_seconds, now=now)
     candidates = drafts_to_hand_out(work=work, expert=expert, now=now)
     for draft_id in candidates.values_list("pk", flat=True)[:CLAIM_TRIES]:
         task = _try_claim(work=work, expert=expert, draft_id=draft_id, now=now)
@@ -195,9 +178,9 @@ def construction_task_claim_next(
     return None
 
 
-def _task_submitting(*, user, task_id: int, kind: str, now: datetime) -> ConstructionTask:
-    """The expert's task, locked and marked submitted: a lapsed lease is won back while the
-    draft still has the slot free, else ``LeaseLost``."""
+def _task_held(*, user, task_id: int, kind: str, now: datetime) -> ConstructionTask:
+    """The expert's unsubmitted task, locked, its lease kept or won back (a lapsed lease while
+    the draft still has the slot free), else ``LeaseLost``."""
     expert = selectors.expert_for_user(user=user)
     task = (
         ConstructionTask.objects.select_for_update(of=("self",))
@@ -209,12 +192,32 @@ def _task_submitting(*, user, task_id: int, kind: str, now: datetime) -> Constru
         raise AnnotationError(_("No such task."))
     if task.status == ConstructionTask.Status.SUBMITTED:
         raise AnnotationError(_("This task is already submitted."))
-    if task.status == ConstructionTask.Status.EXPIRED or task.lease_expires_at <= now:
+    if task.lease_expires_at <= now and task.status == ConstructionTask.Status.LEASED:
+        task.status = ConstructionTask.Status.EXPIRED  # run out, not swept yet: the same case
+
+    def taken() -> bool:
         others = ConstructionTask.objects.filter(
             tasks_holding(now), draft=task.draft, kind=kind, panel_round=task.panel_round
         ).exclude(pk=task.pk)
-        if others.count() >= task.work.raters:
-            raise LeaseLost(_("Your lease expired and the draft went to another expert."))
+        return others.count() >= task.work.raters
+
+    lease_win_back(
+        task, taken=taken, lost=_("Your lease expired and the draft went to another expert.")
+    )
+    return task
+
+
+def construction_task_renew(*, user, task_id: int, kind: str, now: datetime | None = None):
+    """Extend the lease of the expert's task while they work on it (the API's renew)."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        task = _task_held(user=user, task_id=task_id, kind=kind, now=now)
+        return lease_renew(task, seconds=task.work.lease_seconds, now=now)
+
+
+def _task_submitting(*, user, task_id: int, kind: str, now: datetime) -> ConstructionTask:
+    """The expert's task, locked, its lease held, and marked submitted."""
+    task = _task_held(user=user, task_id=task_id, kind=kind, now=now)
     task.status, task.submitted_at = ConstructionTask.Status.SUBMITTED, now
     task.save(update_fields=["status", "submitted_at"])
     return task
@@ -223,7 +226,7 @@ def _task_submitting(*, user, task_id: int, kind: str, now: datetime) -> Constru
 def _submitted(*, task: ConstructionTask, answer: dict) -> None:
     audit_record(
         actor=task.expert.user,
-        action=AuditAction.CONSTRUCTION_TASK_SUBMIT,
+        action=AnnotationAction.CONSTRUCTION_TASK_SUBMIT,
         obj=task,
         data={"kind": task.kind, "draft": str(task.draft), **answer},
     )
@@ -331,7 +334,7 @@ def criterion_review_submit(
 def panel_send(*, user, draft: DraftCase) -> PanelRound:
     """The author sends a reviewed draft to the senior panel (again, after a return)."""
     with transaction.atomic():
-        locked = DraftCase.objects.select_for_update().get(pk=draft.pk)
+        locked = row_lock(DraftCase, draft.pk)
         if locked.author_id != user.pk or locked.status != DraftStatus.ACTIVE:
             raise AnnotationError(_("Only the author sends an active draft to the panel."))
         if not review_complete(project=locked.project).filter(pk=locked.pk).exists():
@@ -343,7 +346,7 @@ def panel_send(*, user, draft: DraftCase) -> PanelRound:
         )
         audit_record(
             actor=user,
-            action=AuditAction.PANEL_ROUND_OPEN,
+            action=AnnotationAction.PANEL_ROUND_OPEN,
             obj=panel_round,
             data={"draft": str(locked), "round": panel_round.number},
         )
@@ -397,7 +400,7 @@ def _panel_decide(*, task: ConstructionTask, votes: list[PanelVote], user, now) 
     panel_round.save(update_fields=["outcome", "decided_at"])
     audit_record(
         actor=user,
-        action=AuditAction.PANEL_ROUND_DECIDE,
+        action=AnnotationAction.PANEL_ROUND_DECIDE,
         obj=panel_round,
         data={"outcome": panel_round.outcome, **record},
     )

@@ -17,14 +17,14 @@ from django.utils.translation import gettext
 
 from annotation import selectors
 from annotation.active_time import active_seconds_parse
+from annotation.audit_actions import AnnotationAction
 from annotation.labels import labels_parse
 from annotation.models import Assignment, Expert, Pool, Unit
 from annotation.services.errors import AnnotationError
-from annotation.services.leases import lease_extend
-from annotation.services.locks import assignment_lock, assignments_locked, pool_lock
-from benchmark.audit_actions import AuditAction
-from benchmark.models import AuditEvent, Response
-from benchmark.services.audit import audit_entry, audit_record
+from annotation.services.leases import lease_extend, leases_lapse
+from annotation.services.locks import assignment_lock, pool_lock
+from benchmark.models import Response
+from benchmark.services.audit import audit_record
 
 
 def expert_create(
@@ -89,7 +89,7 @@ def expert_create(
         )
         audit_record(
             actor=actor,
-            action=AuditAction.EXPERT_CREATE,
+            action=AnnotationAction.EXPERT_CREATE,
             obj=expert,
             data={"tier": tier, "invited": password is None},
         )
@@ -156,12 +156,15 @@ def pool_set_status(*, pool: Pool, status: str, actor=None) -> Pool:
                 assignment.save(update_fields=["status"])
                 audit_record(
                     actor=actor,
-                    action=AuditAction.ASSIGNMENT_RELEASE,
+                    action=AnnotationAction.ASSIGNMENT_RELEASE,
                     obj=assignment,
                     data={"reason": "pool closed"},
                 )
         audit_record(
-            actor=actor, action=AuditAction(f"pool.{status}"), obj=pool, data={"from": previous}
+            actor=actor,
+            action=AnnotationAction(f"pool.{status}"),
+            obj=pool,
+            data={"from": previous},
         )
     return pool
 
@@ -185,7 +188,7 @@ def pool_delete(*, pool: Pool, actor=None) -> int:
         units = pool.units.count()
         audit_record(
             actor=actor,
-            action=AuditAction.POOL_DELETE,
+            action=AnnotationAction.POOL_DELETE,
             obj=pool,
             data={"name": pool.name, "status": pool.status, "units": units},
         )
@@ -216,7 +219,7 @@ def pool_enrol_experts(*, pool: Pool, experts: Iterable[Expert], actor=None) -> 
             pool.experts.add(*added)
             audit_record(
                 actor=actor,
-                action=AuditAction.POOL_ENROL,
+                action=AnnotationAction.POOL_ENROL,
                 obj=pool,
                 data={
                     "experts": [e.pk for e in added],
@@ -239,29 +242,17 @@ def leases_expire(
     """Return expired leases to the pool (of ``pool`` only, or only these assignment ``ids``),
     one audit row each. Safe to run concurrently: a lease whose row another transaction holds
     (its expert renewing it) is left alone."""
-    now = now or timezone.now()
-    with transaction.atomic():
-        stale = assignments_locked(skip_locked=True).filter(
-            status=Assignment.Status.LEASED, lease_expires_at__lte=now
-        )
-        if pool is not None:
-            stale = stale.filter(pool=pool)
-        if ids is not None:
-            stale = stale.filter(pk__in=ids)
-        expired = list(stale)
-        for assignment in expired:
-            assignment.status = Assignment.Status.EXPIRED
-            assignment.save(update_fields=["status"])
-        AuditEvent.objects.bulk_create(
-            audit_entry(
-                actor=None,
-                action=AuditAction.ASSIGNMENT_LEASE_EXPIRED,
-                obj=a,
-                data={"unit": a.unit_id, "expert": a.expert_id, "slot": a.slot},
-            )
-            for a in expired
-        )
-    return len(expired)
+    rows = Assignment.objects.all()
+    if pool is not None:
+        rows = rows.filter(pool=pool)
+    if ids is not None:
+        rows = rows.filter(pk__in=ids)
+    return leases_lapse(
+        rows,
+        now=now or timezone.now(),
+        action=AnnotationAction.ASSIGNMENT_LEASE_EXPIRED,
+        describe=lambda a: {"unit": a.unit_id, "expert": a.expert_id, "slot": a.slot},
+    )
 
 
 def assignment_renew(*, assignment: Assignment, now: datetime | None = None) -> Assignment:
@@ -325,7 +316,7 @@ def assignment_reassign(
             ) from exc
         audit_record(
             actor=actor,
-            action=AuditAction.ASSIGNMENT_REASSIGN,
+            action=AnnotationAction.ASSIGNMENT_REASSIGN,
             obj=assignment,
             data={
                 "to_assignment": new.pk,

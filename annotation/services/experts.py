@@ -19,13 +19,13 @@ from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 from django.utils.translation import gettext as _
 
+from annotation.audit_actions import AnnotationAction
 from annotation.models import Expert
 from annotation.selectors.experts import invitation_expert_get
 from annotation.services.core import expert_create
 from annotation.services.errors import AnnotationError
-from benchmark.audit_actions import AuditAction
 from benchmark.services.audit import audit_record
-from benchmark.services.locks import row_lock
+from config.locks import row_lock
 
 
 @dataclass(frozen=True)
@@ -82,7 +82,7 @@ def expert_invitation_renew(*, expert: Expert, actor) -> Invitation:
             )
         user.set_unusable_password()
         user.save(update_fields=["password"])
-        audit_record(actor=actor, action=AuditAction.EXPERT_INVITE, obj=expert, data={})
+        audit_record(actor=actor, action=AnnotationAction.EXPERT_INVITE, obj=expert, data={})
     return _invitation(user)
 
 
@@ -105,7 +105,7 @@ def expert_password_set(*, uidb64: str, token: str, password: str) -> Expert:
         validate_password(password, user=user)
         user.set_password(password)
         user.save(update_fields=["password"])
-        audit_record(actor=user, action=AuditAction.EXPERT_PASSWORD_SET, obj=found, data={})
+        audit_record(actor=user, action=AnnotationAction.EXPERT_PASSWORD_SET, obj=found, data={})
     return found
 
 
@@ -126,7 +126,7 @@ def expert_update(*, expert: Expert, tier: str, specialties: Iterable[str], acto
         expert.save(update_fields=["tier", "specialties"])
         audit_record(
             actor=actor,
-            action=AuditAction.EXPERT_UPDATE,
+            action=AnnotationAction.EXPERT_UPDATE,
             obj=expert,
             data={"before": before, "after": after},
         )

@@ -12,13 +12,14 @@ from pathlib import Path
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
+from annotation.audit_actions import AnnotationAction
 from annotation.models import Comment, CommentVote, FaqEntry, LibraryEntry, Pool, Unit
 from annotation.selectors import knowledge as selectors_knowledge
 from annotation.services.errors import AnnotationError
-from benchmark.audit_actions import AuditAction
-from benchmark.models import Case, Dataset, Response, RubricItem
+from benchmark.models import Case, Dataset, RubricItem
+from benchmark.selectors.responses import response_find
 from benchmark.services.audit import audit_record
-from benchmark.services.locks import row_lock
+from config.locks import row_lock
 
 MAX_COMMENT_CHARS = 5000
 
@@ -88,7 +89,7 @@ def comment_set_hidden(*, comment: Comment, hidden: bool, actor) -> Comment:
         comment.save(update_fields=["is_hidden"])
         audit_record(
             actor=actor,
-            action=AuditAction.COMMENT_HIDE if hidden else AuditAction.COMMENT_UNHIDE,
+            action=AnnotationAction.COMMENT_HIDE if hidden else AnnotationAction.COMMENT_UNHIDE,
             obj=comment,
             data={"case": comment.case_id, "rubric_item": comment.rubric_item_id},
         )
@@ -127,10 +128,8 @@ def knowledge_demo_load(*, path: Path, dataset: Dataset, actor=None) -> list[str
         )
         candidates = []
         for row in content.get("library", []):
-            response = Response.objects.filter(
-                case__dataset=dataset,
-                case__question_id=row["question_id"],
-                model__name=row["model"],
+            response = response_find(
+                dataset=dataset, question_id=row["question_id"], model=row["model"]
             ).first()
             if response is not None:
                 candidates.append((row["question_id"] in in_pools, response, row))

@@ -1,28 +1,89 @@
-"""Lease handling shared by the claims, autosave, renewal and the submits."""
+"""The one lease rule of every kind of expert work (``annotation.models.work.LeasedWork``):
+a claim hands back the row the expert holds first, renewed; leases that ran out are marked
+expired with one audit row each; a submit or autosave on an expired row wins it back unless
+its slot was taken, else ``LeaseLost``. Study work (assignments) and construction work
+(tasks) both go through these functions.
+"""
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
+from typing import TypeVar
 
 from django.db import IntegrityError, transaction
+from django.db.models import QuerySet
 from django.utils.translation import gettext
 
 from annotation.models import Assignment, Expert, Pool
+from annotation.models.work import LeasedWork, LeaseStatus
 from annotation.selectors.work import lease_open_in_pool
 from annotation.services.errors import AnnotationError, LeaseLost
 from annotation.services.inserts import row_update
 from annotation.services.locks import assignment_lock
+from benchmark.services.audit import audit_entry, audit_record_many
+
+Row = TypeVar("Row", bound=LeasedWork)
+
+
+def lease_renew(row: Row | None, *, seconds: int, now: datetime) -> Row | None:
+    """The row the expert holds, its lease extended by ``seconds`` from now (None stays None).
+
+    A claim hands this back first, so reloading the page never takes a second piece of work.
+    """
+    if row is not None:
+        row.lease_expires_at = now + timedelta(seconds=seconds)
+        row.save(update_fields=["lease_expires_at"])
+    return row
+
+
+def leases_lapse(
+    rows: QuerySet, *, now: datetime, action: str, describe: Callable[[LeasedWork], dict]
+) -> int:
+    """Mark expired the leases among ``rows`` that ran out, one audit row each (``action``,
+    ``describe(row)`` its data), and return how many. Safe to run concurrently: a row another
+    transaction holds (its expert renewing or submitting it) is left alone."""
+    with transaction.atomic():
+        expired = list(
+            rows.select_for_update(skip_locked=True, of=("self",)).filter(
+                status=LeaseStatus.LEASED, lease_expires_at__lte=now
+            )
+        )
+        if expired:
+            rows.model.objects.filter(pk__in=[row.pk for row in expired]).update(
+                status=LeaseStatus.EXPIRED
+            )
+            audit_record_many(
+                audit_entry(actor=None, action=action, obj=row, data=describe(row))
+                for row in expired
+            )
+    return len(expired)
+
+
+def lease_win_back(
+    row: LeasedWork, *, lost: str, taken: Callable[[], bool] = lambda: False
+) -> None:
+    """Win back the lease of an expired row (under its lock): refused with ``LeaseLost`` when
+    staff released it, when ``taken()`` says its slot went to another expert (kinds that count
+    their slots), or when the kind's unique constraint does (kinds whose slots are rows)."""
+    if row.status == LeaseStatus.RELEASED:
+        raise LeaseLost(gettext("this work was taken away from you (closed or reassigned)"))
+    if row.status != LeaseStatus.EXPIRED:
+        return
+    if taken():
+        raise LeaseLost(lost)
+    try:
+        with transaction.atomic():
+            row.status = LeaseStatus.LEASED
+            row.save(update_fields=["status"])
+    except IntegrityError as exc:
+        row.status = LeaseStatus.EXPIRED
+        raise LeaseLost(lost) from exc
 
 
 def lease_held_renew(*, pool: Pool, expert: Expert, now: datetime) -> Assignment | None:
-    """The unit the expert already holds in this pool, its lease extended; None if none.
-
-    A claim hands this back first, so reloading the page never takes a second unit.
-    """
-    held = lease_open_in_pool(pool=pool, expert=expert)
-    if held is not None:
-        held.lease_expires_at = now + timedelta(seconds=pool.lease_seconds)
-        held.save(update_fields=["lease_expires_at"])
-    return held
+    """The unit the expert already holds in this pool, its lease extended; None if none."""
+    return lease_renew(
+        lease_open_in_pool(pool=pool, expert=expert), seconds=pool.lease_seconds, now=now
+    )
 
 
 def lease_extend(
@@ -57,19 +118,13 @@ def lease_extend(
 
 def lease_hold(*, assignment: Assignment, now: datetime) -> None:
     """Keep or win back the lease; raise LeaseLost when the unit's slot is gone."""
-    if assignment.status == Assignment.Status.RELEASED:
-        raise LeaseLost(gettext("this unit was taken away from you (study closed or reassigned)"))
-    if assignment.status == Assignment.Status.EXPIRED:
-        if assignment.pool.status != Pool.Status.OPEN and assignment.kind == "rating":
-            raise LeaseLost(gettext("the study is closed"))
-        try:
-            with transaction.atomic():
-                assignment.status = Assignment.Status.LEASED
-                assignment.save(update_fields=["status"])
-        except IntegrityError as exc:
-            assignment.status = Assignment.Status.EXPIRED
-            raise LeaseLost(
-                gettext("your lease expired and the unit went to another expert")
-            ) from exc
-    assignment.lease_expires_at = now + timedelta(seconds=assignment.pool.lease_seconds)
-    assignment.save(update_fields=["lease_expires_at"])
+    if (
+        assignment.status == Assignment.Status.EXPIRED
+        and assignment.pool.status != Pool.Status.OPEN
+        and assignment.kind == "rating"
+    ):
+        raise LeaseLost(gettext("the study is closed"))
+    lease_win_back(
+        assignment, lost=gettext("your lease expired and the unit went to another expert")
+    )
+    lease_renew(assignment, seconds=assignment.pool.lease_seconds, now=now)

@@ -5,11 +5,11 @@ from decimal import Decimal
 from django.db import transaction
 from django.db.models import Sum
 
+from annotation.audit_actions import AnnotationAction
 from annotation.models import Expert, PayEntry, PayRate, Pool, Submission
 from annotation.services.errors import AnnotationError
-from benchmark.audit_actions import AuditAction
 from benchmark.services.audit import audit_record
-from benchmark.services.locks import row_lock
+from config.locks import row_lock
 
 MAX_AMOUNT = Decimal("99999999.99")
 
@@ -36,7 +36,7 @@ def pay_rate_set(*, pool: Pool, tier: str, amount: Decimal, currency: str, actor
         )
         audit_record(
             actor=actor,
-            action=AuditAction.PAY_RATE_SET,
+            action=AnnotationAction.PAY_RATE_SET,
             obj=rate,
             data={
                 "pool": pool.pk,
@@ -66,7 +66,7 @@ def pay_record_earning(
     )
     audit_record(
         actor=expert.user,
-        action=AuditAction.PAY_EARNING,
+        action=AnnotationAction.PAY_EARNING,
         obj=entry,
         data={"submission": submission.pk, "amount": str(amount), "currency": currency},
     )
@@ -100,7 +100,7 @@ def pay_correct(*, entry: PayEntry, reason: str, actor, amount: Decimal | None =
         )
         audit_record(
             actor=actor,
-            action=AuditAction.PAY_CORRECTION,
+            action=AnnotationAction.PAY_CORRECTION,
             obj=correction,
             data={"corrects": entry.pk, "amount": str(amount), "reason": correction.reason},
         )

@@ -12,6 +12,7 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 from annotation import selectors
+from annotation.audit_actions import AnnotationAction
 from annotation.labels import MAX_NOTE_CHARS, labels_parse
 from annotation.models import Assignment, Pool, ReviewFlag, Submission, SubmissionVersion
 from annotation.selectors import adjudication as queue
@@ -23,7 +24,6 @@ from annotation.services.submissions import (
     submission_labels_write,
     unit_lock_count_ratings,
 )
-from benchmark.audit_actions import AuditAction
 from benchmark.services.audit import audit_record
 
 
@@ -101,7 +101,7 @@ def submission_revise(
         submission.save(update_fields=["version", "revised_at"])
         audit_record(
             actor=user,
-            action=AuditAction.RATING_REVISE,
+            action=AnnotationAction.RATING_REVISE,
             obj=submission,
             data={"unit": submission.unit_id, "version": submission.version, "items": changed},
         )
@@ -138,7 +138,7 @@ def submission_flag(*, user, assignment: Assignment, reason: object) -> ReviewFl
         flag = ReviewFlag.objects.create(submission=submission, reason=reason)
         audit_record(
             actor=user,
-            action=AuditAction.RATING_FLAG,
+            action=AnnotationAction.RATING_FLAG,
             obj=flag,
             data={"unit": submission.unit_id, "submission": submission.pk},
         )
@@ -172,7 +172,7 @@ def flag_answer(
         flag.save(update_fields=["status", "answer", "resolved_by", "resolved_at"])
         audit_record(
             actor=user,
-            action=AuditAction.FLAG_ANSWER,
+            action=AnnotationAction.FLAG_ANSWER,
             obj=flag,
             data={"unit": flag.submission.unit_id, "status": flag.status},
         )

@@ -9,13 +9,13 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from annotation.assignment import free_slot
+from annotation.audit_actions import AnnotationAction
 from annotation.models import ACTIVE, Assignment, CalibrationAttempt, Expert, Pool, Unit
 from annotation.selectors import quality as selectors_quality
 from annotation.services.errors import AnnotationError
 from annotation.services.locks import assignments_locked, unit_lock
-from benchmark.audit_actions import AuditAction
 from benchmark.services.audit import audit_record
-from benchmark.services.locks import row_lock
+from config.locks import row_lock
 
 # A routed unit waits for its expert, who may not be online right now; a claim renews it to
 # the pool's usual lease once the expert picks it up.
@@ -80,7 +80,7 @@ def unit_route_to_expert(
             raise AnnotationError(_("the unit or the expert changed meanwhile; try again")) from exc
         audit_record(
             actor=actor,
-            action=AuditAction.ASSIGNMENT_ROUTE,
+            action=AnnotationAction.ASSIGNMENT_ROUTE,
             obj=assignment,
             data={"unit": unit.pk, "expert": expert.pk, "slot": slot},
         )
@@ -112,7 +112,7 @@ def expert_require_recalibration(
         )
         audit_record(
             actor=actor,
-            action=AuditAction.CALIBRATION_REQUIRE,
+            action=AnnotationAction.CALIBRATION_REQUIRE,
             obj=attempt,
             data={"expert": expert.pk, "pool": pool.pk},
         )
@@ -137,13 +137,15 @@ def expert_set_active(*, expert: Expert, active: bool, actor) -> Expert:
                 released += 1
                 audit_record(
                     actor=actor,
-                    action=AuditAction.ASSIGNMENT_RELEASE,
+                    action=AnnotationAction.ASSIGNMENT_RELEASE,
                     obj=assignment,
                     data={"reason": "expert deactivated"},
                 )
         audit_record(
             actor=actor,
-            action=AuditAction.EXPERT_ACTIVATE if active else AuditAction.EXPERT_DEACTIVATE,
+            action=AnnotationAction.EXPERT_ACTIVATE
+            if active
+            else AnnotationAction.EXPERT_DEACTIVATE,
             obj=expert,
             data={"released": released},
         )

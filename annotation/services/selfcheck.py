@@ -11,6 +11,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from annotation.audit_actions import AnnotationAction
 from annotation.models import MockScore
 from annotation.selectors.selfcheck import (
     selfcheck_criteria,
@@ -19,9 +20,9 @@ from annotation.selectors.selfcheck import (
 )
 from annotation.selfcheck import labels_missing
 from annotation.services.errors import AnnotationError
-from benchmark.audit_actions import AuditAction
 from benchmark.models import DraftCase, DraftResponse
 from benchmark.services.audit import audit_record
+from config.locks import row_lock
 
 
 class SelfcheckError(AnnotationError):
@@ -34,7 +35,7 @@ def _write(*, draft: DraftCase, response: DraftResponse, author, labels: dict[in
         raise SelfcheckError(_("Only the author of the draft's rubric labels it."))
     if response not in selfcheck_responses(draft=draft):
         raise SelfcheckError(_("This response is not one the draft's author labels."))
-    DraftResponse.objects.select_for_update().get(pk=response.pk)  # one writer per response
+    row_lock(DraftResponse, response.pk)  # one writer per response
     if selfcheck_submitted(response=response, author=author):
         raise SelfcheckError(_("This response was submitted already; its labels are final."))
     criteria = {criterion.pk: criterion for criterion in selfcheck_criteria(draft=draft)}
@@ -65,7 +66,7 @@ def mock_scores_save(
         _write(draft=draft, response=response, author=author, labels=labels)
         audit_record(
             actor=author,
-            action=AuditAction.MOCK_SCORE_SAVE,
+            action=AnnotationAction.MOCK_SCORE_SAVE,
             obj=response,
             data={"draft": str(draft), "labels": {str(k): v for k, v in labels.items()}},
         )
@@ -98,7 +99,7 @@ def mock_scores_submit(
         count = scores.filter(at_current).update(submitted_at=timezone.now())
         audit_record(
             actor=author,
-            action=AuditAction.MOCK_SCORE_SUBMIT,
+            action=AnnotationAction.MOCK_SCORE_SUBMIT,
             obj=response,
             data={"draft": str(draft), "labels": {str(k): v for k, v in current.items()}},
         )

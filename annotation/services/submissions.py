@@ -18,6 +18,7 @@ from django.utils.translation import gettext
 
 from annotation import events, selectors
 from annotation.active_time import active_seconds_parse
+from annotation.audit_actions import AnnotationAction
 from annotation.decisions import decisions_parse
 from annotation.labels import LabelValue, label_versions, labels_parse
 from annotation.models import Assignment, Label, PoolTally, Submission, Unit
@@ -30,7 +31,6 @@ from annotation.services.inserts import row_update, rows_insert
 from annotation.services.leases import lease_hold
 from annotation.services.locks import assignment_lock, units_locked
 from annotation.services.pay import pay_record_earning
-from benchmark.audit_actions import AuditAction
 from benchmark.selectors.rubric import rubric_item_versions
 from benchmark.services.audit import audit_record
 
@@ -260,7 +260,7 @@ def _store(
     )
     audit_record(
         actor=assignment.expert.user,
-        action=AuditAction(f"{assignment.kind}.submit"),
+        action=AnnotationAction(f"{assignment.kind}.submit"),
         obj=submission,
         data={"assignment": str(assignment.public_id), "unit": assignment.unit_id, **audit},
     )

@@ -5,7 +5,15 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from benchmark.models.core import ABILITY_CHOICES, Dataset, LLMRun, ModelUnderTest, RubricItem
+from benchmark.models.core import (
+    ABILITY_CHOICES,
+    Criterion,
+    CriterionVersion,
+    Dataset,
+    LLMRun,
+    ModelUnderTest,
+    RubricItem,
+)
 from benchmark.taxonomy import SCORED_CODES
 
 STANDARD_CHOICES = [(code, label) for code, label in ABILITY_CHOICES if code in SCORED_CODES]
@@ -261,7 +269,7 @@ class SynthesisRun(LLMRun):
         return f"synthesis {self.pk}: {self.model} on {self.project}"
 
 
-class DraftCriterion(models.Model):
+class DraftCriterion(Criterion):
     """A binary criterion of a draft case, drafted by an LLM or written by an expert; its
     current state, with the history in ``DraftCriterionVersion`` (like rubric versions)."""
 
@@ -276,16 +284,6 @@ class DraftCriterion(models.Model):
     draft = models.ForeignKey(
         DraftCase, on_delete=models.CASCADE, related_name="criteria", verbose_name=_("draft case")
     )
-    position = models.PositiveIntegerField(_("position"))
-    ability = models.CharField(_("ability"), max_length=40, choices=ABILITY_CHOICES)
-    points = models.IntegerField(
-        _("points"),
-        null=True,
-        blank=True,
-        help_text=_("Empty only for the catastrophic criterion."),
-    )
-    text = models.TextField(_("text"))
-    version = models.PositiveIntegerField(_("version"), default=1)
     status = models.CharField(
         _("status"), max_length=10, choices=Status.choices, default=Status.ACTIVE
     )
@@ -326,8 +324,9 @@ class DraftCriterion(models.Model):
         return f"{self.draft} #{self.position}"
 
 
-class DraftCriterionVersion(models.Model):
-    """One state of a draft criterion; number 1 is the first text."""
+class DraftCriterionVersion(CriterionVersion):
+    """One state of a draft criterion; number 1 is the first text (a draft's ability may
+    change with a revision)."""
 
     criterion = models.ForeignKey(
         DraftCriterion,
@@ -335,19 +334,7 @@ class DraftCriterionVersion(models.Model):
         related_name="versions",
         verbose_name=_("draft criterion"),
     )
-    number = models.PositiveIntegerField(_("version"))
     ability = models.CharField(_("ability"), max_length=40, choices=ABILITY_CHOICES)
-    points = models.IntegerField(_("points"), null=True, blank=True)
-    text = models.TextField(_("text"))
-    author = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        verbose_name=_("author"),
-    )
-    reason = models.TextField(_("reason"), blank=True)
-    created_at = models.DateTimeField(_("date"), auto_now_add=True)
 
     class Meta:
         ordering = ["criterion", "number"]

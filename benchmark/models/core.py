@@ -73,10 +73,12 @@ class Case(models.Model):
         return self.question_id
 
 
-class RubricItem(models.Model):
-    case = models.ForeignKey(
-        Case, on_delete=models.CASCADE, related_name="rubric", verbose_name=_("case")
-    )
+class Criterion(models.Model):
+    """A binary criterion of a rubric as it stands now, with its current version number: a
+    published case's (``RubricItem``) or a draft's (``DraftCriterion``). Every change of its
+    text or points is a new row of its version table (a ``CriterionVersion``) and bumps
+    ``version``; labels and verdicts record the version they saw."""
+
     position = models.PositiveIntegerField(_("position"))
     ability = models.CharField(_("ability"), max_length=40, choices=ABILITY_CHOICES)
     points = models.IntegerField(
@@ -86,8 +88,36 @@ class RubricItem(models.Model):
         help_text=_("Empty only for the catastrophic criterion."),
     )
     text = models.TextField(_("text"))
-    # The current version; an edit of text or points makes a RubricItemVersion and bumps it.
     version = models.PositiveIntegerField(_("version"), default=1)
+
+    class Meta:
+        abstract = True
+
+
+class CriterionVersion(models.Model):
+    """One state of a criterion: who changed it, why and when."""
+
+    number = models.PositiveIntegerField(_("version"))
+    text = models.TextField(_("text"))
+    points = models.IntegerField(_("points"), null=True, blank=True)
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        verbose_name=_("author"),
+    )
+    reason = models.TextField(_("reason"), blank=True)
+    created_at = models.DateTimeField(_("date"), auto_now_add=True)
+
+    class Meta:
+        abstract = True
+
+
+class RubricItem(Criterion):
+    case = models.ForeignKey(
+        Case, on_delete=models.CASCADE, related_name="rubric", verbose_name=_("case")
+    )
 
     class Meta:
         constraints = [
@@ -101,8 +131,8 @@ class RubricItem(models.Model):
         return f"{self.case_id}#{self.position} {self.ability} {self.points}"
 
 
-class RubricItemVersion(models.Model):
-    """One state of a criterion; labels and verdicts record the version number they saw."""
+class RubricItemVersion(CriterionVersion):
+    """One state of a published criterion (its ability never changes)."""
 
     item = models.ForeignKey(
         RubricItem,
@@ -110,22 +140,10 @@ class RubricItemVersion(models.Model):
         related_name="versions",
         verbose_name=_("criterion"),
     )
-    number = models.PositiveIntegerField(_("version"))
-    text = models.TextField(_("text"))
-    points = models.IntegerField(_("points"), null=True, blank=True)
-    author = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        verbose_name=_("author"),
-    )
-    reason = models.TextField(_("reason"), blank=True)
     # The study item whose judge–gold disagreement prompted this edit: {"study": name,
     # "unit": unit token} (the criterion is this version's item). Plain values, not a key:
     # benchmark knows no study, and the link must outlive a deleted study.
     disagreement = models.JSONField(_("prompted by a disagreement"), null=True, blank=True)
-    created_at = models.DateTimeField(_("date"), auto_now_add=True)
 
     class Meta:
         ordering = ["item", "number"]

@@ -4,7 +4,7 @@ authors of hand-written criteria."""
 from typing import TypeVar
 
 from django.contrib.auth import get_user_model
-from django.db.models import BooleanField, ExpressionWrapper, Q, QuerySet
+from django.db.models import BooleanField, ExpressionWrapper, F, Q, QuerySet
 
 from benchmark.models import (
     AbsoluteStandard,
@@ -18,6 +18,7 @@ from benchmark.models import (
     ReferenceRun,
     RewriteRun,
     SynthesisRun,
+    Verdict,
 )
 
 R = TypeVar("R", RewriteRun, ReferenceRun, SynthesisRun)
@@ -150,3 +151,39 @@ def project_proposed_hard(*, project: ConstructionProject) -> list[str]:
         .order_by("position")
         .values_list("question_id", flat=True)
     )
+
+
+def drafts_in(*, statuses) -> QuerySet[DraftCase]:
+    """The drafts in any of these statuses, unordered."""
+    return DraftCase.objects.filter(status__in=statuses)
+
+
+def snapshot_verdicts(*, criteria, models) -> QuerySet[Verdict]:
+    """The run-0 verdicts on the snapshot items that froze these draft criteria, for the
+    snapshot's response of these models to the same case; with run judge, response and the
+    item's snapshot source, oldest snapshot first, then by run."""
+    return (
+        Verdict.objects.filter(
+            rubric_item__draft_source__criterion__in=criteria,
+            response__model__in=models,
+            response__case=F("rubric_item__case"),
+            run__repeat_of__isnull=True,
+        )
+        .select_related("run__judge", "response", "rubric_item__draft_source__snapshot")
+        .order_by("rubric_item__draft_source__snapshot__created_at", "run_id")
+    )
+
+
+def project_drafts(*, project: ConstructionProject) -> QuerySet[DraftCase]:
+    """The project's drafts, whatever their status, unordered."""
+    return DraftCase.objects.filter(project=project)
+
+
+def author_drafts(*, user) -> QuerySet[DraftCase]:
+    """The drafts whose rubric ``user`` writes, whatever their status, unordered."""
+    return DraftCase.objects.filter(author=user)
+
+
+def active_draft_criteria() -> QuerySet[DraftCriterion]:
+    """Every draft criterion still active (not removed or merged), unordered."""
+    return DraftCriterion.objects.filter(status=DraftCriterion.Status.ACTIVE)

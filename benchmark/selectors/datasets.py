@@ -1,9 +1,9 @@
 """Dataset reads shared by the importers and the commands that take `--dataset NAME[:vN]`."""
 
 from django.conf import settings
-from django.db.models import Max
+from django.db.models import Max, QuerySet
 
-from benchmark.models import Dataset
+from benchmark.models import Case, Dataset
 
 # The `--dataset` help of the commands that read one by ``dataset_resolve``'s default.
 DATASET_HELP = (
@@ -63,3 +63,23 @@ def dataset_find_twin(*, name: str, content_hash: str) -> Dataset | None:
 def dataset_next_version(*, name: str) -> int:
     latest = Dataset.objects.filter(name=name).aggregate(latest=Max("version"))["latest"]
     return (latest or 0) + 1
+
+
+def dataset_newest_named(*, name: str) -> Dataset | None:
+    """The newest version of the dataset of exactly this name, or None."""
+    return Dataset.objects.filter(name=name).order_by("-version").first()
+
+
+def dataset_names() -> list[str]:
+    """The name of every dataset, each once, alphabetically."""
+    return sorted(set(Dataset.objects.values_list("name", flat=True)))
+
+
+def datasets_with_responses() -> QuerySet[Dataset]:
+    """The datasets holding at least one model's response."""
+    return Dataset.objects.filter(cases__responses__isnull=False).distinct()
+
+
+def cases_by_id(*, ids) -> QuerySet[Case]:
+    """The cases of these ids (ids, or a subquery of ids), unordered."""
+    return Case.objects.filter(pk__in=ids)

@@ -2,7 +2,7 @@
 
 from django.db.models import Count, Max, Q, QuerySet, Sum
 
-from benchmark.models import Dataset, Judge, JudgeRun, RubricItem, Verdict
+from benchmark.models import Dataset, Judge, JudgeRun, RubricItem, StoredBoard, Verdict
 from benchmark.models.construction import SNAPSHOT_QUALITY
 
 
@@ -48,3 +48,9 @@ def leaderboard_fingerprint(*, dataset: Dataset) -> str:
     return f"{dataset.pk}:" + ":".join(
         ",".join(str(v) for _, v in sorted(p.items())) for p in parts
     )
+
+
+def leaderboard_stored_dataset_ids() -> list[int]:
+    """The ids of the datasets with a stored leaderboard, each once, in order."""
+    kept = StoredBoard.objects.order_by("dataset_id").values_list("dataset_id", flat=True)
+    return list(kept.distinct())

@@ -108,3 +108,33 @@ def rubric_version_reasons(*, item_ids: Iterable[int] | QuerySet) -> dict[int, l
             {"version": number, "reason": reason, "author": author or "", "at": at.isoformat()}
         )
     return found
+
+
+def case_criteria(*, case_id) -> QuerySet[RubricItem]:
+    """The criteria of one case (``case_id`` may be an ``OuterRef``), unordered."""
+    return RubricItem.objects.filter(case_id=case_id)
+
+
+def cases_criteria(*, case_ids) -> QuerySet[RubricItem]:
+    """The criteria of these cases (ids, or a subquery of ids), unordered."""
+    return RubricItem.objects.filter(case_id__in=case_ids)
+
+
+def dataset_criteria(*, dataset) -> QuerySet[RubricItem]:
+    """Every criterion of every case of ``dataset``, unordered."""
+    return RubricItem.objects.filter(case__dataset=dataset)
+
+
+def criteria_by_id(*, ids) -> QuerySet[RubricItem]:
+    """The criteria of these ids, unordered."""
+    return RubricItem.objects.filter(pk__in=ids)
+
+
+def criterion_versions(*, item_ids) -> QuerySet[RubricItemVersion]:
+    """Every stored version of these criteria."""
+    return RubricItemVersion.objects.filter(item_id__in=item_ids)
+
+
+def dataset_criterion_versions(*, dataset_id: int) -> QuerySet[RubricItemVersion]:
+    """Every stored version of every criterion of the dataset."""
+    return RubricItemVersion.objects.filter(item__case__dataset_id=dataset_id)

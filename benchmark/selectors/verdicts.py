@@ -2,6 +2,8 @@
 
 from collections.abc import Iterable
 
+from django.db.models import QuerySet
+
 from benchmark.models import Verdict
 
 
@@ -18,3 +20,11 @@ def verdict_reasonings(*, ids: Iterable[int]) -> dict[int, tuple[str, int, str, 
         "pk", "reasoning", "rubric_version", "rubric_item__text", "rubric_item__version"
     )
     return {pk: tuple(rest) for pk, *rest in rows}
+
+
+def run_verdicts(*, runs, responses=None) -> QuerySet[Verdict]:
+    """The verdicts of these runs (runs or ids), of these responses only when given."""
+    verdicts = Verdict.objects.filter(run__in=runs)
+    if responses is not None:
+        verdicts = verdicts.filter(response_id__in=responses)
+    return verdicts

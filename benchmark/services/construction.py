@@ -7,7 +7,7 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Max
 
-from benchmark.audit_actions import AuditAction
+from benchmark.audit_actions import BenchmarkAction
 from benchmark.importing import ImportFailure
 from benchmark.importing.seeds import iter_seeds
 from benchmark.models import ConstructionProject, DraftCase
@@ -38,7 +38,7 @@ def project_create(
         )
         audit_record(
             actor=actor,
-            action=AuditAction.CONSTRUCTION_PROJECT_CREATE,
+            action=BenchmarkAction.CONSTRUCTION_PROJECT_CREATE,
             obj=project,
             data={"name": name, "dataset_name": dataset_name},
         )
@@ -89,7 +89,7 @@ def seeds_import(
             )
             audit_record(
                 actor=actor,
-                action=AuditAction.DRAFTS_IMPORT,
+                action=BenchmarkAction.DRAFTS_IMPORT,
                 obj=project,
                 data={
                     "file": path.name,

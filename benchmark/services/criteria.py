@@ -11,7 +11,7 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils.translation import gettext as _
 
-from benchmark.audit_actions import AuditAction
+from benchmark.audit_actions import BenchmarkAction
 from benchmark.models import DraftCase, DraftCriterion, DraftCriterionVersion, DraftStatus
 from benchmark.rubric_rules import criterion_wording_problems
 from benchmark.services.audit import audit_record
@@ -84,7 +84,7 @@ def draft_criterion_add(
         )  # fmt: skip
         audit_record(
             actor=author,
-            action=AuditAction.DRAFT_CRITERION_ADD,
+            action=BenchmarkAction.DRAFT_CRITERION_ADD,
             obj=criterion,
             data={"draft": str(locked), "position": criterion.position, "origin": origin},
         )
@@ -118,7 +118,7 @@ def draft_criterion_revise(
         )  # fmt: skip
         audit_record(
             actor=author,
-            action=AuditAction.DRAFT_CRITERION_REVISE,
+            action=BenchmarkAction.DRAFT_CRITERION_REVISE,
             obj=locked,
             data={"to_version": locked.version, "reason": reason, "before": before},
         )
@@ -140,7 +140,7 @@ def draft_criterion_remove(
         locked.save(update_fields=["status", "removed_stage", "removed_reason"])
         audit_record(
             actor=actor,
-            action=AuditAction.DRAFT_CRITERION_REMOVE,
+            action=BenchmarkAction.DRAFT_CRITERION_REMOVE,
             obj=locked,
             data={"stage": locked.removed_stage, "reason": locked.removed_reason},
         )
@@ -167,7 +167,7 @@ def draft_case_remove(*, draft: DraftCase, stage: str, reason: str, actor=None) 
         locked.save(update_fields=["status", "removed_stage", "removed_reason"])
         audit_record(
             actor=actor,
-            action=AuditAction.DRAFT_REMOVE,
+            action=BenchmarkAction.DRAFT_REMOVE,
             obj=locked,
             data={"stage": locked.removed_stage, "reason": locked.removed_reason},
         )
@@ -187,7 +187,7 @@ def draft_case_difficulty_set(
         locked.save(update_fields=["difficulty", "difficulty_reason"])
         audit_record(
             actor=actor,
-            action=AuditAction.DRAFT_DIFFICULTY,
+            action=BenchmarkAction.DRAFT_DIFFICULTY,
             obj=locked,
             data={"before": before, "after": difficulty, "reason": locked.difficulty_reason},
         )
@@ -200,7 +200,7 @@ def draft_case_accept(*, draft: DraftCase, actor=None, data: dict | None = None)
         locked = _draft_locked(draft, allowed=(DraftStatus.ACTIVE,))
         locked.status = DraftStatus.ACCEPTED
         locked.save(update_fields=["status"])
-        audit_record(actor=actor, action=AuditAction.DRAFT_ACCEPT, obj=locked, data=data or {})
+        audit_record(actor=actor, action=BenchmarkAction.DRAFT_ACCEPT, obj=locked, data=data or {})
     return locked
 
 
@@ -212,7 +212,7 @@ def draft_case_publish(*, draft: DraftCase, dataset, actor=None) -> DraftCase:
         locked.save(update_fields=["status"])
         audit_record(
             actor=actor,
-            action=AuditAction.DRAFT_PUBLISH,
+            action=BenchmarkAction.DRAFT_PUBLISH,
             obj=locked,
             data={"dataset": str(dataset)},
         )
@@ -228,7 +228,7 @@ def draft_case_author_set(*, draft: DraftCase, author, actor=None) -> DraftCase:
         locked.save(update_fields=["author"])
         audit_record(
             actor=actor,
-            action=AuditAction.DRAFT_AUTHOR,
+            action=BenchmarkAction.DRAFT_AUTHOR,
             obj=locked,
             data={"before": before, "after": author.get_username()},
         )

@@ -6,7 +6,7 @@ any judge."""
 from django.db import transaction
 from django.utils import timezone
 
-from benchmark.audit_actions import AuditAction
+from benchmark.audit_actions import BenchmarkAction
 from benchmark.models import Dataset, Judge, JudgeRun, ModelUnderTest, Verdict
 from benchmark.services.announce import run_ended
 from benchmark.services.audit import audit_record
@@ -73,7 +73,7 @@ def judge_ensemble_run_store(
         )
         audit_record(
             actor=actor,
-            action=AuditAction.JUDGE_RUN_ENSEMBLE,
+            action=BenchmarkAction.JUDGE_RUN_ENSEMBLE,
             obj=run,
             data={"judge": judge.name, "member_runs": member_runs, "verdicts": len(verdicts)},
         )

@@ -36,7 +36,7 @@ from benchmark.services.llm_jobs import (
     llm_run_fail,
     request_parameters,
 )
-from benchmark.services.locks import row_lock
+from config.locks import row_lock
 
 MODES = ("all", "normal", "hard")
 MAX_LISTED_FAILURES = 50

@@ -22,7 +22,7 @@ from benchmark.services.announce import run_ended
 from benchmark.services.dispatch import runs_dispatch_waiting
 from benchmark.services.judging import judge_run_execute
 from benchmark.services.llm_jobs import EngineOptions, RunOutcome
-from benchmark.services.locks import row_lock
+from config.locks import row_lock
 
 
 def judge_runs_dispatch_waiting() -> list[int]:

@@ -3,7 +3,7 @@
 from django.db import transaction
 from django.utils.translation import gettext
 
-from benchmark.audit_actions import AuditAction
+from benchmark.audit_actions import BenchmarkAction
 from benchmark.models import Dataset, Judge, JudgeRun, ModelUnderTest
 from benchmark.selectors import runs as run_selectors
 from benchmark.services.audit import audit_record
@@ -101,7 +101,7 @@ def judge_run_retry_create(*, run: JudgeRun, actor) -> JudgeRun:
         )
         audit_record(
             actor=actor,
-            action=AuditAction.JUDGE_RUN_RETRY_ERRORS,
+            action=BenchmarkAction.JUDGE_RUN_RETRY_ERRORS,
             obj=retry,
             data={"retry_of": run.pk, "errors": errors},
         )

@@ -38,7 +38,7 @@ from benchmark.llm.ratelimit import limiter_build
 from benchmark.models import LLMCacheEntry, LLMRun
 from benchmark.selectors import runs as run_selectors
 from benchmark.services.announce import run_ended
-from benchmark.services.locks import row_lock
+from config.locks import row_lock
 
 # Keys of Judge/ModelUnderTest.parameters that configure the engine, not the endpoint request:
 # "price": [USD per M input, per M output]; "limits": {"concurrency", "rpm", "tpm"} for runs

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
 
-from benchmark.audit_actions import AuditAction
+from benchmark.audit_actions import BenchmarkAction
 from benchmark.models import ConstructionSnapshot, DraftCase, DraftCriterion, DraftStatus
 from benchmark.models.construction import SNAPSHOT_QUALITY
 from benchmark.saturation import Saturation
@@ -109,7 +109,7 @@ def snapshot_prune(
         snapshot.save(update_fields=["saturation", "proposed_hard"])
         audit_record(
             actor=actor,
-            action=AuditAction.CONSTRUCTION_SNAPSHOT_PRUNE,
+            action=BenchmarkAction.CONSTRUCTION_SNAPSHOT_PRUNE,
             obj=snapshot,
             data={
                 "judge": judge,

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from django.db import transaction
 
-from benchmark.audit_actions import AuditAction
+from benchmark.audit_actions import BenchmarkAction
 from benchmark.llm.engine import Call, Unit
 from benchmark.llm.progress import Progress
 from benchmark.llm.prompts import DEFAULT_GENERATE_TEMPLATE, dialogue_render, template_load
@@ -47,7 +47,7 @@ def draft_response_store(*, draft_id: int, model_id: int, text: str, from_rewrit
         if created:
             audit_record(
                 actor=None,
-                action=AuditAction.DRAFT_REFERENCE_RESPONSE,
+                action=BenchmarkAction.DRAFT_REFERENCE_RESPONSE,
                 obj=response,
                 data={"draft": draft_id, "model": model_id, "from_rewrite": from_rewrite},
             )

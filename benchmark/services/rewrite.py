@@ -15,7 +15,7 @@ from pathlib import Path
 from django.db import transaction
 from django.db.models import QuerySet
 
-from benchmark.audit_actions import AuditAction
+from benchmark.audit_actions import BenchmarkAction
 from benchmark.importing import ImportFailure
 from benchmark.importing.dataset import dialogue_parse
 from benchmark.llm.engine import Call, Unit
@@ -98,7 +98,7 @@ def draft_rewrite_store(
         draft.save(update_fields=["rewrite", "rewrite_model", "rewrite_error"])
         audit_record(
             actor=None,
-            action=AuditAction.DRAFT_REWRITE,
+            action=BenchmarkAction.DRAFT_REWRITE,
             obj=draft,
             data={"model": model_name, "rewritten": dialogue is not None, "error": error[:500]},
         )

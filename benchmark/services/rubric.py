@@ -18,7 +18,7 @@ from typing import Any, Final
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from benchmark.audit_actions import AuditAction
+from benchmark.audit_actions import BenchmarkAction
 from benchmark.models import RubricItem, RubricItemVersion
 from benchmark.rubric_diff import rubric_diff
 from benchmark.services.audit import audit_record
@@ -154,7 +154,7 @@ def rubric_item_edit(
         case = locked.case
         audit_record(
             actor=author,
-            action=AuditAction.RUBRIC_EDIT,
+            action=BenchmarkAction.RUBRIC_EDIT,
             obj=locked,
             data={
                 "dataset": str(case.dataset),

@@ -18,7 +18,7 @@ from pathlib import Path
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
 
-from benchmark.audit_actions import AuditAction
+from benchmark.audit_actions import BenchmarkAction
 from benchmark.models import (
     ConstructionProject,
     ConstructionSnapshot,
@@ -143,7 +143,7 @@ def _freeze(
     )
     audit_record(
         actor=actor,
-        action=AuditAction.CONSTRUCTION_SNAPSHOT_CREATE,
+        action=BenchmarkAction.CONSTRUCTION_SNAPSHOT_CREATE,
         obj=snapshot,
         data={"project": project.name, "dataset": str(result.dataset), "purpose": purpose},
     )

@@ -8,7 +8,7 @@ is for staff; this service records whoever the caller says wrote it.
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from benchmark.audit_actions import AuditAction
+from benchmark.audit_actions import BenchmarkAction
 from benchmark.models import AbsoluteStandard, AbsoluteStandardVersion
 from benchmark.services.audit import audit_record
 from benchmark.taxonomy import SCORED_CODES
@@ -49,7 +49,7 @@ def standard_write(*, ability: str, text: str, author, reason: str = "") -> Abso
         )
         audit_record(
             actor=author,
-            action=AuditAction.ABSOLUTE_STANDARD_EDIT,
+            action=BenchmarkAction.ABSOLUTE_STANDARD_EDIT,
             obj=standard,
             data={
                 "ability": ability,

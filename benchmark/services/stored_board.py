@@ -1,6 +1,6 @@
 """A leaderboard kept as data: computed on its first request and stored in a row keyed by its
 options, its inputs' fingerprint (``leaderboard_fingerprint``) and a digest of the scoring code
-(``benchmark.code_digest``), so a restart or an emptied cache reads it back instead of running
+(``config.code_digest``), so a restart or an emptied cache reads it back instead of running
 the joint bootstrap again; the cache keeps it in front of the row.
 
 A new verdict, a finished run, an edited criterion or a deploy that changes the code gives a new
@@ -14,13 +14,13 @@ from typing import Any
 
 from django.core.cache import cache
 
-from benchmark.code_digest import code_digest
 from benchmark.leaderboard_rules import DEFAULT_MIN_COVERAGE
 from benchmark.models import Dataset, StoredBoard
 from benchmark.scoring import ScoringMode
 from benchmark.selectors.leaderboard import leaderboard_compute
 from benchmark.selectors.leaderboard_options import leaderboard_fingerprint
 from benchmark.stored_rows import ABSENT, stored_value, stored_value_write
+from config.code_digest import code_digest
 
 # The packages the board's figures come from (its selector, scoring, rules and run records).
 CODE = ("benchmark",)

@@ -12,7 +12,6 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
 from annotation import selectors, services
-from annotation.models import CertificationBar
 from annotation.selectors import quality as selectors_quality
 from annotation.selectors import work as selectors_work
 from annotation.selectors.work import WorkState
@@ -93,7 +92,7 @@ def certificate(request: HttpRequest) -> HttpResponse:
     held = selectors_quality.certificates_for_expert(expert=expert)
     pending = [
         (bar, services.certificate_shortfall(expert=expert, bar=bar, closed_only=True))
-        for bar in CertificationBar.objects.filter(is_active=True).exclude(issued__expert=expert)
+        for bar in selectors_quality.certification_bars_not_held(expert=expert)
     ]
     return render(
         request, "frontend/certificate.html", {"expert": expert, "held": held, "pending": pending}

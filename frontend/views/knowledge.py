@@ -14,7 +14,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from annotation import services
 from annotation.selectors import NotAnExpert, knowledge
-from benchmark.models import RubricItem
+from benchmark.selectors.rubric import case_criteria
 
 
 def _reader_allowed(request: HttpRequest) -> bool:
@@ -62,7 +62,7 @@ def discussion_post(request: HttpRequest, token: str) -> HttpResponse:
         pk = knowledge.criterion_ids_for_reader(user=request.user, case_id=case.pk).get(criterion)
         if pk is None:
             raise Http404("no such criterion")
-        rubric_item = RubricItem.objects.get(pk=pk, case=case)
+        rubric_item = case_criteria(case_id=case.pk).get(pk=pk)
     try:
         services.comment_post(
             user=request.user, case=case, rubric_item=rubric_item, body=request.POST.get("body", "")

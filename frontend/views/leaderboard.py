@@ -8,7 +8,6 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.translation import gettext
 
-from benchmark.cli_types import fraction_0_1
 from benchmark.leaderboard_render import rubric_notes, table_rows
 from benchmark.leaderboard_rules import CHOSEN_BY_REQUEST, DEFAULT_MIN_COVERAGE, judge_settings
 from benchmark.selectors.datasets import DatasetNotFound, dataset_resolve
@@ -17,6 +16,7 @@ from benchmark.selectors.leaderboard_options import (
     leaderboard_default_dataset,
     leaderboard_judges,
 )
+from config.cli_types import fraction_0_1
 from validation.selectors import datasets_blind_for
 
 

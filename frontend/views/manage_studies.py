@@ -11,7 +11,9 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation import selectors as annotation_selectors
-from benchmark.models import Dataset, JudgeRun, ModelUnderTest
+from benchmark.selectors.datasets import dataset_names
+from benchmark.selectors.models_under_test import model_names
+from benchmark.selectors.run_lists import judge_names_finished
 from benchmark.taxonomy import ABILITIES
 from frontend.views.staff import back, staff_context, study_or_404
 from validation import closing, selectors, services
@@ -44,11 +46,9 @@ STRATUM_LABELS = {
 def _choices() -> dict:
     """What the create form offers: every dataset, model and judge by name."""
     return {
-        "datasets": sorted(set(Dataset.objects.values_list("name", flat=True))),
-        "models": list(ModelUnderTest.objects.order_by("name").values_list("name", flat=True)),
-        "judges": sorted(
-            set(JudgeRun.objects.filter(status="finished").values_list("judge__name", flat=True))
-        ),
+        "datasets": dataset_names(),
+        "models": model_names(),
+        "judges": judge_names_finished(),
         "abilities": ABILITIES,
         "strata": [(field, STRATUM_LABELS[field]) for field in STRATUM_FIELDS],
         "pilots": [study.name for study in selectors.studies_for_admin()],

@@ -1,7 +1,7 @@
 """The absolute standards' pages: senior experts write and revise each ability's standard.
 
-Who may write is decided here, not in benchmark (which does not import annotation): an active
-senior expert, checked through annotation's selectors; staff use the admin.
+Who may write is annotation's rule (``annotation.work``: an active senior expert), applied by
+its service; staff use the admin.
 """
 
 from django.contrib import messages
@@ -11,10 +11,11 @@ from django.shortcuts import redirect, render
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
-from annotation import selectors
-from annotation.selectors.adjudication import senior_for_user
+from annotation.services.errors import AnnotationError
+from annotation.services.standards import standard_write_by_senior
+from annotation.work import ABSOLUTE_STANDARD, user_may
 from benchmark.selectors.construction import standard_history, standards_current
-from benchmark.services.standards import StandardError, standard_write
+from benchmark.services.standards import StandardError
 from benchmark.taxonomy import SCORED_CODES, ability_name
 
 
@@ -28,11 +29,7 @@ def _denied(request: HttpRequest) -> HttpResponse:
 
 
 def _is_senior(request: HttpRequest) -> bool:
-    try:
-        senior_for_user(user=request.user)
-    except selectors.NotAnExpert:
-        return False
-    return True
+    return user_may(kind=ABSOLUTE_STANDARD, user=request.user)
 
 
 @login_required
@@ -60,8 +57,8 @@ def standard_edit(request: HttpRequest, ability: str) -> HttpResponse:
     if request.method == "POST":
         posted = {key: request.POST.get(key, "").replace("\r\n", "\n") for key in posted}
         try:
-            version = standard_write(ability=ability, author=request.user, **posted)
-        except StandardError as exc:
+            version = standard_write_by_senior(ability=ability, user=request.user, **posted)
+        except (StandardError, AnnotationError) as exc:
             error = str(exc)
         else:
             messages.success(request, _("Version %(number)d saved.") % {"number": version.number})

@@ -1,34 +1,26 @@
 """Judge and generation runs for the dashboard: progress, errors, requests and cost."""
 
-from django.db.models import Case, Count, IntegerField, Value, When
 from django.utils import timezone
 from django.utils.formats import date_format
 
-from benchmark.models import GenerationRun, JudgeRun, Response
+from benchmark.models import JudgeRun
+from benchmark.selectors import run_lists
+from benchmark.selectors.responses import criteria_to_judge
 from benchmark.selectors.runs import verdict_counts_of
 from validation.dashboard import rules
 from validation.dashboard.selectors import status_label
 from validation.models import Study
 
 RECENT_RUNS = 20
-RUNNING = (JudgeRun.Status.PENDING, JudgeRun.Status.RUNNING)
-# Runs still going sort first.
-RUNNING_FIRST = Case(
-    When(status__in=RUNNING, then=Value(0)), default=Value(1), output_field=IntegerField()
-)
 
 
 def judge_run_get_for_admin(*, run_id: int) -> JudgeRun | None:
-    return JudgeRun.objects.select_related("judge").filter(pk=run_id).first()
+    return run_lists.judge_run_find(run_id=run_id)
 
 
 def judge_runs_recent(*, limit: int = RECENT_RUNS) -> list[JudgeRun]:
     """Runs still going first, then the most recent ones."""
-    return list(
-        JudgeRun.objects.select_related("judge", "model", "dataset").order_by(
-            RUNNING_FIRST, "-created_at", "-id"
-        )[:limit]
-    )
+    return run_lists.judge_runs_recent(limit=limit)
 
 
 def judge_runs_for_study(*, study: Study) -> list[JudgeRun]:
@@ -47,15 +39,9 @@ def runs_live(*, limit: int = RECENT_RUNS) -> dict:
     """
     judge_runs = judge_runs_recent(limit=limit)
     counts = verdict_counts_of(runs=judge_runs)
-    totals = dict(
-        ((m, d), n)
-        for m, d, n in Response.objects.filter(
-            model_id__in={r.model_id for r in judge_runs},
-            case__dataset_id__in={r.dataset_id for r in judge_runs},
-        )
-        .values_list("model_id", "case__dataset_id")
-        .annotate(n=Count("case__rubric"))
-        .order_by()
+    totals = criteria_to_judge(
+        model_ids={r.model_id for r in judge_runs},
+        dataset_ids={r.dataset_id for r in judge_runs},
     )
     judge = []
     for run in judge_runs:
@@ -84,9 +70,7 @@ def runs_live(*, limit: int = RECENT_RUNS) -> dict:
             }
         )
     generation = []
-    for run in GenerationRun.objects.select_related("model", "dataset").order_by(
-        RUNNING_FIRST, "-created_at", "-id"
-    )[:limit]:
+    for run in run_lists.generation_runs_recent(limit=limit):
         total, done = run.total, run.done
         generation.append(
             {

@@ -4,9 +4,9 @@ from datetime import date
 
 from django.db import transaction
 
-from benchmark.audit_actions import AuditAction
 from benchmark.services.audit import audit_record
-from benchmark.services.locks import row_lock
+from config.locks import row_lock
+from validation.audit_actions import ValidationAction
 from validation.models import Study
 
 
@@ -19,7 +19,7 @@ def study_set_due_date(*, study: Study, due_date: date | None, actor) -> Study:
         study.save(update_fields=["due_date"])
         audit_record(
             actor=actor,
-            action=AuditAction.STUDY_DUE_DATE,
+            action=ValidationAction.STUDY_DUE_DATE,
             obj=study,
             data={
                 "from": before.isoformat() if before else None,

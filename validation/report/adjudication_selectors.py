@@ -1,7 +1,7 @@
 """Gathering the decisions of a study's senior experts for the report's adjudication section."""
 
 from annotation.selectors import decision_labels, rating_labels
-from benchmark.models import RubricItemVersion
+from benchmark.selectors.rubric import criterion_versions
 from validation.models import Study, StudyUnit
 from validation.report.adjudication import INCOMPLETE, SPLIT, AdjudicationRecord
 
@@ -30,7 +30,7 @@ def adjudication_decisions(*, study: Study) -> tuple[AdjudicationRecord, ...]:
         votes.setdefault((unit_id, item_id), []).append(hit)
     texts = {
         (v.item_id, v.number): v.text
-        for v in RubricItemVersion.objects.filter(item_id__in={lb.rubric_item_id for lb in decided})
+        for v in criterion_versions(item_ids={lb.rubric_item_id for lb in decided})
     }
     records = []
     for label in decided:

@@ -6,8 +6,9 @@ from collections import Counter, defaultdict
 import numpy as np
 
 from annotation.selectors import labels_of_units
-from benchmark.models import JudgeRun, RubricItem, Verdict
-from benchmark.selectors.rubric import rubric_version_reasons
+from benchmark.models import JudgeRun, Verdict
+from benchmark.selectors.rubric import cases_criteria, rubric_version_reasons
+from benchmark.selectors.verdicts import run_verdicts
 from validation.models import Study, StudyUnit
 from validation.report.data import ItemIndex, columns
 from validation.report.rubric_changes import NONE, RubricVersions
@@ -38,7 +39,7 @@ def rubric_versions_gather(
     item_ids = set(criterion.tolist())
     # The study's rows as subqueries, not lists of thousands of ids sent with each query.
     in_study = StudyUnit.objects.filter(study=study)
-    of_study = RubricItem.objects.filter(case_id__in=in_study.values("case_id"))
+    of_study = cases_criteria(case_ids=in_study.values("case_id"))
     criteria, latest = {}, {}
     for item_id, version, position, ability, question_id in of_study.values_list(
         "pk", "version", "position", "ability", "case__question_id"
@@ -75,7 +76,7 @@ def rubric_versions_gather(
         versions = np.zeros(n, dtype=np.int64)
         response_of, item_of, judged = columns(
             list(
-                Verdict.objects.filter(run__in=runs, response_id__in=responses)
+                run_verdicts(runs=runs, responses=responses)
                 .exclude(state=Verdict.State.ERROR)
                 .values_list("response_id", "rubric_item_id", "rubric_version")
             ),

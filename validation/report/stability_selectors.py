@@ -3,6 +3,8 @@
 import numpy as np
 
 from benchmark.models import JudgeRun, Verdict
+from benchmark.selectors.run_lists import judge_repeats
+from benchmark.selectors.verdicts import run_verdicts
 from validation.report.data import ItemIndex, columns, hit_codes
 from validation.report.stability import JudgeRepeats
 from validation.statistics import MISSING
@@ -17,9 +19,7 @@ def judge_repeats_gather(
     gathered = []
     for name, runs in judge_runs.items():
         by_index: dict[int, list[int]] = {0: [run.pk for run in runs]}
-        for pk, index in JudgeRun.objects.filter(repeat_of__in=runs).values_list(
-            "pk", "repeat_index"
-        ):
+        for pk, index in judge_repeats(runs=runs).values_list("pk", "repeat_index"):
             by_index.setdefault(index, []).append(pk)
         if len(by_index) < 2:
             continue
@@ -28,7 +28,7 @@ def judge_repeats_gather(
         codes = np.full((n, len(indices)), MISSING, dtype=np.int64)
         run_of, response_of, item_of, met = columns(
             list(
-                Verdict.objects.filter(run_id__in=list(column))
+                run_verdicts(runs=list(column))
                 .exclude(state=Verdict.State.ERROR)
                 .values_list("run_id", "response_id", "rubric_item_id", "state")
             ),

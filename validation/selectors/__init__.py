@@ -8,7 +8,11 @@ from django.utils.translation import gettext
 
 from annotation.models import Pool
 from annotation.selectors import decision_labels, rating_count, rating_labels
-from benchmark.models import Dataset, JudgeRun, ModelUnderTest, RubricItem, Verdict
+from benchmark.models import Dataset, JudgeRun, ModelUnderTest
+from benchmark.selectors import models_under_test, run_lists
+from benchmark.selectors.datasets import dataset_newest_named, datasets_with_responses
+from benchmark.selectors.rubric import cases_criteria
+from benchmark.selectors.verdicts import run_verdicts
 from validation.closing import COMPLETE, NEVER_RATED, PARTLY_RATED, Completion, completion_of
 from validation.label_spellings import label_word
 from validation.models import GoldLabel, Study, StudyUnit
@@ -55,7 +59,7 @@ class UnknownName(LookupError):
 
 def dataset_newest(*, name: str) -> Dataset:
     """The newest version of the dataset of this name."""
-    dataset = Dataset.objects.filter(name=name).order_by("-version").first()
+    dataset = dataset_newest_named(name=name)
     if dataset is None:
         raise UnknownName(gettext("no dataset named %(name)r") % {"name": name}, field="dataset")
     return dataset
@@ -63,7 +67,7 @@ def dataset_newest(*, name: str) -> Dataset:
 
 def models_named(*, names: Sequence[str]) -> list[ModelUnderTest]:
     """The models of these names, in the order given."""
-    found = {m.name: m for m in ModelUnderTest.objects.filter(name__in=names)}
+    found = {m.name: m for m in models_under_test.models_of_names(names=names)}
     missing = [n for n in names if n not in found]
     if missing:
         raise UnknownName(
@@ -79,7 +83,7 @@ def judge_runs_named(
     runs: list[JudgeRun] = []
     for value in values:
         if value.isdigit():
-            run = JudgeRun.objects.filter(pk=int(value)).first()
+            run = run_lists.judge_run_find(run_id=int(value))
             if run is None:
                 raise UnknownName(
                     gettext("no judge run %(run)s") % {"run": value}, field="judge_runs"
@@ -109,7 +113,7 @@ def unit_gold(*, unit_id: int) -> dict[int, GoldLabel]:
 
 def demo_dataset() -> Dataset | None:
     """The demo dataset if loaded, else the newest dataset that has responses."""
-    with_responses = Dataset.objects.filter(cases__responses__isnull=False).distinct()
+    with_responses = datasets_with_responses()
     return (
         with_responses.filter(is_demo=True).order_by("-version").first()
         or with_responses.order_by("-created_at").first()
@@ -117,11 +121,11 @@ def demo_dataset() -> Dataset | None:
 
 
 def models_with_responses(*, dataset: Dataset) -> QuerySet[ModelUnderTest]:
-    return ModelUnderTest.objects.filter(responses__case__dataset=dataset).distinct()
+    return models_under_test.models_with_responses(dataset=dataset)
 
 
 def judge_runs_for(*, dataset: Dataset, models) -> QuerySet[JudgeRun]:
-    return JudgeRun.objects.filter(dataset=dataset, model__in=list(models)).select_related("judge")
+    return run_lists.judge_runs_for(dataset=dataset, models=models)
 
 
 # States of units whose rating is over: three ratings in (gold, or waiting for a senior on a
@@ -200,12 +204,12 @@ def study_export_rows(*, study: Study) -> Iterator[dict]:
         for g in GoldLabel.objects.filter(study_unit__study=study)
     }
     verdicts: dict[tuple[int, int], dict[str, str]] = defaultdict(dict)
-    for run_id, response_id, item_id, state in Verdict.objects.filter(
-        run__in=runs, response__in=[u.unit.response_id for u in units]
+    for run_id, response_id, item_id, state in run_verdicts(
+        runs=runs, responses=[u.unit.response_id for u in units]
     ).values_list("run_id", "response_id", "rubric_item_id", "state"):
         verdicts[(response_id, item_id)][judge_label[run_id]] = state
     items = defaultdict(list)
-    for item in RubricItem.objects.filter(case__in=[u.case_id for u in units]).order_by("position"):
+    for item in cases_criteria(case_ids=[u.case_id for u in units]).order_by("position"):
         items[item.case_id].append(item)
 
     for unit in units:

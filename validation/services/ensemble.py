@@ -5,8 +5,8 @@ from collections import defaultdict
 
 from django.db import transaction
 
-from benchmark.audit_actions import AuditAction
 from benchmark.models import Dataset, JudgeRun
+from benchmark.selectors.run_lists import judge_runs_of_judges
 from benchmark.selectors.runs import judge_repeat_runs, run_verdict_states, runs_latest
 from benchmark.services.audit import audit_record
 from benchmark.services.ensemble import (
@@ -14,6 +14,7 @@ from benchmark.services.ensemble import (
     judge_ensemble_resolve,
     judge_ensemble_run_store,
 )
+from validation.audit_actions import ValidationAction
 from validation.ensemble import ensemble_verdict
 from validation.models import Study
 
@@ -24,11 +25,7 @@ def _member_sets(
     """Per model, the voters' names and their runs: each member's run that leaderboards read,
     or the judge's run 0 with its repeats."""
     names = members or [repeats_of]
-    latest = runs_latest(
-        JudgeRun.objects.filter(dataset=dataset, judge__name__in=names).select_related(
-            "judge", "model"
-        )
-    )
+    latest = runs_latest(judge_runs_of_judges(dataset=dataset, names=names))
     by_model: dict[int, dict[str, JudgeRun]] = defaultdict(dict)
     for run in latest:
         by_model[run.model_id][run.judge.name] = run
@@ -112,7 +109,7 @@ def study_judge_runs_add(*, study: Study, runs: list[JudgeRun], actor=None) -> N
         study.judge_runs.add(*runs)
         audit_record(
             actor=actor,
-            action=AuditAction.STUDY_JUDGES_ADD,
+            action=ValidationAction.STUDY_JUDGES_ADD,
             obj=study,
             data={"judge_runs": [r.pk for r in runs]},
         )

@@ -12,9 +12,9 @@ from annotation import selectors as annotation_selectors
 from annotation import services as annotation_services
 from annotation.models import Pool
 from annotation.services import AnnotationError
-from benchmark.audit_actions import AuditAction
 from benchmark.services.audit import audit_record
 from validation import closing
+from validation.audit_actions import ValidationAction
 from validation.dashboard.services import study_set_due_date
 from validation.models import Study, StudyUnit
 from validation.selectors import study_units_with_ratings
@@ -80,7 +80,7 @@ def study_close(
         }
         audit_record(
             actor=actor,
-            action=AuditAction.STUDY_CLOSE,
+            action=ValidationAction.STUDY_CLOSE,
             obj=study,
             data={
                 **result,
@@ -165,7 +165,7 @@ def study_enrol(
         if enrolled:
             audit_record(
                 actor=actor,
-                action=AuditAction.STUDY_ENROL,
+                action=ValidationAction.STUDY_ENROL,
                 obj=study,
                 data={"enrolled": enrolled, "already": already, "all_active": all_active},
             )
@@ -188,7 +188,7 @@ def study_delete(*, study: Study, actor=None) -> int:
         pool = study.pool
         audit_record(
             actor=actor,
-            action=AuditAction.STUDY_DELETE,
+            action=ValidationAction.STUDY_DELETE,
             obj=study,
             data={"name": study.name, "status": pool.status, "units": study.units.count()},
         )

@@ -18,10 +18,10 @@ from annotation import selectors as annotation_selectors
 from annotation import services as annotation_services
 from annotation.models import Submission
 from annotation.selectors import RatingRow
-from benchmark.audit_actions import AuditAction
-from benchmark.models import RubricItem
+from benchmark.selectors.rubric import criteria_by_id
 from benchmark.services.audit import audit_record
 from config import compiled
+from validation.audit_actions import ValidationAction
 from validation.models import GoldLabel, Study, StudyUnit
 from validation.outcome import NeedsSenior, Policy, Settled, UnitOutcome, unit_outcome
 from validation.services.announce import gold_ready_announce
@@ -132,7 +132,7 @@ def _settle(study_unit: StudyUnit, ratings: list[RatingRow] | None = None) -> Un
         if outcome.adjudicated:
             audit_record(
                 actor=decision.expert.user,
-                action=AuditAction.ADJUDICATION_DECIDE,
+                action=ValidationAction.ADJUDICATION_DECIDE,
                 obj=study_unit,
                 data={
                     "submission": decision.pk,
@@ -147,7 +147,7 @@ def _settle(study_unit: StudyUnit, ratings: list[RatingRow] | None = None) -> Un
         study_unit.save(update_fields=["state"])
         audit_record(
             actor=None,
-            action=AuditAction.STUDY_UNIT_AWAIT_ADJUDICATION,
+            action=ValidationAction.STUDY_UNIT_AWAIT_ADJUDICATION,
             obj=study_unit,
             data={"unit": unit.pk, "items": items, "chosen": study.adjudicate_splits},
         )
@@ -173,4 +173,4 @@ def _rating_votes(rows: list[RatingRow]) -> tuple[dict[int, list[bool]], int]:
 
 
 def _abilities(votes: dict[int, list[bool]]) -> dict[int, str]:
-    return dict(RubricItem.objects.filter(pk__in=votes).values_list("pk", "ability"))
+    return dict(criteria_by_id(ids=votes).values_list("pk", "ability"))

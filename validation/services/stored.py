@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 from django.core.cache import cache
 
-from benchmark.code_digest import code_digest
-from benchmark.models import StoredBoard
+from benchmark.selectors.leaderboard_options import leaderboard_stored_dataset_ids
 from benchmark.services.warming import leaderboard_warm_later, warm_later
 from benchmark.stored_rows import ABSENT, stored_value, stored_value_write
+from config.code_digest import code_digest
 from config.lazy_import import Lazy
 from validation.models import StoredFigures, Study
 from validation.selectors.report import CODE, study_report_compute, study_report_fingerprint
@@ -113,7 +113,7 @@ def study_figures_warm(*, study_id: int) -> list[str]:
 
 
 def figures_after_deploy_warm(*, studies: int = AFTER_DEPLOY_STUDIES) -> tuple[int, int] | None:
-    """After a deploy that changed the computing code (``benchmark.code_digest``) every kept
+    """After a deploy that changed the computing code (``config.code_digest``) every kept
     figure is stale. Queue the figures of the newest ``studies`` closed studies and the board of
     every dataset whose board was kept; once per code, however many workers start (a cache
     entry marks it). The studies and boards queued, or None when this code's were queued."""
@@ -125,8 +125,7 @@ def figures_after_deploy_warm(*, studies: int = AFTER_DEPLOY_STUDIES) -> tuple[i
     )
     for study in closed:
         study_figures_warm_later(study=study)
-    kept = StoredBoard.objects.order_by("dataset_id").values_list("dataset_id", flat=True)
-    datasets = list(kept.distinct())
+    datasets = leaderboard_stored_dataset_ids()
     for dataset_id in datasets:
         leaderboard_warm_later(dataset_id=dataset_id)
     return len(closed), len(datasets)

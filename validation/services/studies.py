@@ -11,10 +11,11 @@ from django.utils.translation import gettext
 from annotation import services as annotation_services
 from annotation.models import Expert
 from annotation.selectors import experts_active, pool_units
-from benchmark.audit_actions import AuditAction
-from benchmark.models import Dataset, JudgeRun, ModelUnderTest, Response
+from benchmark.models import Dataset, JudgeRun, ModelUnderTest
+from benchmark.selectors.responses import responses_of_cases
 from benchmark.services.audit import audit_record
 from validation.adjudication import UnknownAbility, splits_parse
+from validation.audit_actions import ValidationAction
 from validation.gate import GateConfig
 from validation.models import DEFAULT_STRATA, GATE_FIELDS, Study, StudyUnit
 from validation.naming import study_name_problem
@@ -185,11 +186,7 @@ def study_create(
         fraction=fraction,
         seed=seed,
     )
-    responses = list(
-        Response.objects.filter(case__in=[by_key[k] for k in sample.keys], model__in=list(models))
-        .select_related("case", "model")
-        .order_by("case__position", "model__name")
-    )
+    responses = list(responses_of_cases(cases=[by_key[k] for k in sample.keys], models=models))
     if not responses:
         raise StudyError(
             gettext("the chosen models have no responses on the sampled cases"), field="models"
@@ -235,7 +232,7 @@ def study_create(
         )
         audit_record(
             actor=actor,
-            action=AuditAction.STUDY_CREATE,
+            action=ValidationAction.STUDY_CREATE,
             obj=study,
             data={
                 "seed": seed,
@@ -274,7 +271,7 @@ def study_set_adjudicate_splits(*, study: Study, codes: Iterable[str] | str, act
         study.save(update_fields=["adjudicate_splits"])
         audit_record(
             actor=actor,
-            action=AuditAction.STUDY_ADJUDICATE_SPLITS,
+            action=ValidationAction.STUDY_ADJUDICATE_SPLITS,
             obj=study,
             data={"from": previous, "to": splits},
         )
@@ -298,7 +295,7 @@ def study_set_gate(*, study: Study, gate: GateConfig, actor=None) -> Study:
         study.save(update_fields=list(GATE_FIELDS.values()))
         audit_record(
             actor=actor,
-            action=AuditAction.STUDY_GATE,
+            action=ValidationAction.STUDY_GATE,
             obj=study,
             data={"from": previous, "to": gate.as_dict()},
         )
@@ -317,7 +314,7 @@ def study_open(*, study: Study, actor=None) -> Study:
         annotation_services.pool_set_status(pool=study.pool, status="open", actor=actor)
         study.opened_at = timezone.now()
         study.save(update_fields=["opened_at"])
-        audit_record(actor=actor, action=AuditAction.STUDY_OPEN, obj=study)
+        audit_record(actor=actor, action=ValidationAction.STUDY_OPEN, obj=study)
         study_opened_announce(study=study)
     study.pool.refresh_from_db()
     return study

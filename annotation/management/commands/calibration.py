@@ -15,9 +15,9 @@ from annotation import services
 from annotation.models import CalibrationSet, Expert, Pool
 from annotation.references import ReferenceFileError, references_parse
 from annotation.selectors import quality as selectors_quality
-from benchmark.cli_exits import UsageError
-from benchmark.cli_types import fraction_0_1
-from benchmark.models import Dataset
+from benchmark.selectors.datasets import dataset_newest_named
+from config.cli_exits import UsageError
+from config.cli_types import fraction_0_1
 
 
 def _share(value: float | None) -> str:
@@ -52,7 +52,7 @@ class Command(BaseCommand):
             raise UsageError(str(exc)) from exc
 
     def _create(self, options):
-        dataset = Dataset.objects.filter(name=options["dataset"]).order_by("-version").first()
+        dataset = dataset_newest_named(name=options["dataset"])
         if dataset is None:
             raise UsageError(f"no dataset named {options['dataset']!r}")
         senior = Expert.objects.filter(user__username=options["senior"]).first()

@@ -8,7 +8,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotation import services
 from annotation.models import CertificationBar, Expert
-from benchmark.cli_exits import EXIT_ERRORS, UsageError
+from config.cli_exits import EXIT_ERRORS, UsageError
 
 
 class Command(BaseCommand):

@@ -8,9 +8,9 @@ from django.core.management.base import BaseCommand
 from annotation.models import PanelRule, TaskKind
 from annotation.services import AnnotationError
 from annotation.services.construction import construction_work_open, drafts_authors_assign
-from benchmark.cli_exits import UsageError
-from benchmark.cli_types import comma_list, positive_int
 from benchmark.selectors.construction import ProjectNotFound, project_get
+from config.cli_exits import UsageError
+from config.cli_types import comma_list, positive_int
 
 KINDS = {"difficulty": TaskKind.DIFFICULTY, "review": TaskKind.REVIEW, "panel": TaskKind.PANEL}
 

@@ -6,8 +6,8 @@ from django.core.management.base import BaseCommand
 
 from annotation import services
 from annotation.models import Expert
-from benchmark.cli_exits import UsageError
-from benchmark.cli_types import positive_int
+from config.cli_exits import UsageError
+from config.cli_types import positive_int
 
 
 class Command(BaseCommand):

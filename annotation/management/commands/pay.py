@@ -10,10 +10,10 @@ from django.core.management.base import BaseCommand
 from annotation import services
 from annotation.models import Expert, Pool
 from annotation.selectors.pay import pay_earnings
-from benchmark.cli_exits import UsageError
-from benchmark.cli_types import iso_date, non_negative_amount
-from benchmark.csv_safe import csv_cell
-from benchmark.files import FileWriteError, file_write_atomically
+from config.cli_exits import UsageError
+from config.cli_types import iso_date, non_negative_amount
+from config.csv_safe import csv_cell
+from config.files import FileWriteError, file_write_atomically
 
 HEADER = ["period_from", "period_to", "rater", "username", "display_name", "tier", "study",
           "currency", "units", "earned", "corrections", "total",

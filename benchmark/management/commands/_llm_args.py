@@ -6,15 +6,6 @@ import math
 from django.core.checks import Tags
 from django.core.management.base import CommandError
 
-from benchmark.cli_exits import EXIT_ERRORS, EXIT_INTERRUPTED, EXIT_STOPPED, UsageError
-from benchmark.cli_types import (
-    comma_list,
-    non_negative_float,
-    non_negative_int,
-    positive_float,
-    positive_fraction,
-    positive_int,
-)
 from benchmark.llm.client import RetryPolicy
 from benchmark.llm.credentials import api_key_resolve
 from benchmark.llm.engine import REFUSED
@@ -22,6 +13,15 @@ from benchmark.llm.progress import ProgressWriter
 from benchmark.models import LLMRun
 from benchmark.selectors.runs import run_error_kinds
 from benchmark.services.llm_jobs import EngineOptions, RunOptions, RunOutcome
+from config.cli_exits import EXIT_ERRORS, EXIT_INTERRUPTED, EXIT_STOPPED, UsageError
+from config.cli_types import (
+    comma_list,
+    non_negative_float,
+    non_negative_int,
+    positive_float,
+    positive_fraction,
+    positive_int,
+)
 
 # The model checks only: the template and URL checks (every view, the API schema, DRF's
 # template tags) take half a second and concern serving pages, which these commands never do;

@@ -13,8 +13,6 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from benchmark.cli_exits import EXIT_ERRORS, EXIT_INTERRUPTED, UsageError
-from benchmark.cli_types import comma_list, non_negative_float, positive_fraction, positive_int
 from benchmark.importing import ImportFailure
 from benchmark.management.commands._llm_args import (
     add_endpoint_arguments,
@@ -51,6 +49,8 @@ from benchmark.services.rewrite import rewrite_run_execute, rewrite_run_start, r
 from benchmark.services.snapshots import SnapshotError, project_publish, snapshot_create
 from benchmark.services.synthesis import synthesis_run_execute, synthesis_run_start
 from benchmark.taxonomy import ability_code
+from config.cli_exits import EXIT_ERRORS, EXIT_INTERRUPTED, UsageError
+from config.cli_types import comma_list, non_negative_float, positive_fraction, positive_int
 
 MAX_FAILURES_SHOWN = 10
 

@@ -3,15 +3,15 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand
 
-from benchmark.cli_exits import UsageError
-from benchmark.cli_types import positive_int
-from benchmark.files import FileWriteError, file_write_atomically
 from benchmark.inspect_log import InspectUnavailable, inspect_log_write, inspect_require
 from benchmark.models import JudgeRun
 from benchmark.scoring import SCORING_MODES
 from benchmark.selectors.leaderboard import judge_run_scores
 from benchmark.selectors.run_log import judge_run_log_header, judge_run_log_lines
 from benchmark.selectors.runs import judge_run_get
+from config.cli_exits import UsageError
+from config.cli_types import positive_int
+from config.files import FileWriteError, file_write_atomically
 
 FORMATS = ("inspect", "jsonl")
 

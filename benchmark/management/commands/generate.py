@@ -1,6 +1,5 @@
 from django.core.management.base import BaseCommand
 
-from benchmark.cli_exits import UsageError
 from benchmark.management.commands._llm_args import (
     SYSTEM_CHECKS,
     add_endpoint_arguments,
@@ -21,6 +20,7 @@ from benchmark.services.generation import (
     model_resolve,
 )
 from benchmark.services.llm_jobs import LLMJobConfigError, NothingToRetry, run_options_check
+from config.cli_exits import UsageError
 
 
 class Command(BaseCommand):

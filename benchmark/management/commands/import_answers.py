@@ -2,10 +2,10 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand
 
-from benchmark.cli_exits import UsageError
 from benchmark.importing import ImportFailure
 from benchmark.selectors.datasets import DATASET_HELP, DatasetNotFound
 from benchmark.services.imports import answers_import
+from config.cli_exits import UsageError
 
 
 class Command(BaseCommand):

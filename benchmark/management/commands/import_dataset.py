@@ -2,9 +2,9 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand
 
-from benchmark.cli_exits import UsageError
 from benchmark.importing import DIFFICULTIES, ImportFailure
 from benchmark.services.imports import dataset_import
+from config.cli_exits import UsageError
 
 
 class Command(BaseCommand):

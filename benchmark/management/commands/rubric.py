@@ -7,11 +7,11 @@ import json
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
-from benchmark.cli_exits import UsageError
-from benchmark.cli_types import non_negative_int
 from benchmark.rubric_diff import points_text
 from benchmark.selectors.rubric import RubricItemNotFound, rubric_item_find, rubric_item_history
 from benchmark.services.rubric import KEEP, RubricEditError, rubric_item_edit
+from config.cli_exits import UsageError
+from config.cli_types import non_negative_int
 
 
 def _points(value: str) -> int | None:

@@ -11,9 +11,6 @@ from pathlib import Path
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
-from benchmark.cli_exits import UsageError
-from benchmark.cli_types import non_negative_int, positive_int
-from benchmark.files import file_write_atomically
 from benchmark.importing import ImportFailure
 from benchmark.llm.client import RetryPolicy
 from benchmark.llm.credentials import api_key_resolve
@@ -37,6 +34,9 @@ from benchmark.services.imports import answers_import, dataset_import
 from benchmark.services.judging import judge_resolve, judge_run_execute, judge_run_start
 from benchmark.services.llm_jobs import EngineOptions, LLMJobConfigError
 from benchmark.taxonomy import BY_CODE
+from config.cli_exits import UsageError
+from config.cli_types import non_negative_int, positive_int
+from config.files import file_write_atomically
 
 UPSTREAM_JUDGE_MODEL = "claude-sonnet-4-5-20250929"
 UPSTREAM_ANSWER_FILE = "./data/temp_answers.jsonl"

@@ -5,8 +5,6 @@ import json
 
 from django.core.management.base import BaseCommand
 
-from benchmark.cli_exits import UsageError
-from benchmark.cli_types import comma_list, non_negative_float, positive_fraction
 from benchmark.saturation import (
     DEFAULT_EASY_THRESHOLD,
     DEFAULT_HARD_QUANTILE,
@@ -15,6 +13,8 @@ from benchmark.saturation import (
 )
 from benchmark.selectors.datasets import DatasetNotFound, dataset_resolve
 from benchmark.selectors.leaderboard import LeaderboardError, dataset_hits
+from config.cli_exits import UsageError
+from config.cli_types import comma_list, non_negative_float, positive_fraction
 
 
 def _table(data: dict, *, dataset: str, judge: str) -> str:

@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand
 
-from benchmark.cli_exits import UsageError
 from benchmark.schema_files import SchemaNotFound, schema_files, schema_load, schema_path
+from config.cli_exits import UsageError
 
 
 class Command(BaseCommand):

@@ -1,8 +1,8 @@
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from benchmark.cli_exits import UsageError
-from benchmark.cli_types import positive_int
+from config.cli_exits import UsageError
+from config.cli_types import positive_int
 
 QUEUES = ("judge", "generate", "reports")
 

@@ -6,7 +6,7 @@ from pathlib import Path
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
 
-from benchmark.audit_actions import AuditAction
+from benchmark.audit_actions import BenchmarkAction
 from benchmark.importing import AnswerRow, iter_answers
 from benchmark.models import Dataset, ModelUnderTest, Response
 from benchmark.selectors.datasets import dataset_resolve
@@ -61,7 +61,7 @@ def answers_import(
         if result.created or model_created:
             audit_record(
                 actor=actor,
-                action=AuditAction.ANSWERS_IMPORT,
+                action=BenchmarkAction.ANSWERS_IMPORT,
                 obj=model,
                 data={
                     "dataset": str(dataset),

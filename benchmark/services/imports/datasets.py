@@ -7,7 +7,7 @@ from pathlib import Path
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import connection, reset_queries, transaction
 
-from benchmark.audit_actions import AuditAction
+from benchmark.audit_actions import BenchmarkAction
 from benchmark.importing import (
     CaseRecord,
     ContentHasher,
@@ -95,7 +95,7 @@ def dataset_import(
             _insert_cases(dataset=dataset, cases=iter_cases(path, difficulty=difficulty, **limits))
             audit_record(
                 actor=actor,
-                action=AuditAction.DATASET_IMPORT,
+                action=BenchmarkAction.DATASET_IMPORT,
                 obj=dataset,
                 data={
                     "name": name,

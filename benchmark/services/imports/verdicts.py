@@ -8,7 +8,7 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
-from benchmark.audit_actions import AuditAction
+from benchmark.audit_actions import BenchmarkAction
 from benchmark.importing import (
     ContentHasher,
     ImportFailure,
@@ -102,7 +102,7 @@ def verdicts_import(
             run_ended(run=run)
             audit_record(
                 actor=actor,
-                action=AuditAction.VERDICTS_IMPORT,
+                action=BenchmarkAction.VERDICTS_IMPORT,
                 obj=run,
                 data={"file": path.name, "dataset": str(dataset), **run.import_summary},
             )

@@ -29,8 +29,8 @@ from concurrent import futures
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from benchmark.cli_exits import UsageError
-from benchmark.cli_types import port_number, positive_int
+from config.cli_exits import UsageError
+from config.cli_types import port_number, positive_int
 
 KEEP_ALIVE = 75
 # Seconds a worker waits at start for its threads' connections, at most (and at most half its

@@ -40,7 +40,7 @@
   async function next() {
     $("lost").hidden = true; $("two-tabs").hidden = true; state.lost = false;
     status(gettext("Loading the next unit to adjudicate…"));
-    const res = await call("POST", "adjudications/next/?study=" + encodeURIComponent(study));
+    const res = await call("POST", "work/adjudication/next/?study=" + encodeURIComponent(study));
     if (res.status === 204) { $("unit").hidden = true; $("empty").hidden = false; status(""); return; }
     show(res.data);
   }
@@ -132,7 +132,7 @@
     const decisions = Object.entries(state.decisions).filter(([criterion]) => shown.has(criterion))
       .map(([criterion, d]) => ({ criterion, hit: d.hit, reason: d.reason }));
     try {
-      await call("POST", "adjudications/" + state.item.id + "/submit/", { decisions });
+      await call("POST", "work/adjudication/" + state.item.id + "/submit/", { decisions });
       kept.drop(state.item.id);
       confirmation(interpolate(gettext("Decisions on unit %s recorded ✓"), [state.item.unit.token]));
       await next();
@@ -164,7 +164,7 @@
   setInterval(tick, 1000);
   setInterval(async () => {
     if (!state.item || state.lost || $("unit").hidden) return;
-    const res = await call("POST", "assignments/" + state.item.id + "/renew/");
+    const res = await call("POST", "work/adjudication/" + state.item.id + "/renew/");
     state.expires = new Date(res.data.lease_expires_at);
   }, 60000);
 

@@ -40,7 +40,7 @@
     if (res.status === 401) { $("saved").textContent = ""; signedOut(); throw new Error("signed out"); }
     if (res.status === 409 && data && data.code === "lease_lost") { leaseLost(data.detail); throw new Error("lease lost"); }
     if (res.status === 409 && data) {
-      const own = state.assignment && path.startsWith("assignments/" + state.assignment.id + "/");
+      const own = state.assignment && path.startsWith("work/rating/" + state.assignment.id + "/");
       if (own) await conflict(data.detail); else leaseLost(data.detail);
       throw new Error("conflict");
     }
@@ -54,7 +54,7 @@
   // Then this tab's marks are shown beside what was submitted; else the refusal as it came.
   async function conflict(reason) {
     const id = state.assignment.id, labels = state.labels, criteria = state.assignment.unit.criteria;
-    const res = await request(api + "assignments/" + id + "/", "GET").catch(() => null);
+    const res = await request(api + "work/rating/" + id + "/", "GET").catch(() => null);
     const submitted = res && res.ok && res.data.submitted;
     if (!submitted) { leaseLost(reason); return; }
     state.lost = true; kept.drop(id);
@@ -80,7 +80,7 @@
   async function next() {
     $("lost").hidden = true; $("two-tabs").hidden = true; state.lost = false;
     status(gettext("Loading the next unit…"));
-    const { data, workState } = await call("POST", "assignments/next/?study=" + encodeURIComponent(study));
+    const { data, workState } = await call("POST", "work/rating/next/?study=" + encodeURIComponent(study));
     if (workState) { refreshProgress(); showState(workState); return; }
     showProgress(data.progress);
     show(data);
@@ -198,7 +198,7 @@
   async function save() {
     if (!state.assignment || state.lost) return;
     const id = state.assignment.id, sent = JSON.stringify(state.labels);
-    const { data } = await call("PUT", "assignments/" + id + "/draft/", { labels: payload(), active_seconds: activeSeconds() });
+    const { data } = await call("PUT", "work/rating/" + id + "/draft/", { labels: payload(), active_seconds: activeSeconds() });
     // The server has these marks now: the browser keeps only marks it has not (so a newer
     // draft saved from another device is not overwritten by an old copy here).
     if (JSON.stringify(state.labels) === sent) kept.drop(id);
@@ -224,7 +224,7 @@
     $("calibration-result").hidden = true;
     let data;
     try {
-      ({ data } = await call("POST", "assignments/" + state.assignment.id + "/submit/", { labels: payload(), active_seconds: activeSeconds() }));
+      ({ data } = await call("POST", "work/rating/" + state.assignment.id + "/submit/", { labels: payload(), active_seconds: activeSeconds() }));
     } catch (err) {
       state.submitting = false; $("submit").disabled = false;
       throw err;
@@ -316,7 +316,7 @@
   });
   setInterval(async () => {
     if (!state.assignment || state.lost || $("unit").hidden) return;
-    const { data } = await call("POST", "assignments/" + state.assignment.id + "/renew/");
+    const { data } = await call("POST", "work/rating/" + state.assignment.id + "/renew/");
     state.expires = new Date(data.lease_expires_at);
   }, 60000);
 
