@@ -5,7 +5,7 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import TextIO
 
-from benchmark.csv_safe import csv_cell
+from config.csv_safe import csv_cell
 
 FORMATS = ("csv", "jsonl")
 

@@ -7,12 +7,12 @@ from collections.abc import Callable
 from rest_framework import serializers
 
 from annotation.models import Pool
-from benchmark.cli_types import non_negative_int, open_share, positive_fraction, positive_int
+from config.cli_types import non_negative_int, open_share, positive_fraction, positive_int
 from validation import closing, export, report
 
 
 def command_line_rule(parse: Callable[[str], object]) -> Callable[[object], None]:
-    """A validator made of the command line's own option type (``benchmark.cli_types``): the
+    """A validator made of the command line's own option type (``config.cli_types``): the
     API refuses what `heartbench study create` refuses, in the same words."""
 
     def check(value: object) -> None:

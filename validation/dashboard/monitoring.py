@@ -10,7 +10,7 @@ gold, non-inferiority to the experts, catastrophic recall, score bias per model.
 those conditions becomes a sequential ``Condition`` (its value and 95 % interval, the gate's
 threshold and direction) that ``validation.statistics.sequential`` decides at the look's
 Lan–DeMets boundary; one the gate itself holds as not enough data (too few gold catastrophic
-hits, no model scored, an undefined figure) stays undecided at any boundary.
+hits, no model scored, an undefined figure) stays not enough data at any boundary.
 
 The study may stop early once every condition of every judge is decided (passed or failed)
 at the boundary: each judge's gate answer is then known, whether the judges agree or one
@@ -128,7 +128,7 @@ def completed_cases(*, study: Study) -> list[str]:
 def _sequential(judge: str, condition: gate.Condition, df: int) -> Condition:
     name = " · ".join(filter(None, (judge, condition.name, condition.subject)))
     # Held back by the gate itself (too few catastrophic hits, no model scored, an undefined
-    # figure): no data to decide on at any boundary, so it stays undecided.
+    # figure): no data to decide on at any boundary, so it stays not enough data.
     held = condition.status == gate.NOT_ENOUGH_DATA and condition.reason is not None
     return condition_from_interval(
         name=name,

@@ -163,6 +163,17 @@ def bland_altman_chart(*, title: str, cases: dict[str, Any]) -> str:
     means = [(g + j) / 2 for g, j in zip(gold, judge, strict=True)]
     differences = [j - g for g, j in zip(gold, judge, strict=True)]
     lines = [value for value in (ba["lower_limit"], ba["upper_limit"]) if value is not None]
+    # Each line's 95 % interval (bootstrap over questions) as a band, when the report has one.
+    bands = [
+        (ci["low"], ci["high"], colour)
+        for key, colour in (
+            ("mean_difference", "#9467bd"),
+            ("lower_limit", "#b42318"),
+            ("upper_limit", "#b42318"),
+        )
+        if (ci := ba.get(f"{key}_ci95")) and ci.get("low") is not None
+    ]
+    lines += [bound for low, high, _colour in bands for bound in (low, high)]
     reach = max([abs(d) for d in differences + lines] + [5.0]) * 1.1
 
     def x(value: float) -> float:
@@ -190,6 +201,11 @@ def bland_altman_chart(*, title: str, cases: dict[str, Any]) -> str:
     for mx, d in zip(means, differences, strict=True):
         parts.append(
             f'<circle cx="{x(mx):.1f}" cy="{y(d):.1f}" r="3" fill="#1f77b4" fill-opacity=".6"/>'
+        )
+    for low, high, colour in bands:
+        parts.append(
+            f'<rect x="{left}" y="{y(high):.1f}" width="{width - left - right}" '
+            f'height="{y(low) - y(high):.1f}" fill="{colour}" fill-opacity=".08"/>'
         )
     marks = (
         (ba["mean_difference"], _("mean %(v)s"), "#9467bd", ""),

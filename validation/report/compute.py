@@ -4,7 +4,7 @@ Every interval is the case-clustered bootstrap with one seed for the whole repor
 what the study sampled, and criteria of one case (and the models' answers to it) move together.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -14,7 +14,9 @@ from validation.gate import GateConfig, GateDecision, gate_decide
 from validation.report.adjudication import adjudication_compute
 from validation.report.data import CATEGORIES as LABELS
 from validation.report.data import HIT, MISS, JudgeLabels, StudyData
+from validation.report.design import decided_at, study_close_look
 from validation.report.dropped import dropped_compute
+from validation.report.latent_class import latent_class_compute
 from validation.report.notes import notes_compute
 from validation.report.rater_quality import rater_quality_compute
 from validation.report.rubric_changes import rubric_changes_compute, rubric_changes_for_judge
@@ -36,6 +38,8 @@ from validation.statistics import (
     raters_leave_one_out,
 )
 from validation.statistics.holm import agreement_below_holm
+from validation.statistics.pairwise import two_by_two_indices
+from validation.statistics.provenance import FROM_GOLD, provenance_agreement
 
 PAIRWISE = ("agreement", "cohen_kappa", "scott_pi", "gwet_ac1", "pabak", "balanced_f1")
 BREAKDOWN = ("agreement", "cohen_kappa", "gwet_ac1")
@@ -91,7 +95,26 @@ def _against_gold(result: PairwiseAgreement) -> dict[str, Any]:
         "gold": result.per_class["hit"].reference_share,
         "judge": result.per_class["hit"].predicted_share,
     }
+    # As in `heartbench agreement`: b, gold met and judge not met; c, the other way round.
+    section |= two_by_two_indices(confusion=result.confusion) or {
+        "prevalence_index": None,
+        "bias_index": None,
+        "mcnemar": None,
+    }
     return section
+
+
+def _by_provenance(data: StudyData, codes: np.ndarray, boot) -> dict[str, Any]:
+    """Agreement with the gold per provenance (3/3, 2/1, adjudicated), as the CLI keys it."""
+    return provenance_agreement(
+        reference=data.gold,
+        predicted=codes,
+        provenance=np.array([FROM_GOLD.get(p, "") for p in data.provenance], dtype=object),
+        clusters=data.case,
+        n_clusters=data.n_cases,
+        categories=LABELS,
+        bootstrap=boot,
+    )
 
 
 def _groups(data: StudyData) -> dict[str, dict[str, np.ndarray]]:
@@ -178,21 +201,22 @@ def _judge(
     data: StudyData, ratings: Ratings, judge: JudgeLabels, experts: dict, boot
 ) -> dict[str, Any]:
     codes = judge.codes
-    figures, gate = judge_gate_compute(data=data, judge=judge, bootstrap=boot, ratings=ratings)
+    figures, gate, decided = judge_gate_final(
+        data=data, judge=judge, bootstrap=boot, ratings=ratings
+    )
     against_gold = figures.against_gold
     against_raters = labeller_against_raters(ratings=ratings, predicted=codes, bootstrap=boot)
-    judge_f1 = against_raters.pooled.balanced_f1.value
     expert_f1 = {
         name: section["balanced_f1"]["value"] for name, section in experts["leave_one_out"].items()
     }
-    known = [v for v in expert_f1.values() if v is not None]
     return {
         "judge": judge.name,
         "runs": list(judge.runs),
         "items_judged": int((codes != MISSING).sum()),
         "errors": judge.errors,
         "missing": int(((codes == MISSING) & (data.gold != MISSING)).sum()) - judge.errors,
-        "vs_gold": _against_gold(against_gold),
+        "vs_gold": _against_gold(against_gold)
+        | {"by_provenance": _by_provenance(data, codes, boot)},
         "vs_experts": {
             "n_pairs": against_raters.pooled.n,
             "balanced_f1": figure(against_raters.pooled.balanced_f1),
@@ -201,14 +225,11 @@ def _judge(
                 name: figure(result.balanced_f1) for name, result in against_raters.by_rater.items()
             },
             "expert_balanced_f1": expert_f1,
-            "experts_below_judge": None
-            if judge_f1 is None
-            else sum(1 for v in known if v < judge_f1),
-            "experts_compared": len(known),
         },
         "vs_others": _against_others(judge_against_others(ratings=ratings, judge=codes)),
         "noninferiority": figures.noninferiority,
-        "gate": gate.as_dict() | {"agreement": figure(against_gold.agreement)},
+        "gate": gate.as_dict()
+        | {"agreement": figure(against_gold.agreement), "decided_at": decided},
         "breakdowns": {
             kind: {
                 name: _with_recall(
@@ -278,6 +299,27 @@ def judge_gate_compute(
     return figures, gate
 
 
+def judge_gate_final(
+    *,
+    data: StudyData,
+    judge: JudgeLabels,
+    bootstrap: BootstrapSettings,
+    ratings: Ratings | None = None,
+) -> tuple[GateFigures, GateDecision, dict[str, Any]]:
+    """The study's own decision of one judge's gate (the report, the badge and the command
+    line's leaderboard ask this): the figures at 95 %, and the gate decided at 95 % or, for a
+    closed sequentially monitored study, at its design's final boundary on the same resamples
+    (``validation.report.design``); with ``decided_at``, which interval decided."""
+    figures, gate = judge_gate_compute(data=data, judge=judge, bootstrap=bootstrap, ratings=ratings)
+    look = study_close_look(data)
+    if look is None:
+        return figures, gate, decided_at(None, level=bootstrap.level)
+    _, at_boundary = judge_gate_compute(
+        data=data, judge=judge, bootstrap=replace(bootstrap, level=look.level), ratings=ratings
+    )
+    return figures, at_boundary, decided_at(look, level=look.level, fixed=gate.decision)
+
+
 def _counts(data: StudyData) -> dict[str, Any]:
     states = data.unit_states
     rated = (data.ratings != MISSING).sum(axis=1)
@@ -338,6 +380,12 @@ def report_compute(*, data: StudyData, bootstrap: BootstrapSettings) -> dict[str
         "rubric_changes": rubric_changes,
         "planning": planning_compute(study=data.study, judges=judges),
         "stability": stability_compute(data=data, bootstrap=bootstrap, figure=figure),
+        "latent_class": latent_class_compute(
+            data=data,
+            ratings=ratings,
+            bootstrap=bootstrap,
+            agreement={j["judge"]: j["vs_gold"]["agreement"]["value"] for j in judges},
+        ),
     }
 
 
@@ -372,6 +420,9 @@ def _comparison(judges: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "balanced_f1_vs_experts": j["vs_experts"]["balanced_f1"],
             "recall_catastrophic": j["catastrophic"]["recall_hit"],
             "kendall_tau": j["score_effect"]["rank_agreement"]["kendall_tau"],
+            # The few-models warning travels with τ wherever τ is shown.
+            "kendall_tau_models": j["score_effect"]["rank_agreement"]["models"],
+            "kendall_tau_warning": j["score_effect"]["rank_agreement"].get("warning"),
             "decision": j["gate"]["decision"],
         }
         for j in judges

@@ -9,12 +9,14 @@ import io
 from collections.abc import Iterator
 from typing import Any
 
-from benchmark.csv_safe import csv_cell
+from config.csv_safe import csv_cell
 from validation.report.adjudication import adjudication_csv_rows
 from validation.report.dropped import dropped_csv_rows
+from validation.report.latent_class import latent_class_csv_rows
 from validation.report.notes import notes_csv_rows
 from validation.report.rubric_changes import rubric_changes_csv_rows
 from validation.report.stability import stability_csv_rows
+from validation.statistics.provenance import PROVENANCES
 
 COLUMNS = (
     "section",
@@ -61,6 +63,23 @@ def _baseline_rows(section: str, judge: str, baseline: dict[str, Any]) -> Iterat
             yield _figure_row(section, judge, group, name, key, figures[key])
 
 
+def _decided_at_row(judge: str, decided: dict[str, Any] | None) -> Row:
+    """The interval the gate was decided on (value: its two-sided level), and for a sequential
+    design its boundary, looks and early stop."""
+    decided = decided or {"interval": "fixed_95", "level": 0.95, "design": None}
+    design = decided["design"]
+    note = ""
+    if design is not None:
+        note = (
+            f"critical {decided['critical']:.4f} at look {design['look']} of "
+            f"{design['planned_looks']}, {design['spending']} spending; "
+            f"{design['complete_cases']} of {design['planned_cases']} planned cases"
+            + ("; stopped early" if design["stopped_early"] else "")
+        )
+    return ("gate", judge, "all", decided["interval"], "decided_at", decided["level"],
+            None, None, None, None, note)  # fmt: skip
+
+
 def _gate_rows(judge: str, gate: dict[str, Any]) -> Iterator[Row]:
     """Each gate condition (statistic = its status), the overall decision, the ability flags."""
     for c in gate["conditions"]:
@@ -78,6 +97,16 @@ def _gate_rows(judge: str, gate: dict[str, Any]) -> Iterator[Row]:
             c["reason"] or "",
         )
     yield _plain("gate", judge, "all", "", "decision", gate["decision"])
+    rule = gate.get("multiplicity") or {}
+    if rule.get("adjusted"):  # the score-bias rule across models, and each model's test
+        yield _plain("gate", judge, "score_bias", "", "multiplicity", rule["rule"])
+        for c in gate["conditions"]:
+            if c.get("adjusted"):
+                a = c["adjusted"]
+                yield ("gate_score_bias_holm", judge, "model", c["subject"],
+                       f"{a['unadjusted_status']} -> {c['status']}", a["level"], a["family"],
+                       a["low"], a["high"], "holm", rule["text"])  # fmt: skip
+    yield _decided_at_row(judge, gate.get("decided_at"))
     for a in gate["abilities"]:
         yield (
             "gate_ability_holm",
@@ -94,17 +123,61 @@ def _gate_rows(judge: str, gate: dict[str, Any]) -> Iterator[Row]:
         )
 
 
+def _question_ci(ci: dict[str, Any] | None) -> tuple[Any, Any, Any]:
+    """A question-bootstrap interval's low, high and method (None when there is none)."""
+    if not ci or ci["method"] is None:
+        return None, None, None
+    return ci["low"], ci["high"], f"{ci['method']}, {ci['resampled']} resampled"
+
+
+def _gold_test_rows(judge: str, vs_gold: dict[str, Any]) -> Iterator[Row]:
+    """What accompanies PABAK (prevalence and bias indices), McNemar's paired test, and
+    agreement with the gold by its provenance (unanimous, split, adjudicated)."""
+    for key in ("prevalence_index", "bias_index"):
+        yield _plain("judge_vs_gold", judge, "all", "", key, vs_gold[key])
+    if (test := vs_gold["mcnemar"]) is not None:
+        discordant = test["b"] + test["c"]
+        for key in ("b", "c"):
+            yield _plain("judge_vs_gold", judge, "mcnemar", "", f"mcnemar_{key}", test[key])
+        yield (
+            "judge_vs_gold", judge, "mcnemar", "", "mcnemar_p_value", test["p_value"],
+            discordant, None, None, test["method"], "",
+        )  # fmt: skip
+    section = vs_gold["by_provenance"]
+    for key in PROVENANCES:
+        group = section.get(key)
+        if group is None:
+            reason = section.get("reasons", {}).get(key, "")
+            yield ("judge_vs_gold_by_provenance", judge, "provenance", key, "agreement",
+                   None, None, None, None, None, reason)  # fmt: skip
+            continue
+        ci = group["ci95"] or {}
+        yield (
+            "judge_vs_gold_by_provenance", judge, "provenance", key, "agreement",
+            group["agreement"], group["n"], ci.get("low"), ci.get("high"), ci.get("method"),
+            group.get("reason", ""),
+        )  # fmt: skip
+
+
 def _case_score_rows(judge: str, cases: dict[str, Any]) -> Iterator[Row]:
+    # The note names the units: n cases from so many questions (the sampled unit) × models.
+    units = f"{cases['questions']} questions x {cases['models']} models"
     icc = cases["icc"]
     yield (
         "case_scores", judge, "cases", "", "icc_2_1", icc["value"], icc["n"],
-        icc["low"], icc["high"], "McGraw-Wong F", icc["reason"] or "",
+        *_question_ci(icc["ci95"]), icc["reason"] or icc["ci95"].get("reason") or units,
+    )  # fmt: skip
+    f = icc["f_interval"]
+    yield (
+        "case_scores", judge, "cases", "", "icc_2_1_f_interval", icc["value"], icc["n"],
+        f["low"], f["high"], f"{f['method']} (cases as independent)", icc["reason"] or "",
     )  # fmt: skip
     ba = cases["bland_altman"]
     for key in ("mean_difference", "sd", "lower_limit", "upper_limit"):
+        ci = ba.get(f"{key}_ci95")
         yield (
             "case_scores", judge, "bland_altman", "judge - gold", key, ba[key], ba["n"],
-            None, None, None, ba["reason"] or "",
+            *_question_ci(ci), ba["reason"] or (ci or {}).get("reason") or units,
         )  # fmt: skip
 
 
@@ -120,6 +193,7 @@ def _judge_rows(j: dict[str, Any]) -> Iterator[Row]:
             yield _plain(
                 "confusion", name, "all", f"gold {row_label}", f"judge {column_label}", count
             )
+    yield from _gold_test_rows(name, j["vs_gold"])
     yield from _gate_rows(name, j["gate"])
     experts = j["vs_experts"]
     yield _figure_row("judge_vs_experts", name, "pooled", "", "balanced_f1", experts["balanced_f1"])
@@ -142,6 +216,7 @@ def _judge_rows(j: dict[str, Any]) -> Iterator[Row]:
         test.get("reason", ""),
     )
     yield _plain("noninferiority", name, "pooled", "", "passed", test["passed"])
+    yield _plain("noninferiority", name, "pooled", "", "status", test["status"])
     for kind, groups in j["breakdowns"].items():
         for group, section in groups.items():
             for key, value in section.items():
@@ -240,6 +315,7 @@ def report_rows(report: dict[str, Any]) -> Iterator[Row]:
                 yield _plain("rater_quality", "", "expert", rater["expert"], key, value)
     yield from rubric_changes_csv_rows(report.get("rubric_changes"))
     yield from stability_csv_rows(report.get("stability"))
+    yield from latent_class_csv_rows(report.get("latent_class"))
 
 
 def report_csv(report: dict[str, Any]) -> str:

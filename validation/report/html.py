@@ -15,6 +15,7 @@ from django.utils.translation import gettext as _
 from benchmark.taxonomy import BY_CODE, CATEGORY_NAMES, ability_name, category_name
 from config.page_safety import bidi_shown
 from validation.closing import DROP_REASONS
+from validation.gate import STATUS_WORDS
 from validation.report.charts import (
     Bar,
     bar_from,
@@ -23,6 +24,8 @@ from validation.report.charts import (
     interval_chart,
     score_chart,
 )
+from validation.report.design import decided_at_text
+from validation.report.latent_class import latent_class_view
 
 # Lazy: the labels are read in the language of the request that renders the report.
 RELIABILITY = (
@@ -62,11 +65,8 @@ UNIT_STATES = {
     "adjudicated": gettext_lazy("adjudicated"),
     "dropped": gettext_lazy("dropped"),
 }
-GATE_STATUS = {
-    "passed": gettext_lazy("passed"),
-    "failed": gettext_lazy("failed"),
-    "not_enough_data": gettext_lazy("not enough data"),
-}
+# The outcome words are the gate's own (one vocabulary for report, badge, CLI and dashboard).
+GATE_STATUS = STATUS_WORDS
 GATE_CONDITIONS = {
     "agreement": gettext_lazy("agreement with the gold"),
     "noninferiority": gettext_lazy("non-inferiority to the experts (judge − experts, macro-F1)"),
@@ -85,6 +85,10 @@ def gate_conditions_view(conditions) -> list[dict[str, Any]]:
             if c["direction"] == "at_least"
             else _("interval within ±%(t)s") % {"t": f"{threshold:g}"}
         )
+        if c.get("adjusted"):  # a score bias among several models (validation.gate)
+            rule += "; " + _(
+                "failing it: Holm's step-down across %(m)s models, here on the %(level)s interval"
+            ) % {"m": c["adjusted"]["family"], "level": f"{c['adjusted']['level']:.2%}"}
         rows.append(
             {
                 **c,
@@ -123,6 +127,37 @@ def _baseline_rows(judge: dict[str, Any], experts: dict[str, Any]) -> list[dict[
         {"label": name, "expert": figures, "judge": judge["raters"].get(name), "rater": True}
         for name, figures in experts["raters"].items()
     ]
+    return rows
+
+
+BY_PROVENANCE = (
+    ("unanimous", gettext_lazy("unanimous (3/3)")),
+    ("split", gettext_lazy("split (2/1)")),
+    ("adjudicated", gettext_lazy("adjudicated")),
+)
+
+
+def _provenance_rows(section: dict[str, Any]) -> list[dict[str, Any]]:
+    """Agreement with the gold per provenance, each as a figure the templates show."""
+    rows = []
+    for key, label in BY_PROVENANCE:
+        group = section.get(key) or {}
+        ci = group.get("ci95") or {}
+        reason = group.get("reason") or section.get("reasons", {}).get(key)
+        rows.append(
+            {
+                "key": key,
+                "label": str(label),
+                "n": group.get("n"),
+                "method": ci.get("method"),
+                "figure": {
+                    "value": group.get("agreement"),
+                    "low": ci.get("low"),
+                    "high": ci.get("high"),
+                    "reason": reason,
+                },
+            }
+        )
     return rows
 
 
@@ -169,9 +204,11 @@ def _judge_view(
         **judge,
         "decision_label": str(GATE_STATUS[gate["decision"]]),
         "conditions": gate_conditions_view(gate["conditions"]),
+        "decided_at_text": decided_at_text(gate.get("decided_at")),
         "ability_tests": ability_tests,
         "flagged": [a["label"] for a in ability_tests if a["flagged"]],
         "baseline": _baseline_rows(judge["vs_others"], experts_vs_others),
+        "by_provenance": _provenance_rows(judge["vs_gold"]["by_provenance"]),
         "chart_bland_altman": mark_safe(
             bland_altman_chart(
                 title=_("Bland–Altman: case scores of judge %(judge)s against the gold")
@@ -257,6 +294,7 @@ def report_context(report: dict[str, Any]) -> dict[str, Any]:
         ],
         "rater_quality": report.get("rater_quality", []),
         "dropped": _dropped_view(report.get("dropped")),
+        "latent_class": latent_class_view(report.get("latent_class")),
     }
 
 

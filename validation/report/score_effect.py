@@ -5,6 +5,7 @@ cancel out errors that do not, so each model is scored twice on the sampled case
 the golden standard, once from the judge — with the same scoring engine as the leaderboard.
 """
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -13,6 +14,7 @@ from benchmark.scoring import RubricLayout, model_aggregate
 from validation.report.data import HIT, StudyData
 from validation.statistics import MISSING, BootstrapSettings, cluster_bootstrap
 from validation.statistics.results import Interval
+from validation.statistics.score_bootstrap import score_agreement_bootstrap
 from validation.statistics.scores import bland_altman, icc_2_1, kendall_tau_b, kendall_tau_test
 
 # Below this many models a rank correlation says next to nothing (with three models τ takes
@@ -54,6 +56,34 @@ def weighted_overall(weights: np.ndarray, matrix: np.ndarray) -> np.ndarray:
         defined = ~np.isnan(means)
         n = defined.sum(axis=-1)
         return np.where(n > 0, np.where(defined, means, 0).sum(axis=-1) / np.maximum(n, 1), np.nan)
+
+
+def _holm_intervals(
+    *, rows: list[dict], scored: list[int], pairs: list, data: StudyData,
+    bootstrap: BootstrapSettings,
+) -> None:  # fmt: skip
+    """With several models, each one's judge − gold interval at 1 − α / r for r = 2..models
+    (``difference_holm``): the intervals Holm's step-down across the models reads
+    (``validation.gate.score_bias_holm``). The same resamples as ``difference_ci95``."""
+    if len(scored) < 2:
+        return
+
+    def differences(weights: np.ndarray) -> np.ndarray:
+        gold, judge = (
+            np.stack([weighted_overall(weights, pairs[i][side]) for i in scored], axis=-1)
+            for side in (0, 1)
+        )
+        return np.moveaxis(judge - gold, -1, 0)
+
+    for r in range(2, len(scored) + 1):
+        level = 1 - (1 - bootstrap.level) / r
+        settings = dataclasses.replace(bootstrap, level=level)
+        intervals = cluster_bootstrap(
+            statistic=differences, n_clusters=data.n_cases, settings=settings
+        )
+        for i, interval in zip(scored, intervals, strict=True):
+            entry = {"family": r, "alpha": 1 - bootstrap.level, "level": level}
+            rows[i].setdefault("difference_holm", []).append(entry | _interval_dict(interval))
 
 
 def _interval_dict(interval: Interval) -> dict[str, Any]:
@@ -116,13 +146,14 @@ def score_effect(
         )
         for i, interval in zip(scored, intervals, strict=False):
             rows[i]["difference_ci95"] = _interval_dict(interval)
+        _holm_intervals(rows=rows, scored=scored, pairs=pairs, data=data, bootstrap=bootstrap)
         if with_tau:
             rank_agreement["ci95"] = _interval_dict(intervals[-1])
     return {
         "scoring": "paper",
         "models": rows,
         "rank_agreement": rank_agreement,
-        "cases": case_agreement(pairs=pairs),
+        "cases": case_agreement(pairs=pairs, bootstrap=bootstrap),
     }
 
 
@@ -133,23 +164,42 @@ def _case_means(matrix: np.ndarray) -> np.ndarray:
     return np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
 
 
-def case_agreement(*, pairs: list[tuple[np.ndarray, np.ndarray]]) -> dict[str, Any]:
+def case_agreement(
+    *, pairs: list[tuple[np.ndarray, np.ndarray]], bootstrap: BootstrapSettings
+) -> dict[str, Any]:
     """Case scores (question × model: mean S over the case's abilities) from gold against the
-    judge's, on the cases scored on both sides: ICC(2,1) and Bland–Altman (judge − gold)."""
-    gold, judge = [], []
+    judge's, on the cases scored on both sides: ICC(2,1) and Bland–Altman (judge − gold), with
+    intervals from a bootstrap over questions (every model's case of a question moves with
+    it); the ICC's F interval, which takes the cases as independent, only under its own key."""
+    gold, judge, questions, models = [], [], [], 0
     for gold_matrix, judge_matrix in pairs:
         g, j = _case_means(gold_matrix), _case_means(judge_matrix)
         both = ~np.isnan(g) & ~np.isnan(j)
         gold += g[both].tolist()
         judge += j[both].tolist()
+        questions += np.flatnonzero(both).tolist()
+        models += bool(both.any())
+    boot = score_agreement_bootstrap(
+        first=gold, second=judge, clusters=questions, settings=bootstrap
+    )
+    limits = bland_altman(first=gold, second=judge).as_dict()
+    for key in ("mean_difference", "lower_limit", "upper_limit"):
+        limits[f"{key}_ci95"] = _question_interval(getattr(boot, key))
     return {
         "unit": "case (question × model)",
         "n": len(gold),
+        "questions": boot.questions,
+        "models": models,
         "gold": gold,
         "judge": judge,
-        "icc": icc_2_1(scores=np.column_stack([gold, judge]).reshape(-1, 2)).as_dict(),
-        "bland_altman": bland_altman(first=gold, second=judge).as_dict(),
+        "icc": icc_2_1(scores=np.column_stack([gold, judge]).reshape(-1, 2)).as_dict()
+        | {"ci95": _question_interval(boot.icc)},
+        "bland_altman": limits,
     }
+
+
+def _question_interval(interval: Interval) -> dict[str, Any]:
+    return _interval_dict(interval) | {"resampled": "questions"}
 
 
 def _ranks(values: list[float]) -> list[int]:

@@ -6,8 +6,12 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from annotation.selectors import rating_labels
-from benchmark.models import Case, JudgeRun, ModelUnderTest, RubricItem, Verdict
+from benchmark.models import JudgeRun, Verdict
+from benchmark.selectors.datasets import cases_by_id
+from benchmark.selectors.models_under_test import model_names_by_id
+from benchmark.selectors.rubric import cases_criteria
 from benchmark.selectors.runs import runs_latest
+from benchmark.selectors.verdicts import run_verdicts
 from validation.models import GoldLabel, Study, StudyUnit
 from validation.report.adjudication_selectors import adjudication_decisions
 from validation.report.data import ItemIndex, JudgeLabels, StudyData, columns, hit_codes
@@ -71,24 +75,22 @@ def _items_gather(study: Study) -> _Items:
     in_study = StudyUnit.objects.filter(study=study)
     item_ids, item_cases, abilities, points = columns(
         list(
-            RubricItem.objects.filter(case_id__in=in_study.values("case_id"))
+            cases_criteria(case_ids=in_study.values("case_id"))
             .order_by("case_id", "position")
             .values_list("id", "case_id", "ability", "points")
         ),
         (np.int64, np.int64, object, float),  # points None (catastrophic) -> NaN
     )
     cases, hard_cases = {}, set()
-    for pk, question_id, difficulty in Case.objects.filter(
-        pk__in=in_study.values("case_id")
-    ).values_list("pk", "question_id", "difficulty"):
+    for pk, question_id, difficulty in cases_by_id(ids=in_study.values("case_id")).values_list(
+        "pk", "question_id", "difficulty"
+    ):
         cases[pk] = question_id
         if difficulty == "hard":
             hard_cases.add(pk)
     case_ids = np.unique(unit_cases)
     model_ids = np.unique(unit_models)
-    model_names = dict(
-        ModelUnderTest.objects.filter(pk__in=model_ids.tolist()).values_list("pk", "name")
-    )
+    model_names = model_names_by_id(ids=model_ids.tolist())
 
     # Each unit's items are its case's criteria in order, the units in order: a unit's
     # criteria are one slice of the items ordered by case.
@@ -142,7 +144,7 @@ def _items_gather(study: Study) -> _Items:
         codes = np.full(n, MISSING, dtype=np.int64)
         response_of, item_of, states = columns(
             list(
-                Verdict.objects.filter(run__in=runs, response_id__in=responses).values_list(
+                run_verdicts(runs=runs, responses=responses).values_list(
                     "response_id", "rubric_item_id", "state"
                 )
             ),
@@ -173,6 +175,7 @@ def _items_gather(study: Study) -> _Items:
             "gate_threshold": study.gate_threshold,
             "plan": study.plan,
             "look_every": study.look_every,
+            "planned_cases": study.planned_cases,
             "gate": study.gate_config,
             "closed_at": study.closed_at.isoformat() if study.closed_at else None,
         },

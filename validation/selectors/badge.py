@@ -3,9 +3,10 @@ covered a dataset with a given judge.
 
 The badge computes the full gate with the report's own gathering of the study's items, labels,
 gold and verdicts (``study_items_data``, which ``study_report_data`` extends with the sections
-the badge does not show) and its own gate computation (``report.compute.judge_gate_compute``,
-deciding through ``validation.gate.gate_decide``) under the same bootstrap settings, so the
-badge, the CLI leaderboard and the report never disagree. The page keeps a badge as data
+the badge does not show) and its own gate computation (``report.compute.judge_gate_final``: at
+a sequential design's final boundary when the study ran one, deciding through
+``validation.gate.gate_decide``) under the same bootstrap settings, so the badge, the CLI
+leaderboard and the report never disagree. The page keeps a badge as data
 (``validation.services.stored.judge_badge_keep``) under the study's report fingerprint, which a
 senior's adjudication writing gold after the close changes.
 """
@@ -14,9 +15,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from benchmark.models import Dataset, JudgeRun
+from benchmark.models import Dataset
+from benchmark.selectors.leaderboard_options import leaderboard_judges
 from validation.models import Study, StudyUnit
-from validation.report.compute import figure, judge_gate_compute
+from validation.report.compute import figure, judge_gate_final
 from validation.report.selectors import study_items_data
 from validation.statistics import BootstrapSettings
 
@@ -38,6 +40,9 @@ class JudgeBadge:
     conditions: tuple[dict[str, Any], ...]
     # Units of the closed study still waiting for a senior's adjudication.
     awaiting_adjudication: int
+    # The interval the gate was decided on (the report's ``gate.decided_at``): a sequential
+    # design's final boundary, or the plain 95 % one. None in a badge kept before it existed.
+    decided_at: dict[str, Any] | None = None
 
     def figures(self) -> dict[str, Any]:
         """What the badge computed (the rest is the study's), as JSON values."""
@@ -48,6 +53,7 @@ class JudgeBadge:
             "decision": self.decision,
             "conditions": list(self.conditions),
             "awaiting_adjudication": self.awaiting_adjudication,
+            "decided_at": self.decided_at,
         }
 
     @classmethod
@@ -92,7 +98,7 @@ def judge_badge_for_study(
     labels = next((j for j in data.judges if j.name == judge), None)
     if labels is None:  # the study's runs of this judge cover none of its units
         return None
-    figures, gate = judge_gate_compute(
+    figures, gate, decided = judge_gate_final(
         data=data, judge=labels, bootstrap=bootstrap or BootstrapSettings()
     )
     return JudgeBadge(
@@ -105,6 +111,7 @@ def judge_badge_for_study(
         decision=gate.decision,
         conditions=tuple(c.as_dict() for c in gate.conditions),
         awaiting_adjudication=sum(data.unit_states.get(state, 0) for state in WAITING_FOR_SENIOR),
+        decided_at=decided,
     )
 
 
@@ -114,12 +121,7 @@ def leaderboard_gate(
     """The badge of every judge that ran on ``dataset``, for the command line's leaderboard:
     the same study, figures and decision the web page shows (``judge_badge_get``); None when
     no closed study validated any of them."""
-    names = (
-        JudgeRun.objects.filter(dataset=dataset)
-        .values_list("judge__name", flat=True)
-        .distinct()
-        .order_by("judge__name")
-    )
+    names = leaderboard_judges(dataset=dataset)
     badges = [
         badge
         for name in names
@@ -137,6 +139,7 @@ def leaderboard_gate(
                 "agreement": b.agreement,
                 "decision": b.decision,
                 "conditions": list(b.conditions),
+                "decided_at": b.decided_at,
             }
             for b in badges
         ]

@@ -15,8 +15,10 @@ from typing import Any
 from django.db.models import Count, Max, Sum
 
 from annotation.selectors.pool_state import pool_state_get
-from benchmark.code_digest import code_digest
-from benchmark.models import JudgeRun, RubricItemVersion, Verdict
+from benchmark.selectors.rubric import dataset_criterion_versions
+from benchmark.selectors.run_lists import judge_repeats
+from benchmark.selectors.verdicts import run_verdicts
+from config.code_digest import code_digest
 from validation.models import GoldLabel, Study
 
 # The packages whose code the report's figures come from (gathering, statistics, scoring).
@@ -40,15 +42,15 @@ def study_report_fingerprint(*, study: Study) -> str:
     runs = sorted(study.judge_runs.values_list("pk", "status", "judge__name"))
     # The stability section reads the repeats of the study's runs and their verdicts.
     repeats = sorted(
-        JudgeRun.objects.filter(repeat_of__in=[r[0] for r in runs]).values_list(
+        judge_repeats(runs=[r[0] for r in runs]).values_list(
             "pk", "repeat_of_id", "repeat_index", "status"
         )
     )
-    verdicts = Verdict.objects.filter(run__in=[r[0] for r in runs + repeats]).aggregate(
+    verdicts = run_verdicts(runs=[r[0] for r in runs + repeats]).aggregate(
         n=Count("id"), last=Max("id")
     )
     models = sorted(study.models_under_test.values_list("pk", "name"))
-    rubric = RubricItemVersion.objects.filter(item__case__dataset_id=study.dataset_id).aggregate(
+    rubric = dataset_criterion_versions(dataset_id=study.dataset_id).aggregate(
         n=Count("id"), last=Max("id")
     )
     parts = (

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from validation.gate import AT_LEAST, NOT_ENOUGH_DATA, condition_decide
 from validation.statistics.bootstrap import cluster_bootstrap, tables_statistic
 from validation.statistics.coding import MISSING, Ratings
 from validation.statistics.pairwise import (
@@ -117,6 +118,22 @@ class NonInferiority:
             return None
         return interval.low >= self.delta
 
+    @property
+    def status(self) -> str:
+        """The outcome in the gate's words (``validation.gate``): passed, failed, undecided
+        while the interval straddles delta, not_enough_data without an interval that shows
+        anything."""
+        if self.passed is None:
+            return NOT_ENOUGH_DATA
+        interval = self.interval
+        return condition_decide(
+            value=self.difference,
+            low=interval.low,
+            high=interval.high,
+            threshold=self.delta,
+            direction=AT_LEAST,
+        )
+
     def as_dict(self) -> dict[str, Any]:
         interval = self.interval
         data: dict[str, Any] = {
@@ -129,6 +146,7 @@ class NonInferiority:
             ),
             "delta": self.delta,
             "passed": self.passed,
+            "status": self.status,
         }
         if self.reason is not None:
             data["reason"] = self.reason

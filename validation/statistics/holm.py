@@ -5,13 +5,19 @@ on the agreement as a ratio of per-cluster sums, with the cluster-robust (linear
 error — items of one case move together, as everywhere in the report. Holm's step-down keeps
 the family-wise error at ``alpha`` across the groups tested; groups with fewer than two
 clusters are reported without a test and left out of the family.
+
+``holm_step_down`` is the same step-down on tests decided by intervals: the gate's rule for
+the score-bias conditions across models (``validation.gate``).
 """
 
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -37,6 +43,24 @@ def holm_adjust(p_values: ArrayLike) -> np.ndarray:
     adjusted = np.empty(m)
     adjusted[order] = np.minimum(stepped, 1.0)
     return adjusted
+
+
+def holm_step_down(*, tests: Sequence[T], rejects: Callable[[T, int], bool]) -> dict[T, int]:
+    """Holm's step-down written on the tests instead of their p-values: ``rejects(test, r)``
+    says whether ``test`` rejects at level α / r (for an interval: whether its 1 − α / r
+    interval lies wholly on the rejecting side). With r tests not yet rejected, every one
+    that rejects at α / r is rejected; r shrinks by as many, and the step repeats until none
+    does. This rejects exactly the tests whose Holm-adjusted p-value is at most α (the one
+    with p ≤ α / r is the next in p-order). Returns each rejected test → the r it fell at."""
+    open_tests, rejected = list(tests), {}
+    while open_tests:
+        r = len(open_tests)
+        falling = [t for t in open_tests if rejects(t, r)]
+        if not falling:
+            break
+        rejected |= dict.fromkeys(falling, r)
+        open_tests = [t for t in open_tests if t not in rejected]
+    return rejected
 
 
 def _p_below(agree: np.ndarray, clusters: np.ndarray, threshold: float) -> tuple[float, float]:

@@ -12,13 +12,14 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from validation.gold import NO_MAJORITY, majority_code
+from annotation.majority import NO_MAJORITY, majority_code
 from validation.statistics.coding import MISSING, Ratings, category_counts
 from validation.statistics.pairwise import (
     PairwiseAgreement,
     pairwise_from_tables,
     pairwise_tables,
 )
+from validation.statistics.provenance import SPLIT, UNANIMOUS
 from validation.statistics.results import BootstrapSettings
 
 
@@ -30,6 +31,9 @@ class Gold:
     single: int  # one rating only: it is the gold
     ties: int  # the top categories tie: no gold, excluded
     unrated: int
+    # (n_items,) "unanimous", "split" or "" (single rating, tie, unrated): the provenance keys
+    # of ``validation.statistics.provenance``
+    provenance: np.ndarray | None = None
 
     @property
     def n(self) -> int:
@@ -38,7 +42,7 @@ class Gold:
 
 def gold_majority(*, codes: ArrayLike, n_categories: int) -> Gold:
     """Gold label per item: the category most raters chose, when no other category ties it
-    (``validation.gold.majority_code``, the project's one majority rule)."""
+    (``annotation.majority.majority_code``, the project's one majority rule)."""
     counts = category_counts(codes=np.asarray(codes), n_categories=n_categories)
     ratings = counts.sum(axis=1)
     top = counts.max(axis=1, initial=0)
@@ -46,13 +50,16 @@ def gold_majority(*, codes: ArrayLike, n_categories: int) -> Gold:
     winner = np.array([majority_code(row) for row in counts.tolist()], dtype=int)
     has_gold = rated & (winner != NO_MAJORITY)
     gold = np.where(has_gold, winner, MISSING)
+    unanimous = has_gold & (ratings >= 2) & (top == ratings)
+    split = has_gold & (top < ratings)
     return Gold(
         codes=gold,
-        unanimous=int((has_gold & (ratings >= 2) & (top == ratings)).sum()),
-        split=int((has_gold & (top < ratings)).sum()),
+        unanimous=int(unanimous.sum()),
+        split=int(split.sum()),
         single=int((has_gold & (ratings == 1)).sum()),
         ties=int((rated & ~has_gold).sum()),
         unrated=int((~rated).sum()),
+        provenance=np.where(unanimous, UNANIMOUS, np.where(split, SPLIT, "")).astype(object),
     )
 
 

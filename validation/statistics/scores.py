@@ -2,7 +2,8 @@
 Kendall's τ-b vectorised over bootstrap resamples.
 
 In the study report a subject is a case (question × model): its case score from the gold
-labels against its case score from the judge's.
+labels against its case score from the judge's. The cases of one question are not independent:
+the report's intervals resample questions (``validation.statistics.score_bootstrap``).
 """
 
 import math
@@ -25,7 +26,21 @@ class Icc:
     reason: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self) | {"form": "ICC(2,1): two-way random, absolute agreement, single"}
+        """The F interval under its own key and name: it treats the n subjects as independent,
+        which question × model case scores are not (the report's ``ci95`` resamples questions:
+        ``validation.statistics.score_bootstrap``)."""
+        return {
+            "n": self.n,
+            "value": self.value,
+            "reason": self.reason,
+            "form": "ICC(2,1): two-way random, absolute agreement, single",
+            "f_interval": {
+                "low": self.low,
+                "high": self.high,
+                "method": "McGraw-Wong F",
+                "assumes": "independent subjects",
+            },
+        }
 
 
 def icc_2_1(*, scores: ArrayLike, level: float = 0.95) -> Icc:

@@ -31,16 +31,16 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize, stats
 
+from validation.gate import FAILED, NOT_ENOUGH_DATA, PASSED, UNDECIDED, condition_decide
+
 ALPHA = 0.05
 FUTILITY_POWER = 0.10
 AT_LEAST = "at_least"  # passed when the value is at least the threshold
 WITHIN = "within"  # passed when the value lies within ± threshold
 DIRECTIONS = (AT_LEAST, WITHIN)
 
-PASSED = "passed"
-FAILED = "failed"
-UNDECIDED = "undecided"
-NO_DATA = "not_enough_data"
+# The gate's outcome words, the one vocabulary of every decision (``validation.gate``).
+NO_DATA = NOT_ENOUGH_DATA
 
 # Below this, a look's share of α is no probability the grid can resolve: its boundary is the
 # single-look one, which is then larger than any boundary that matters.
@@ -196,14 +196,14 @@ class ConditionStatus:
 
 
 def _decide(condition: Condition, low: float, high: float) -> str:
-    threshold = condition.threshold
-    if condition.direction == AT_LEAST:
-        if low >= threshold:
-            return PASSED
-        return FAILED if high < threshold else UNDECIDED
-    if -threshold <= low and high <= threshold:
-        return PASSED
-    return FAILED if low > threshold or high < -threshold else UNDECIDED
+    """The gate's own rule (``validation.gate.condition_decide``) on the look's interval."""
+    return condition_decide(
+        value=condition.value,
+        low=low,
+        high=high,
+        threshold=condition.threshold,
+        direction=condition.direction,
+    )
 
 
 def _conditional_power(condition: Condition, *, fraction: float, final_critical: float) -> float:
@@ -301,3 +301,58 @@ def study_monitor(
     upcoming = (look + 1) * every
     next_look_at = None if fraction >= 1 else min(upcoming, planned)
     return Monitor(planned, completed, every, look, fraction, critical, next_look_at, statuses)
+
+
+@dataclass(frozen=True)
+class CloseLook:
+    """The close of a sequentially monitored study as its final look: the looks taken before
+    it (one every ``every`` completed cases) and the close itself, at the information of the
+    cases it holds; each look's Lan–DeMets boundary. Spending by each look's actual
+    information is what keeps the overall error at α whether the study ran to its planned
+    size, stopped early at a look, or closed between two looks."""
+
+    planned: int
+    every: int
+    completed: int
+    fractions: tuple[float, ...]  # the looks, the close last
+    critical: tuple[float, ...]  # their critical values
+    planned_looks: int  # looks of the full schedule
+
+    @property
+    def look(self) -> int:
+        return len(self.fractions)
+
+    @property
+    def final_critical(self) -> float:
+        return self.critical[-1]
+
+    @property
+    def level(self) -> float:
+        """The two-sided level whose normal quantile is the final critical value: the level
+        at which the close's bootstrap intervals decide (2.014 → 95.6 %)."""
+        return float(1 - 2 * stats.norm.sf(self.final_critical))
+
+    @property
+    def stopped_early(self) -> bool:
+        """Closed before the planned size (stopped at a look, or closed by hand)."""
+        return self.completed < self.planned
+
+
+def close_look(
+    *, completed: int, planned: int, every: int, alpha: float = ALPHA
+) -> CloseLook | None:
+    """The final look of a study closed with ``completed`` complete cases of ``planned``,
+    looked at every ``every``; None without a complete case (nothing to decide on)."""
+    if completed < 1:
+        return None
+    close = min(completed, planned) / planned
+    taken = look_fractions(completed=completed, planned=planned, every=every)
+    fractions = (*(t for t in taken if t < close), close)
+    return CloseLook(
+        planned=planned,
+        every=every,
+        completed=completed,
+        fractions=fractions,
+        critical=boundaries_compute(fractions=fractions, alpha=alpha),
+        planned_looks=len(look_fractions(completed=planned, planned=planned, every=every)),
+    )

@@ -8,6 +8,7 @@ still says why a figure is missing.
 from collections.abc import Hashable, Mapping
 from typing import Any
 
+from validation.gate import status_word
 from validation.statistics.baseline import (
     NONINFERIORITY_DELTA,
     AgainstOthers,
@@ -16,18 +17,24 @@ from validation.statistics.baseline import (
     judge_noninferiority,
 )
 from validation.statistics.coding import MISSING, Ratings
+from validation.statistics.latent_section import latent_class_lines, latent_class_summary
 from validation.statistics.multirater import rater_reliability
 from validation.statistics.pairwise import (
     PairwiseAgreement,
     pairwise_agreement,
     two_by_two_indices,
 )
+from validation.statistics.provenance import ADJUDICATED, provenance_agreement
 from validation.statistics.raters import (
     gold_majority,
     labeller_against_raters,
     raters_leave_one_out,
 )
 from validation.statistics.results import BootstrapSettings, Estimate
+
+# A ratings file holds each rater's label, never a senior's decision: which gold a senior
+# decided cannot be known from it.
+NO_SENIOR = "the ratings file carries no senior's decisions: adjudicated gold cannot be known"
 
 
 def _section(estimates: dict[str, Estimate]) -> dict[str, Any]:
@@ -100,13 +107,16 @@ def agreement_summary(
     bootstrap: BootstrapSettings,
     delta: float = NONINFERIORITY_DELTA,
     cluster: str = "unit",
+    positive: Hashable | None = None,
+    judge_as_rater: bool = False,
 ) -> dict[str, Any]:
     """Everything `heartbench agreement` reports, as JSON-ready data.
 
     ``judge_labels`` maps (cluster, item) to the judge's label; labels for items nobody
     rated cannot be compared and are only counted. The bootstrap resamples the clusters of
     ``ratings``, the values of the CSV's column ``cluster`` (recorded in the output).
-    ``delta`` is the judge's non-inferiority margin.
+    ``delta`` is the judge's non-inferiority margin. ``positive`` (the category meaning met)
+    and ``judge_as_rater`` shape the latent-class section (``latent_class_summary``).
     """
     reliability = rater_reliability(
         counts=ratings.counts(),
@@ -151,9 +161,17 @@ def agreement_summary(
             "cluster": cluster,
         },
     }
-    if judge_labels is None:
+    judge = None if judge_labels is None else ratings.encode(labels=judge_labels)
+    summary["latent_class"] = latent_class_summary(
+        ratings=ratings,
+        judge=judge,
+        bootstrap=bootstrap,
+        gold=gold.codes,
+        positive=positive,
+        judge_as_rater=judge_as_rater,
+    )
+    if judge is None:
         return summary
-    judge = ratings.encode(labels=judge_labels)
     rated = set(ratings.items)
     against_gold = pairwise_agreement(
         reference=gold.codes,
@@ -165,6 +183,16 @@ def agreement_summary(
     summary["judge_vs_gold"] = _judge_vs_gold(against_gold) | {
         "items_without_judge": int(((judge == MISSING) & (gold.codes != MISSING)).sum()),
         "judge_items_not_rated": sum(1 for key in judge_labels if key not in rated),
+        "by_provenance": provenance_agreement(
+            reference=gold.codes,
+            predicted=judge,
+            provenance=gold.provenance,
+            clusters=ratings.clusters,
+            n_clusters=ratings.n_clusters,
+            categories=ratings.categories,
+            bootstrap=bootstrap,
+            unknown={ADJUDICATED: NO_SENIOR},
+        ),
     }
     against_raters = labeller_against_raters(ratings=ratings, predicted=judge, bootstrap=bootstrap)
     experts = raters_leave_one_out(ratings=ratings, bootstrap=None)
@@ -174,15 +202,6 @@ def agreement_summary(
         **_section({"balanced_f1": judge_f1}),
         "by_rater": {r: a.balanced_f1.value for r, a in against_raters.by_rater.items()},
         "expert_balanced_f1": {r: a.balanced_f1.value for r, a in experts.items()},
-        "experts_below_judge": (
-            sum(
-                1
-                for a in experts.values()
-                if a.balanced_f1.value is not None and a.balanced_f1.value < judge_f1.value
-            )
-            if judge_f1.value is not None
-            else None
-        ),
         "expert_reasons": {
             r: a.balanced_f1.reason for r, a in experts.items() if a.balanced_f1.reason
         },
@@ -208,6 +227,24 @@ def _rows(section: dict[str, Any], keys: list[str]) -> list[str]:
         reason = section.get("reasons", {}).get(key)
         if reason:
             text += f"  ({reason})"
+        lines.append(text)
+    return lines
+
+
+def _provenance_lines(section: dict[str, Any]) -> list[str]:
+    """Agreement with the gold by its provenance, one line a group."""
+    lines = ["  agreement by gold provenance"]
+    for key in ("unanimous", "split", "adjudicated"):
+        group = section.get(key)
+        if group is None:
+            lines.append(f"    {key:<20}{'—':>8}  ({section.get('reasons', {}).get(key)})")
+            continue
+        ci = group["ci95"]
+        text = f"    {key:<20}{_number(group['agreement']):>8}  n {group['n']}"
+        if ci:
+            text += f"  [{ci['low']:.4f}, {ci['high']:.4f}] {ci['method']}"
+        if group.get("reason"):
+            text += f"  ({group['reason']})"
         lines.append(text)
     return lines
 
@@ -249,6 +286,13 @@ def agreement_table(summary: dict[str, Any]) -> str:
         lines.append("  " + " " * width + "".join(f"{label:>{width}}" for label in labels))
         for label, row in zip(labels, judge["confusion"]["matrix"], strict=True):
             lines.append(f"  {label:<{width}}" + "".join(f"{v:>{width}}" for v in row))
+        if (test := judge.get("mcnemar")) is not None:
+            lines.append(
+                f"  McNemar b {test['b']} c {test['c']}: p {test['p_value']:.4g} "
+                f"({test['method']}); prevalence index {judge['prevalence_index']:.4f}, "
+                f"bias index {judge['bias_index']:.4f}"
+            )
+        lines += _provenance_lines(judge["by_provenance"])
         experts = summary["judge_vs_experts"]
         lines += [
             f"Judge vs each expert: {experts['n_pairs']} pairs",
@@ -261,12 +305,12 @@ def agreement_table(summary: dict[str, Any]) -> str:
         lines += _baseline_lines("Judge on the same pairs", summary["judge_vs_others"])
         test = summary["judge_noninferiority"]
         ci = test["ci95"]
-        verdict = {None: "not enough data", True: "passed", False: "failed"}[test["passed"]]
         lines.append(
             f"Judge − experts (pooled macro-F1): {_number(test['difference'])}"
             + (f"  [{ci['low']:.4f}, {ci['high']:.4f}] {ci['method']}" if ci else "")
-            + f"  delta {test['delta']}: {verdict}"
+            + f"  delta {test['delta']}: {status_word(test['status'])}"
         )
+    lines += latent_class_lines(summary["latent_class"])
     lines.append(
         f"Intervals: {boot['level']:.0%} cluster bootstrap over {boot['clusters']} "
         f"{boot['resampled']}, {boot['resamples']} resamples, seed {boot['seed']}"

@@ -10,6 +10,8 @@ import re
 from django import template
 from django.utils.translation import gettext_lazy as _
 
+from validation.gate import NOT_ENOUGH_DATA, status_word
+
 register = template.Library()
 
 # The statistics' internal labels hit / miss, in the interface's words for the two outcomes.
@@ -77,12 +79,40 @@ REASONS = [
     ),
     (r"no model scored", _("no model scored")),
     (
+        r"outside ±(?P<t>[\d.]+) on its own interval but not after Holm's step-down across "
+        r"(?P<m>\d+) models: its (?P<level>[\d.]+%) interval (?P<shown>.+) is not wholly outside",
+        _(
+            "outside ±%(t)s on its own interval but not after Holm's step-down across %(m)s "
+            "models: its %(level)s interval %(shown)s is not wholly outside"
+        ),
+    ),
+    (
         r"the interval has zero width \((?P<method>[^)]*)\): it decides nothing",
         _("the interval has zero width: it decides nothing"),
     ),
     (r"perfect agreement", _("perfect agreement")),
     (r"no variance between subjects", _("no variance between subjects")),
     (r"interval undefined", _("interval undefined")),
+    # The latent-class section's (validation.statistics.latent_class, latent_section).
+    (r"no labels among the modelled items", _("no labels among the modelled items")),
+    (
+        r"(?P<n>\S+) expected latent positives among its labels: fewer than (?P<k>\S+), so "
+        r"the ratio is not an estimate",
+        _("%(n)s expected truly met items among its labels: fewer than %(k)s, so not an estimate"),
+    ),
+    (
+        r"(?P<n>\S+) expected latent negatives among its labels: fewer than (?P<k>\S+), so "
+        r"the ratio is not an estimate",
+        _(
+            "%(n)s expected truly not-met items among its labels: fewer than %(k)s, so not an "
+            "estimate"
+        ),
+    ),
+    (
+        r"(?P<n>\d+) rater\(s\): Dawid-Skene needs at least (?P<k>\d+) \(two binary raters do "
+        r"not identify the model\)",
+        _("%(n)s rater(s): the latent-class model needs at least %(k)s"),
+    ),
 ]
 COMPILED = [(re.compile(pattern), message) for pattern, message in REASONS]
 
@@ -104,3 +134,9 @@ def statistic_reason(reason: str | None) -> str:
             parts = {k: _labels(v) for k, v in match.groupdict().items()}
             return str(message) % parts if parts else str(message)
     return reason
+
+
+@register.filter
+def outcome_word(status: str | None) -> str:
+    """A condition's or the gate's outcome key in the interface's words (``validation.gate``)."""
+    return status_word(status or NOT_ENOUGH_DATA)

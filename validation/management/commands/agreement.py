@@ -1,5 +1,5 @@
 """`heartbench agreement --ratings FILE [--judge FILE] [--categories A,B] [--cluster COLUMN]
-[--format json|table]`."""
+[--latent-judge held-out|rater] [--format json|table]`."""
 
 import json
 import math
@@ -7,8 +7,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from benchmark.cli_exits import UsageError
-from benchmark.cli_types import comma_list, int_at_least, non_negative_int
+from config.cli_exits import UsageError
+from config.cli_types import comma_list, int_at_least, non_negative_int
 from validation.label_spellings import LabelReader, LabelSchemeError, scheme_declare
 from validation.ratings_csv import RatingsFileError, judge_csv_read, ratings_csv_read
 from validation.statistics import (
@@ -43,6 +43,13 @@ class Command(BaseCommand):
             metavar="COLUMN",
             help="the ratings file's column whose values the bootstrap resamples, one per unit "
             "(default: case when the file has that column, else unit)",
+        )
+        parser.add_argument(
+            "--latent-judge",
+            choices=("held-out", "rater"),
+            default="held-out",
+            help="the latent-class (Dawid-Skene) estimate: hold the judge out and measure it "
+            "against the experts' posterior (default), or fit it as one more rater",
         )
         parser.add_argument("--resamples", type=int_at_least(100), default=defaults.resamples)
         parser.add_argument("--seed", type=non_negative_int, default=defaults.seed)
@@ -87,6 +94,8 @@ class Command(BaseCommand):
             bootstrap=BootstrapSettings(resamples=options["resamples"], seed=options["seed"]),
             delta=delta,
             cluster=rated.cluster,
+            positive=scheme.binary[0] if scheme is not None and scheme.binary else None,
+            judge_as_rater=options["latent_judge"] == "rater",
         )
         summary["label_spellings"] = {
             "ratings": rating_labels.spelling,

@@ -6,8 +6,8 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from benchmark.cli_exits import UsageError
 from benchmark.selectors.construction import ProjectNotFound, project_get
+from config.cli_exits import UsageError
 from validation.construction.compute import construction_report_compute
 from validation.construction.gather import construction_inputs
 from validation.construction.render import FORMATS, construction_report_render

@@ -8,8 +8,8 @@ from django.core.management.base import BaseCommand
 
 from annotation import services as annotation_services
 from annotation.selectors import experts_by_username
-from benchmark.cli_exits import UsageError
-from benchmark.cli_types import non_negative_int, positive_fraction
+from config.cli_exits import UsageError
+from config.cli_types import non_negative_int, positive_fraction
 from validation import selectors, services
 from validation.adjudication import ALL
 from validation.demo import DEMO_EXPERTS, DEMO_KNOWLEDGE, DEMO_PASSWORD, demo_split_seed

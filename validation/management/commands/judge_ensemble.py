@@ -3,10 +3,10 @@
 
 from django.core.management.base import BaseCommand
 
-from benchmark.cli_exits import UsageError
-from benchmark.cli_types import comma_list
 from benchmark.selectors.datasets import DatasetNotFound, dataset_resolve
 from benchmark.services.ensemble import EnsembleError
+from config.cli_exits import UsageError
+from config.cli_types import comma_list
 from validation import selectors
 from validation.services.ensemble import judge_ensemble_create, study_judge_runs_add
 

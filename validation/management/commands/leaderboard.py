@@ -3,9 +3,6 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand
 
-from benchmark.cli_exits import UsageError
-from benchmark.cli_types import fraction_0_1, positive_int
-from benchmark.files import FileWriteError, file_write_atomically
 from benchmark.leaderboard_html import render_html
 from benchmark.leaderboard_render import render_csv, render_table
 from benchmark.leaderboard_rules import DEFAULT_MIN_COVERAGE
@@ -14,6 +11,9 @@ from benchmark.selectors.datasets import DATASET_HELP, DatasetNotFound, dataset_
 from benchmark.selectors.leaderboard import SPLITS, LeaderboardError
 from benchmark.services.stored_board import leaderboard_keep
 from benchmark.stored_rows import StoredValueError
+from config.cli_exits import UsageError
+from config.cli_types import fraction_0_1, positive_int
+from config.files import FileWriteError, file_write_atomically
 from validation.selectors.badge import leaderboard_gate
 
 

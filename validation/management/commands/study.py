@@ -7,10 +7,11 @@ from datetime import date
 from pathlib import Path
 
 from django.core.management.base import BaseCommand
+from django.utils.translation import gettext
 
 from annotation.services import AnnotationError
-from benchmark.cli_exits import UsageError
-from benchmark.cli_types import (
+from config.cli_exits import UsageError
+from config.cli_types import (
     fraction_0_1,
     non_negative_float,
     non_negative_int,
@@ -18,16 +19,25 @@ from benchmark.cli_types import (
     positive_fraction,
     positive_int,
 )
-from benchmark.files import FileWriteError, file_write_atomically
+from config.files import FileWriteError, file_write_atomically
 from validation import closing, selectors, services
 from validation.export import FORMATS, rows_write
 from validation.gate import GateConfig
 from validation.report import FORMATS as REPORT_FORMATS
 from validation.report import report_compute, report_render
 from validation.report.selectors import study_report_data
-from validation.selectors.planning import study_plan
+from validation.selectors.planning import study_plan, study_power
 from validation.statistics import BootstrapSettings
 from validation.statistics.planning import DEFAULT_AGREEMENT, DEFAULT_HALF_WIDTH, PlanningError
+from validation.statistics.power import (
+    DEFAULT_POWER,
+    DEFAULT_PREVALENCE,
+    DEFAULT_RECALL,
+    DEFAULT_SCORE_BIAS,
+    DEFAULT_SEED,
+    DEFAULT_SIMULATIONS,
+    PowerAssumptions,
+)
 
 AUTO = "auto"
 
@@ -66,6 +76,131 @@ def _planning_options(parser) -> None:
     parser.add_argument(
         "--pilot", metavar="STUDY", help="estimate the design effect from this study's items"
     )
+
+
+def _gate_options(parser) -> None:
+    gate = parser.add_argument_group(
+        "gate: what the judge must reach for this study to validate it"
+    )
+    # fmt: off
+    gate.add_argument("--gate-agreement", type=fraction_0_1, default=GateConfig.agreement_min,
+                      help="lower 95%% bound of agreement with the gold must reach this")
+    gate.add_argument("--gate-margin", type=fraction_0_1,
+                      default=GateConfig.noninferiority_margin,
+                      help="non-inferiority: lower bound of judge − experts ≥ −margin")
+    gate.add_argument("--gate-catastrophic-recall", type=fraction_0_1,
+                      default=GateConfig.catastrophic_recall_min,
+                      help="lower bound of recall on gold catastrophic hits")
+    gate.add_argument("--gate-catastrophic-hits", type=non_negative_int,
+                      default=GateConfig.catastrophic_min_hits,
+                      help="gold catastrophic hits needed, else 'not enough data'")
+    gate.add_argument("--gate-score-bias", type=non_negative_float,
+                      default=GateConfig.score_bias_max,
+                      help="judge − gold score of every model within ± this many points")
+    # fmt: on
+
+
+def _power_options(parser) -> None:
+    power = parser.add_argument_group(
+        "power: the chance each gate condition passes at the planned cases"
+    )
+    # fmt: off
+    power.add_argument("--power", type=open_share, default=DEFAULT_POWER,
+                       help=f"target power of every condition (default {DEFAULT_POWER})")
+    power.add_argument("--expected-prevalence", type=fraction_0_1, default=None,
+                       help="share of catastrophic criteria the gold marks met (default: the "
+                       f"pilot study's, else {DEFAULT_PREVALENCE})")
+    power.add_argument("--expected-recall", type=fraction_0_1, default=DEFAULT_RECALL,
+                       help=f"the judge's catastrophic recall expected (default {DEFAULT_RECALL})")
+    power.add_argument("--expected-difference", type=float, default=0.0,
+                       help="judge − experts expected, for non-inferiority (default 0)")
+    power.add_argument("--expected-bias", type=float, default=DEFAULT_SCORE_BIAS,
+                       help="judge − gold case score, catastrophes aside, in points (default 0)")
+    power.add_argument("--simulations", type=positive_int, default=DEFAULT_SIMULATIONS,
+                       help=f"simulated studies for the score bias (default {DEFAULT_SIMULATIONS})")
+    power.add_argument("--power-seed", type=non_negative_int, default=DEFAULT_SEED,
+                       help="seed of the simulations")
+    # fmt: on
+
+
+def _gate_config(options) -> GateConfig:
+    return GateConfig(
+        agreement_min=options["gate_agreement"],
+        noninferiority_margin=options["gate_margin"],
+        catastrophic_recall_min=options["gate_catastrophic_recall"],
+        catastrophic_min_hits=options["gate_catastrophic_hits"],
+        score_bias_max=options["gate_score_bias"],
+    )
+
+
+def _assumptions(options) -> PowerAssumptions:
+    prevalence = options["expected_prevalence"]
+    return PowerAssumptions(
+        target=options["power"],
+        noninferiority_difference=options["expected_difference"],
+        catastrophic_prevalence=DEFAULT_PREVALENCE if prevalence is None else prevalence,
+        prevalence_source="default" if prevalence is None else "given",
+        catastrophic_recall=options["expected_recall"],
+        score_bias=options["expected_bias"],
+        simulations=options["simulations"],
+        seed=options["power_seed"],
+    )
+
+
+def power_warnings(power) -> list[str]:
+    """One translated warning per condition no size within the dataset brings to the target."""
+    warnings = []
+    for c in power.unreachable:
+        name = c.name if c.subject is None else f"{c.name} ({c.subject})"
+        text = gettext(
+            "%(condition)s is practically unreachable: even all %(available)d cases give it "
+            "a %(power).0f%% chance to pass, below the target %(target).0f%%."
+        ) % {"condition": name, "available": power.available,
+             "power": 100 * c.power_at_available, "target": 100 * power.target}  # fmt: skip
+        if c.name == "score_bias":
+            text += " " + gettext(
+                "Its interval is about ±%(half).1f points at %(cases)d cases: one catastrophic "
+                "disagreement zeroes a case on one side only."
+            ) % {"half": c.details["expected_half_width"], "cases": power.cases}
+        warnings.append(text)
+    return warnings
+
+
+def _power_lines(power) -> list[str]:
+    """Each condition's power at the planned cases and the cases it needs (English, as the
+    CLI is; the warnings are translated)."""
+    a = power.assumptions
+    lines = [
+        f"power at {power.cases} cases (target {power.target:.0%}; score bias: "
+        f"{a.simulations} simulations, seed {a.seed}):"
+    ]
+    for c in power.conditions:
+        name = c.name if c.subject is None else f"{c.name} {c.subject}"
+        error = "" if c.mc_error is None else f" ± {c.mc_error:.3f} (Monte Carlo)"
+        needed = f"needs {c.cases_needed} cases"
+        if not c.reachable:
+            needed = f"unreachable within {power.available} cases"
+        extra = ""
+        if c.name == "catastrophic_recall":
+            extra = f"; {c.details['expected_gold_hits']:.1f} gold hits expected"
+        elif c.name == "score_bias":
+            extra = f"; interval ±{c.details['expected_half_width']:.1f} points"
+        lines.append(f"  {name}: {c.power:.3f}{error}, {needed} [{c.method}]{extra}")
+    joint = power.all_models
+    if joint["models"] > 1:
+        lines.append(
+            f"  every model's score bias at once: {joint['power']:.3f} ± {joint['mc_error']:.3f}"
+            + (f", needs {joint['cases_needed']} cases" if joint["cases_needed"] else "")
+        )
+    source = {"default": "default", "pilot": "the pilot study's", "given": "given"}
+    lines.append(
+        f"assumed: catastrophic prevalence {a.catastrophic_prevalence:.3f} "
+        f"({source[a.prevalence_source]}), recall {a.catastrophic_recall}, false alarms "
+        f"{a.catastrophic_false_alarm}, judge − experts {a.noninferiority_difference}, score "
+        f"bias {a.score_bias} ± {a.case_spread} points per case, {a.case_score} points per "
+        "catastrophic disagreement"
+    )
+    return lines + [f"warning: {w}" for w in power_warnings(power)]
 
 
 def _plan_lines(plan) -> list[str]:
@@ -128,25 +263,9 @@ class Command(BaseCommand):
         plan.add_argument("--models", required=True, help="comma-separated model names")
         _planning_options(plan)
         plan.add_argument("--format", choices=("table", "json"), default="table")
-        gate = create.add_argument_group(
-            "gate: what the judge must reach for this study to validate it"
-        )
-        # fmt: off
-        gate.add_argument("--gate-agreement", type=fraction_0_1, default=GateConfig.agreement_min,
-                          help="lower 95%% bound of agreement with the gold must reach this")
-        gate.add_argument("--gate-margin", type=fraction_0_1,
-                          default=GateConfig.noninferiority_margin,
-                          help="non-inferiority: lower bound of judge − experts ≥ −margin")
-        gate.add_argument("--gate-catastrophic-recall", type=fraction_0_1,
-                          default=GateConfig.catastrophic_recall_min,
-                          help="lower bound of recall on gold catastrophic hits")
-        gate.add_argument("--gate-catastrophic-hits", type=non_negative_int,
-                          default=GateConfig.catastrophic_min_hits,
-                          help="gold catastrophic hits needed, else 'not enough data'")
-        gate.add_argument("--gate-score-bias", type=non_negative_float,
-                          default=GateConfig.score_bias_max,
-                          help="judge − gold score of every model within ± this many points")
-        # fmt: on
+        _power_options(plan)
+        _gate_options(plan)
+        _gate_options(create)
         sub.add_parser("open").add_argument("name")
         close = sub.add_parser(
             "close",
@@ -221,10 +340,21 @@ class Command(BaseCommand):
         data = selectors.dataset_newest(name=dataset)
         chosen = selectors.models_named(names=[n.strip() for n in models.split(",") if n.strip()])
         plan = self._plan(dataset=data, models=chosen, **options)
+        power = study_power(
+            dataset=data,
+            models=chosen,
+            plan=plan,
+            gate=_gate_config(options).as_dict(),
+            assumptions=_assumptions(options),
+            pilot=None if options["pilot"] is None else self._study(options["pilot"]),
+        )
         if format == "json":
-            self.stdout.write(json.dumps(plan.as_dict(), indent=2))
+            figures = power.as_dict()
+            for entry, text in zip(figures["unreachable"], power_warnings(power), strict=True):
+                entry["warning"] = text
+            self.stdout.write(json.dumps(plan.as_dict() | {"power": figures}, indent=2))
         else:
-            self.stdout.write("\n".join(_plan_lines(plan)))
+            self.stdout.write("\n".join(_plan_lines(plan) + _power_lines(power)))
 
     def do_create(self, *, name, dataset, models, judge, fraction, seed, stratify, **options):
         data = selectors.dataset_newest(name=dataset)
@@ -250,13 +380,7 @@ class Command(BaseCommand):
             adjudicate_splits=options["adjudicate_splits"],
             plan=plan,
             look_every=options["look_every"],
-            gate=GateConfig(
-                agreement_min=options["gate_agreement"],
-                noninferiority_margin=options["gate_margin"],
-                catastrophic_recall_min=options["gate_catastrophic_recall"],
-                catastrophic_min_hits=options["gate_catastrophic_hits"],
-                score_bias_max=options["gate_score_bias"],
-            ),
+            gate=_gate_config(options),
         )
         if plan is not None:
             self.stdout.write("\n".join(_plan_lines(plan)))

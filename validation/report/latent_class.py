@@ -1,0 +1,152 @@
+"""The report's latent-class section: each expert's and each judge's sensitivity and
+specificity under a Dawid–Skene model, the prevalence of met, and how noisy the gold is (pure).
+
+The figures are ``validation.statistics.latent_section``'s (as `heartbench agreement` gives
+them, judge held out); this module only lays them out for the JSON, the long CSV and the HTML.
+With the judge held out the experts alone fit the model, so the experts' figures are the same
+in every judge's fit: the section takes them from the first and each judge's from its own.
+"""
+
+from collections.abc import Iterator, Mapping
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from validation.report.data import CATEGORIES, StudyData
+from validation.statistics import MISSING, BootstrapSettings, Ratings
+from validation.statistics.latent_section import expected_accuracy, latent_class_summary
+
+# Every resample refits the model by EM (0.5–0.8 s per 500 resamples and judge at 2,700–12,500
+# items), so the section bootstraps at most this many; the section records the number.
+LATENT_RESAMPLES = 500
+# The per-item posteriors stay in `heartbench agreement`'s JSON: a stored report keeps figures.
+_DROPPED = ("judge", "items")
+
+
+def latent_class_compute(
+    *,
+    data: StudyData,
+    ratings: Ratings,
+    bootstrap: BootstrapSettings,
+    agreement: Mapping[str, float | None],
+) -> dict[str, Any]:
+    """The section: the experts' model (``latent_class_summary`` without the per-item list),
+    the bootstrap it used, and per judge its figures beside ``agreement`` (judge name → its
+    agreement with the gold), so the gold's noise in that agreement shows."""
+    boot = replace(bootstrap, resamples=min(bootstrap.resamples, LATENT_RESAMPLES))
+
+    def fit(codes: np.ndarray | None) -> dict[str, Any]:
+        return latent_class_summary(ratings=ratings, judge=codes, bootstrap=boot, gold=data.gold)
+
+    fits = {judge.name: (judge.codes, fit(judge.codes)) for judge in data.judges}
+    experts = next(iter(fits.values()))[1] if fits else fit(None)
+    section = {key: value for key, value in experts.items() if key not in _DROPPED}
+    section["bootstrap"] = {
+        "resamples": boot.resamples,
+        "report_resamples": bootstrap.resamples,
+        "seed": boot.seed,
+        "level": boot.level,
+        "clusters": data.n_cases,
+        "resampled": "cases",
+    }
+    section["judges"] = {
+        name: _judge(data, codes, found, agreement.get(name))
+        for name, (codes, found) in fits.items()
+        if found["judge"] is not None
+    }
+    return section
+
+
+def _judge(
+    data: StudyData, codes: np.ndarray, found: dict[str, Any], agreement: float | None
+) -> dict[str, Any]:
+    """One judge's sensitivity and specificity, its expected accuracy against the latent truth
+    on the items of its agreement with the gold, and by how much that agreement understates
+    it (negative: overstates)."""
+    posterior = np.array(
+        [np.nan if item["posterior"] is None else item["posterior"] for item in found["items"]]
+    )
+    accuracy = expected_accuracy(
+        posterior=posterior,
+        codes=np.where(data.gold != MISSING, codes, MISSING),
+        positive=CATEGORIES.index(found["positive"]),
+    )
+    gap = None if accuracy is None or agreement is None else accuracy - agreement
+    return found["judge"] | {
+        "expected_accuracy": accuracy,
+        "agreement_with_gold": agreement,
+        "agreement_understates_by": gap,
+    }
+
+
+def _estimate_row(judge: str, group: str, name: str, statistic: str, e: dict[str, Any]):
+    ci = e["ci95"] or {}
+    note = e.get("reason") or ci.get("reason") or ""
+    return ("latent_class", judge, group, name, statistic, e["estimate"], e["expected_n"],
+            ci.get("low"), ci.get("high"), ci.get("method"), note)  # fmt: skip
+
+
+def latent_class_csv_rows(section: dict[str, Any] | None) -> Iterator[tuple[Any, ...]]:
+    """The section as rows of the report's long CSV (section, judge, group, name, statistic,
+    value, n, ci95_low, ci95_high, method, note); a figure's n is its posterior-expected count."""
+    if not section:
+        return
+    blank = (None, None, None, None)
+    note = section.get("reason") or section["method"]
+    yield ("latent_class", "", "all", "", "n_items", section["n_items"], *blank, note)
+    for key in ("iterations", "converged", "unconverged_refits"):
+        yield ("latent_class", "", "all", "", key, section[key], *blank, "")
+    boot = section["bootstrap"]
+    others = f"the report's other figures: {boot['report_resamples']}"
+    yield ("latent_class", "", "all", "", "resamples", boot["resamples"], *blank, others)
+    if section.get("reason"):
+        return
+    positive = section["positive"]
+    yield _estimate_row("", "all", "", f"prevalence_{positive}", section["prevalence"])
+    for name, rater in section["raters"].items():
+        for key in ("sensitivity", "specificity"):
+            yield _estimate_row("", "expert", name, key, rater[key])
+    accuracy = section["gold_expected_accuracy"]
+    yield ("latent_class", "", "all", "", "gold_expected_accuracy", accuracy, *blank, "")
+    for judge, figures in section["judges"].items():
+        for key in ("sensitivity", "specificity"):
+            yield _estimate_row(judge, "judge", "", key, figures[key])
+        for key in ("expected_accuracy", "agreement_with_gold", "agreement_understates_by"):
+            yield ("latent_class", judge, "judge", "", key, figures[key], *blank, "")
+
+
+def _figure(estimate: dict[str, Any]) -> dict[str, Any]:
+    """A latent estimate in the shape the report's figure template shows."""
+    ci = estimate["ci95"] or {}
+    return {
+        "value": estimate["estimate"],
+        "low": ci.get("low"),
+        "high": ci.get("high"),
+        "method": ci.get("method"),
+        "reason": estimate.get("reason"),
+    }
+
+
+def latent_class_view(section: dict[str, Any] | None) -> dict[str, Any] | None:
+    """What the HTML shows: one row per expert then per judge, figures in the template's
+    shape, and each judge's gap between agreement with the gold and expected accuracy."""
+    if not section:
+        return None
+    rows = [
+        {"name": name, "judge": False, "items": r["items"]}
+        | {key: _figure(r[key]) for key in ("sensitivity", "specificity")}
+        for name, r in section["raters"].items()
+    ]
+    rows += [
+        {"name": name, "judge": True, "items": j["items"]}
+        | {key: _figure(j[key]) for key in ("sensitivity", "specificity")}
+        for name, j in section["judges"].items()
+    ]
+    gaps = [
+        {"name": name, **j, "gap": abs(j["agreement_understates_by"])}
+        for name, j in section["judges"].items()
+        if j["agreement_understates_by"] is not None
+    ]
+    prevalence = _figure(section["prevalence"]) if section.get("prevalence") else None
+    return {**section, "rows": rows, "gaps": gaps, "prevalence_figure": prevalence}
