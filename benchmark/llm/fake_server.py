@@ -6,7 +6,10 @@ upstream one) with a verdict per criterion that depends only on the criterion's 
 (a seed dialogue as JSON after ``REWRITE_MARKER``) with the same turns, each marked as
 rewritten (:func:`fake_rewrite`); a rubric synthesis prompt (``RUBRIC_MARKER``) with a draft
 rubric built from the prompt's abilities, last user turn and reference answers
-(:func:`fake_rubric`); any other prompt gets a short deterministic answer (generation).
+(:func:`fake_rubric`); a pairwise prompt (two responses shown as A and B) with a choice by
+rules a test can work out, with a position bias and a length bias to switch on
+(:mod:`benchmark.llm.fake_pairwise`); any other prompt gets a short deterministic answer
+(generation).
 
 Faults, applied per request: ``rate_limit`` (429 + Retry-After, and retry-after-ms when
 ``retry_after_ms`` is set), ``server_error`` (500), ``hang`` (no answer until well past the
@@ -53,6 +56,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from benchmark.llm.accounting import tokens_estimate
+from benchmark.llm.fake_pairwise import PairwiseRule, fake_pairwise_reply, pairwise_shown
 from benchmark.taxonomy import BY_CODE, CATASTROPHIC
 
 FAULTS = (
@@ -248,8 +252,14 @@ class FakeLLM:
         api_key: str | None = None,
         models: tuple[str, ...] | None = None,
         skilled: bool = False,
+        position_bias: float = 0.0,
+        length_bias: bool = False,
     ) -> None:
         _check(fault_mix)
+        # How a pairwise prompt is answered (benchmark.llm.fake_pairwise).
+        self.pairwise = PairwiseRule(
+            position_bias=position_bias, length_bias=length_bias, seed=seed
+        )
         # A provider's refusals: 401 for a request without this key, 404 for a model not in
         # `models` (None: any key, any model).
         self.api_key = api_key
@@ -440,6 +450,10 @@ class FakeLLM:
         if rubric is not None:
             broken = fault in ("malformed", "wrong_count")
             return 200, _chat("好的，我来起草评分标准。" if broken else rubric, prompt), {}
+        shown = pairwise_shown(first)
+        if shown is not None:
+            text = fake_pairwise_reply(*shown, rule=self.pairwise, fault=fault)
+            return 200, _chat(text, prompt), {}
         criteria = _CRITERION.findall(first)
         if not criteria:
             if self.skilled:

@@ -19,7 +19,9 @@ DEFAULT_JUDGE_TEMPLATE = PROMPTS_DIR / "judge_zh_v1.txt"
 DEFAULT_GENERATE_TEMPLATE = PROMPTS_DIR / "generate_zh_v1.txt"
 DEFAULT_REWRITE_TEMPLATE = PROMPTS_DIR / "rewrite_zh_v1.txt"
 DEFAULT_RUBRIC_TEMPLATE = PROMPTS_DIR / "rubric_zh_v1.txt"
+DEFAULT_PAIRWISE_TEMPLATE = PROMPTS_DIR / "pairwise_zh_v1.txt"
 JUDGE_VARIABLES = frozenset({"dialogue", "response", "rubric", "rubric_count"})
+PAIRWISE_VARIABLES = frozenset({"dialogue", "response_a", "response_b"})
 SPEAKERS = {"A": "A", "B": "B"}
 
 

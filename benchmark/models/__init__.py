@@ -1,5 +1,5 @@
-"""The benchmark app's models: the benchmark itself (``core``) and the construction of new
-ones (``construction``)."""
+"""The benchmark app's models: the benchmark itself (``core``), the construction of new ones
+(``construction``) and pairwise comparison (``pairwise``)."""
 
 from benchmark.models.construction import (
     AbsoluteStandard,
@@ -35,6 +35,7 @@ from benchmark.models.core import (
     StoredBoard,
     Verdict,
 )
+from benchmark.models.pairwise import PairwisePair, PairwiseRun, PairwiseSet, PairwiseVerdict
 
 __all__ = [
     "ABILITY_CHOICES",
@@ -58,6 +59,10 @@ __all__ = [
     "LLMCacheEntry",
     "LLMRun",
     "ModelUnderTest",
+    "PairwisePair",
+    "PairwiseRun",
+    "PairwiseSet",
+    "PairwiseVerdict",
     "ReferenceRun",
     "Response",
     "RewriteRun",

@@ -19,6 +19,8 @@ from benchmark.models import (
     LLMCacheEntry,
     LLMRun,
     ModelUnderTest,
+    PairwiseRun,
+    PairwiseVerdict,
     Response,
     RubricItem,
     Verdict,
@@ -344,11 +346,16 @@ def run_progress_text(*, run: LLMRun) -> str:
 
 def run_error_kinds(*, run: LLMRun) -> list[tuple[str, int]]:
     """A run's errors counted by kind of reason (``reason_kind``), most first: its error
-    verdicts (a judge run, one per criterion) or its listed failures (other runs)."""
+    verdicts (a judge run, one per criterion; a pairwise run, one per pair and order) or its
+    listed failures (other runs)."""
     if isinstance(run, JudgeRun):
         reasons = Verdict.objects.filter(run=run, state=Verdict.State.ERROR).values_list(
             "reasoning", flat=True
         )
+    elif isinstance(run, PairwiseRun):
+        reasons = PairwiseVerdict.objects.filter(
+            run=run, choice=PairwiseVerdict.Choice.ERROR
+        ).values_list("reasoning", flat=True)
     else:
         reasons = [failure["reason"] for failure in getattr(run, "failures", [])]
     return Counter(reason_kind(reason) for reason in reasons).most_common()

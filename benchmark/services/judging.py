@@ -43,7 +43,7 @@ from benchmark.services.llm_jobs import (
     job_execute,
     request_parameters,
 )
-from benchmark.services.locks import row_lock
+from config.locks import row_lock
 
 GRANULARITIES = tuple(JudgeRun.Granularity.values)
 RESPONSE_FORMAT = {
@@ -57,13 +57,15 @@ def judge_resolve(
     name: str | None,
     endpoint_model: str | None,
     base_url: str | None,
-    template: PromptTemplate,
+    template: PromptTemplate | None,
 ) -> Judge:
     """The judge called ``name`` (by default the endpoint model id), created if new.
 
     A judge is identified by its endpoint model and prompt template version: asking an
     existing judge for another model or template is refused rather than silently mixing
     verdicts of two judges under one name. The base URL may change (another gateway).
+    ``template`` None (a pairwise run, whose template is recorded on the run) checks the
+    model only; a judge created so takes the rubric template it is first used with.
     """
     name = name or endpoint_model
     if not name:
@@ -73,7 +75,7 @@ def judge_resolve(
             name=name,
             defaults={
                 "model": endpoint_model or name,
-                "prompt_template_version": template.version,
+                "prompt_template_version": template.version if template else "",
                 "base_url": base_url or "",
             },
         )
@@ -84,7 +86,10 @@ def judge_resolve(
                 f"judge {name!r} uses model {judge.model!r}, not {endpoint_model!r}; "
                 "pick another --judge name"
             )
-        if judge.prompt_template_version != template.version:
+        if template is not None and not judge.prompt_template_version:
+            judge.prompt_template_version = template.version
+            judge.save(update_fields=["prompt_template_version"])
+        if template is not None and judge.prompt_template_version != template.version:
             raise LLMJobConfigError(
                 f"judge {name!r} uses prompt template {judge.prompt_template_version!r}, "
                 f"not {template.version!r}; pick another --judge name"

@@ -12,6 +12,7 @@ from annotation import services as annotation_services
 from annotation.models import Expert
 from annotation.selectors import experts_active, pool_units
 from benchmark.models import Dataset, JudgeRun, ModelUnderTest
+from benchmark.sampling import sample_stratified, stratum_label
 from benchmark.selectors.responses import responses_of_cases
 from benchmark.services.audit import audit_record
 from validation.adjudication import UnknownAbility, splits_parse
@@ -19,7 +20,6 @@ from validation.audit_actions import ValidationAction
 from validation.gate import GateConfig
 from validation.models import DEFAULT_STRATA, GATE_FIELDS, Study, StudyUnit
 from validation.naming import study_name_problem
-from validation.sampling import sample_stratified, stratum_label
 from validation.services.announce import study_opened_announce
 from validation.services.locks import study_lock
 

@@ -2,15 +2,15 @@ import time
 
 from django.core.management.base import BaseCommand
 
-from benchmark.cli_exits import UsageError
-from benchmark.cli_types import (
+from benchmark.llm.fake_server import FAULTS, QUICK_FAULTS, FakeLLM
+from config.cli_exits import UsageError
+from config.cli_types import (
     comma_list,
     fraction_0_1,
     non_negative_float,
     non_negative_int,
     port_number,
 )
-from benchmark.llm.fake_server import FAULTS, QUICK_FAULTS, FakeLLM
 
 
 class Command(BaseCommand):

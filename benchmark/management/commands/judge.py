@@ -2,8 +2,6 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand
 
-from benchmark.cli_exits import UsageError
-from benchmark.cli_types import positive_int
 from benchmark.llm.prompts import DEFAULT_JUDGE_TEMPLATE, TemplateError, template_load
 from benchmark.management.commands._llm_args import (
     SYSTEM_CHECKS,
@@ -16,6 +14,7 @@ from benchmark.management.commands._llm_args import (
     run_options,
     summary_lines,
 )
+from benchmark.management.commands._pairwise import add_pairwise_judge_arguments, judge_pairwise
 from benchmark.models import ModelUnderTest
 from benchmark.selectors.datasets import DatasetNotFound
 from benchmark.selectors.runs import dataset_for_model
@@ -27,6 +26,8 @@ from benchmark.services.judging import (
     judge_run_execute,
 )
 from benchmark.services.llm_jobs import LLMJobConfigError, NothingToRetry, run_options_check
+from config.cli_exits import UsageError
+from config.cli_types import positive_int
 
 
 class Command(BaseCommand):
@@ -37,7 +38,9 @@ class Command(BaseCommand):
     requires_system_checks = SYSTEM_CHECKS
 
     def add_arguments(self, parser):
-        parser.add_argument("--model", required=True, help="model under test (by name)")
+        parser.add_argument(
+            "--model", help="model under test (by name); required without --pairwise"
+        )
         parser.add_argument("--judge", help="judge name (default: the judge model id)")
         parser.add_argument("--judge-model", help="endpoint model id of the judge")
         parser.add_argument("--dataset", help="NAME or NAME:vN (default: the one answered)")
@@ -50,10 +53,16 @@ class Command(BaseCommand):
             help="N independent runs over the same responses (run 0 is the ordinary run; each "
             "repeat asks anew, with seed + i when --seed is given), for the judge's stability",
         )
+        add_pairwise_judge_arguments(parser)
         add_endpoint_arguments(parser)
         add_run_arguments(parser)
 
     def handle(self, *args, **options):
+        if options["pairwise"]:
+            judge_pairwise(self, options)
+            return
+        if not options["model"]:
+            raise UsageError("give --model NAME (or --pairwise SET)")
         asked = run_options(options)
         try:
             model = ModelUnderTest.objects.get(name=options["model"])

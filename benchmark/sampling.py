@@ -1,4 +1,5 @@
-"""A reproducible stratified sample of cases (pure: no database).
+"""A reproducible stratified sample (pure: no database): of cases for a study, of model pairs
+on cases for a pairwise set (``benchmark.services.pairwise``).
 
 The same (items, fraction, seed) always gives the same sample, whatever order the items come
 in. Each stratum gets its share of round(fraction × N) by largest remainder, so small strata
