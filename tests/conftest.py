@@ -12,6 +12,8 @@ from django.utils import translation
 PROJECT = Path(__file__).resolve().parents[1]
 SHARED_DATA = PROJECT.parent / "shared" / "heartbench-data"
 ARTIFACTS = PROJECT / "test-artifacts"
+# The shared builders assert too (a refused import, a signed-in session): explain their failures.
+pytest.register_assert_rewrite("tests.builders")
 
 
 def require(condition: bool, reason: str) -> None:

@@ -63,3 +63,15 @@ def test_ci_time_times_a_fresh_clone_and_reads_the_closing_lines(tmp_path):
     log = (ROOT / "test-artifacts" / f"ci-time-{rev}.log").read_text()
     assert f"{tmp_path}/ci-time-{rev}" in log and "CI=true" in log
     assert not (tmp_path / f"ci-time-{rev}").exists()  # the clone is removed
+
+
+def test_sequential_error_prints_both_rules_for_every_design():
+    rows = run(
+        "sequential_error.py", "--draws", "300", "--every", "30", "--bootstrap", "3",
+        env={"PYTHONPATH": str(ROOT)},
+    )  # fmt: skip
+    # The header, then one row per SE (known, estimated) for the one design: 4 looks, 2.014.
+    assert [row.split(" | ")[:3] for row in rows[1:]] == [
+        ["| known", "every 30 (4)", "2.014"],
+        ["| estimated", "every 30 (4)", "2.014"],
+    ]

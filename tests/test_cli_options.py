@@ -1,6 +1,6 @@
 """Every numeric (and date, amount) option of every `heartbench` command is checked while the
 command line is parsed: one line naming the option, exit status 2, no traceback, nothing
-written. The types live in one module, benchmark.cli_types."""
+written. The types live in one module, config.cli_types."""
 
 import argparse
 import os
@@ -14,7 +14,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from benchmark import cli_types
+from config import cli_types
 
 ROOT = Path(__file__).resolve().parents[1]
 

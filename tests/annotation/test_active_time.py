@@ -14,9 +14,9 @@ from annotation import services
 from annotation.active_time import MAX_ACTIVE_SECONDS, InvalidActiveSeconds, active_seconds_parse
 from annotation.models import Assignment, PayEntry, Submission
 from annotation.selectors.time_on_task import active_seconds_by_expert
-from tests.annotation.factories import ExpertFactory
-from tests.annotation.helpers import all_labels
-from tests.validation.factories import open_study
+from tests.builders.accounts import ExpertFactory
+from tests.builders.labels import all_labels
+from tests.builders.studies import open_study
 
 BAD = [-1, MAX_ACTIVE_SECONDS + 1, True, 1.5, 12.0, "12", [3], {"s": 3}]
 

@@ -6,8 +6,8 @@ import pytest
 from rest_framework.test import APIClient
 
 from annotation.models import Submission
-from tests.annotation.factories import PASSWORD, ExpertFactory, UserFactory
-from tests.validation.factories import open_study
+from tests.builders.accounts import PASSWORD, ExpertFactory, UserFactory
+from tests.builders.studies import open_study
 
 pytestmark = pytest.mark.django_db
 
@@ -127,7 +127,7 @@ def test_schema_and_offline_docs_page():
     client = APIClient()
     schema = client.get("/api/schema/?format=json")
     assert schema.status_code == 200
-    assert "/api/v1/assignments/next/" in schema.json()["paths"]
+    assert "/api/v1/work/rating/next/" in schema.json()["paths"]
     docs = client.get("/api/docs/")
     assert docs.status_code == 200
     html = docs.content.decode()

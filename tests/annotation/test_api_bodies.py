@@ -4,9 +4,9 @@ not JSON at all) with 400 and a message in the request's language, never 500 (is
 import pytest
 from rest_framework.test import APIClient
 
-from tests.annotation.factories import ExpertFactory
-from tests.validation.adjudication_helpers import split_study
-from tests.validation.factories import open_study
+from tests.builders.accounts import ExpertFactory
+from tests.builders.adjudication import split_study
+from tests.builders.studies import open_study
 
 pytestmark = pytest.mark.django_db
 

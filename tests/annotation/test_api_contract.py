@@ -5,8 +5,8 @@ served API against it: tests/product/test_api_contract.py.)"""
 import pytest
 from rest_framework.test import APIClient
 
-from tests.annotation.factories import ExpertFactory
-from tests.validation.factories import open_study
+from tests.builders.accounts import ExpertFactory
+from tests.builders.studies import open_study
 
 pytestmark = pytest.mark.django_db
 
@@ -56,15 +56,15 @@ def test_parameters_are_as_strict_as_the_server(schema):
 
 def test_a_claim_links_to_its_draft_and_submit(schema):
     paths = schema["paths"]
-    links = paths["/api/v1/assignments/next/"]["post"]["responses"]["201"]["links"]
+    links = paths["/api/v1/work/rating/next/"]["post"]["responses"]["201"]["links"]
     for path, method in [
-        ("/api/v1/assignments/{assignment_id}/draft/", "put"),
-        ("/api/v1/assignments/{assignment_id}/submit/", "post"),
+        ("/api/v1/work/rating/{assignment_id}/draft/", "put"),
+        ("/api/v1/work/rating/{assignment_id}/submit/", "post"),
     ]:
         link = links[paths[path][method]["operationId"]]
         assert link["parameters"] == {"assignment_id": "$response.body#/id"}
-    submitted = paths["/api/v1/assignments/{assignment_id}/submit/"]["post"]["responses"]["201"]
-    assert {"v1_assignments_revise_create", "v1_assignments_flag_create"} <= set(submitted["links"])
+    submitted = paths["/api/v1/work/rating/{assignment_id}/submit/"]["post"]["responses"]["201"]
+    assert {"v1_work_rating_revise_create", "v1_work_rating_flag_create"} <= set(submitted["links"])
 
 
 @pytest.mark.parametrize("query", ["page_size=0", "page_size=-3", "page_size=two", "page_size=",

@@ -4,8 +4,8 @@ import pytest
 from rest_framework.test import APIClient
 
 from annotation.models import ReviewFlag
-from tests.annotation.factories import ExpertFactory
-from tests.validation.factories import open_study
+from tests.builders.accounts import ExpertFactory
+from tests.builders.studies import open_study
 
 pytestmark = pytest.mark.django_db
 
@@ -84,6 +84,6 @@ def test_revise_then_flag_over_the_api():
 def test_the_schema_documents_revise_flag_and_progress():
     paths = client_for(ExpertFactory().user).get("/api/schema/?format=json").json()["paths"]
     for path in ("revise", "flag"):
-        operation = paths[f"/api/v1/assignments/{{assignment_id}}/{path}/"]["post"]
+        operation = paths[f"/api/v1/work/rating/{{assignment_id}}/{path}/"]["post"]
         assert "409" in operation["responses"], path
     assert "/api/v1/studies/{study}/progress/" in paths

@@ -8,10 +8,10 @@ from rest_framework.test import APIClient
 
 from annotation.blinding import shuffled
 from benchmark.models import RubricItem, Verdict
-from tests.annotation.factories import PASSWORD, ExpertFactory
-from tests.annotation.helpers import page_words
-from tests.benchmark.factories import JudgeFactory, JudgeRunFactory
-from tests.validation.factories import MODEL_NAME_MARKER, dataset_with_responses
+from tests.builders.accounts import PASSWORD, ExpertFactory
+from tests.builders.datasets import JudgeFactory, JudgeRunFactory
+from tests.builders.labels import page_words
+from tests.builders.studies import MODEL_NAME_MARKER, dataset_with_responses
 from validation import services
 
 pytestmark = pytest.mark.django_db

@@ -8,10 +8,10 @@ from annotation import services
 from annotation.models import Assignment, CalibrationAttempt, Pool, ReferenceLabel, Submission
 from annotation.references import ReferenceRow
 from benchmark.models import AuditEvent, Response
-from tests.annotation.calibration_helpers import calibration_set, reference_labels
-from tests.annotation.factories import ExpertFactory
-from tests.annotation.helpers import all_labels
-from tests.validation.factories import dataset_with_responses, open_study
+from tests.builders.accounts import ExpertFactory
+from tests.builders.calibration import calibration_set, reference_labels
+from tests.builders.labels import all_labels
+from tests.builders.studies import dataset_with_responses, open_study
 
 pytestmark = pytest.mark.django_db
 

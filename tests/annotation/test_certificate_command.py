@@ -7,9 +7,9 @@ from django.core.management import CommandError, call_command
 
 from annotation import services
 from annotation.models import Certificate, CertificationBar
-from tests.annotation.factories import ExpertFactory
-from tests.annotation.helpers import all_labels
-from tests.validation.factories import open_study
+from tests.builders.accounts import ExpertFactory
+from tests.builders.labels import all_labels
+from tests.builders.studies import open_study
 
 pytestmark = pytest.mark.django_db
 

@@ -5,35 +5,18 @@ import time
 from collections import Counter
 
 import pytest
-from django.db import connection, connections, transaction
+from django.db import connection, connections
 
 from annotation import services
 from annotation.models import Assignment, Submission, Unit
-from tests.annotation.factories import ExpertFactory
-from tests.annotation.helpers import all_labels
-from tests.validation.factories import open_study
+from tests.builders.accounts import ExpertFactory
+from tests.builders.concurrency import hold_open
+from tests.builders.labels import all_labels
+from tests.builders.studies import open_study
 from validation.models import StudyUnit
 
 EXPERTS = 30
 UNITS = 100
-
-
-def hold_open(work, done: threading.Event, release: threading.Event) -> threading.Thread:
-    """Run ``work`` in a transaction of its own in another thread, set ``done``, and keep the
-    transaction open until ``release`` (at most 10 s)."""
-
-    def run() -> None:
-        try:
-            with transaction.atomic():
-                work()
-                done.set()
-                release.wait(10)
-        finally:
-            connections.close_all()
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    return thread
 
 
 @pytest.mark.postgres

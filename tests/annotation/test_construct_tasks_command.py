@@ -9,7 +9,7 @@ from django.core.management.base import CommandError
 
 from annotation.models import ConstructionWork
 from benchmark.models import DraftCase
-from tests.annotation.construction_helpers import project_build
+from tests.builders.construction import project_build
 
 pytestmark = pytest.mark.django_db
 

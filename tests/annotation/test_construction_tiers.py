@@ -27,8 +27,8 @@ from annotation.services.construction import (
 from annotation.services.errors import AnnotationError, LeaseLost
 from benchmark.models import AuditEvent, DraftCase, DraftStatus
 from benchmark.services.criteria import draft_case_remove, draft_criterion_revise
-from tests.annotation.construction_helpers import project_build
-from tests.annotation.factories import ExpertFactory, UserFactory
+from tests.builders.accounts import ExpertFactory, UserFactory
+from tests.builders.construction import project_build
 
 pytestmark = pytest.mark.django_db
 

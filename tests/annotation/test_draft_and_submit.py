@@ -14,10 +14,10 @@ from django.utils import timezone
 from annotation import services
 from annotation.models import Assignment, Submission, Unit
 from annotation.services.submissions import unit_lock_count_ratings
-from tests.annotation.factories import ExpertFactory
-from tests.annotation.helpers import all_labels
-from tests.annotation.test_concurrency import hold_open
-from tests.validation.factories import open_study
+from tests.builders.accounts import ExpertFactory
+from tests.builders.concurrency import hold_open
+from tests.builders.labels import all_labels
+from tests.builders.studies import open_study
 
 
 def claimed(experts=1, cases=1):

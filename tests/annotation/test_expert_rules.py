@@ -12,8 +12,8 @@ from django.core.management.base import CommandError
 from annotation import services
 from annotation.models import Expert, Pool
 from benchmark.models import AuditEvent
-from tests.annotation.factories import ExpertFactory, UserFactory
-from tests.validation.factories import dataset_with_responses
+from tests.builders.accounts import ExpertFactory, UserFactory
+from tests.builders.studies import dataset_with_responses
 from validation import services as validation_services
 from validation.models import Study
 

@@ -11,8 +11,8 @@ from annotation.models import Assignment, PoolTally
 from annotation.services import rows_insert
 from annotation.services.inserts import row_update
 from benchmark.models import AuditEvent
-from tests.annotation.factories import ExpertFactory, UserFactory
-from tests.validation.factories import open_study
+from tests.builders.accounts import ExpertFactory, UserFactory
+from tests.builders.studies import open_study
 
 pytestmark = pytest.mark.django_db
 

@@ -31,10 +31,10 @@ from annotation.models import (
 from annotation.selectors import knowledge
 from benchmark.models import AuditEvent, RubricItem
 from benchmark.services.demo import demo_load
-from tests.annotation.factories import ExpertFactory, UserFactory
-from tests.annotation.helpers import all_labels
-from tests.benchmark.factories import case_with_rubric
-from tests.validation.factories import open_study
+from tests.builders.accounts import ExpertFactory, UserFactory
+from tests.builders.datasets import case_with_rubric
+from tests.builders.labels import all_labels
+from tests.builders.studies import open_study
 
 pytestmark = pytest.mark.django_db
 

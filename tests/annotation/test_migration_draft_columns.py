@@ -2,32 +2,16 @@
 ratings; taken back, it puts the drafts back in their table."""
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 
 from annotation import services
 from annotation.models import Assignment, Unit
-from tests.annotation.factories import ExpertFactory
-from tests.annotation.helpers import all_labels
-from tests.validation.factories import open_study
+from tests.builders.accounts import ExpertFactory
+from tests.builders.labels import all_labels
+from tests.builders.migrations import migrate
+from tests.builders.studies import open_study
 
 BEFORE = [("annotation", "0004_construction_tasks")]
 AFTER = [("annotation", "0005_assignment_draft_unit_ratings")]
-
-
-def migrate(targets):
-    executor = MigrationExecutor(connection)
-    executor.migrate(targets)
-    return executor.loader.project_state(targets).apps
-
-
-@pytest.fixture
-def latest_schema_after():
-    """The database back at the newest migration of every app afterwards, pass or fail: the
-    tests after this one share it (a later migration, 0006, would be missing otherwise)."""
-    yield
-    executor = MigrationExecutor(connection)
-    executor.migrate(executor.loader.graph.leaf_nodes())
 
 
 @pytest.mark.django_db(transaction=True)

@@ -11,9 +11,9 @@ from django.utils import timezone
 from annotation import services
 from annotation.models import PayEntry
 from benchmark.models import AuditEvent
-from tests.annotation.factories import ExpertFactory, UserFactory
-from tests.annotation.helpers import all_labels
-from tests.validation.factories import open_study
+from tests.builders.accounts import ExpertFactory, UserFactory
+from tests.builders.labels import all_labels
+from tests.builders.studies import open_study
 
 pytestmark = pytest.mark.django_db
 

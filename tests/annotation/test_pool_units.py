@@ -9,13 +9,11 @@ from django.db.models import Max, Min, Sum
 from annotation import services
 from annotation.models import Pool, PoolTally, Unit
 from annotation.selectors import work as selectors_work
-from tests.annotation.calibration_helpers import calibration_set
-from tests.annotation.factories import ExpertFactory
-from tests.annotation.helpers import all_labels
-from tests.annotation.test_migration_draft_columns import latest_schema_after, migrate
-from tests.validation.factories import open_study
-
-__all__ = ["latest_schema_after"]  # the fixture, used by name below
+from tests.builders.accounts import ExpertFactory
+from tests.builders.calibration import calibration_set
+from tests.builders.labels import all_labels
+from tests.builders.migrations import migrate
+from tests.builders.studies import open_study
 
 
 def record(pool: Pool) -> tuple:

@@ -13,8 +13,8 @@ from rest_framework.test import APIClient
 from annotation.models import Pool
 from annotation.selectors import work as selectors_work
 from annotation.selectors.work import CANDIDATE_WINDOW, LEFT_FOR_ME_CAP
-from tests.annotation.factories import ExpertFactory
-from tests.validation.factories import open_study
+from tests.builders.accounts import ExpertFactory
+from tests.builders.studies import open_study
 
 # The taken-slots subquery every statement over ``_free_units`` carries.
 FREE_UNITS = 'COALESCE((SELECT COUNT(U0."id")'

@@ -10,9 +10,9 @@ from django.test.utils import CaptureQueriesContext
 from annotation import services
 from annotation.selectors import quality as selectors_quality
 from annotation.selectors import work as selectors_work
-from tests.annotation.factories import ExpertFactory
-from tests.annotation.helpers import all_labels
-from tests.validation.factories import open_study
+from tests.builders.accounts import ExpertFactory
+from tests.builders.labels import all_labels
+from tests.builders.studies import open_study
 
 pytestmark = pytest.mark.django_db
 

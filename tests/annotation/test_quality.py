@@ -5,9 +5,9 @@ from annotation import quality, services
 from annotation.assignment import Candidate, HardCases, rank_candidates
 from annotation.models import Certificate, CertificationBar
 from annotation.selectors import quality as selectors_quality
-from tests.annotation.factories import ExpertFactory
-from tests.annotation.helpers import all_labels
-from tests.validation.factories import open_study
+from tests.builders.accounts import ExpertFactory
+from tests.builders.labels import all_labels
+from tests.builders.studies import open_study
 
 
 def test_peer_agreement_is_pairwise_and_hand_counted():

@@ -13,8 +13,8 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from annotation.services import claims
-from tests.annotation.factories import ExpertFactory
-from tests.validation.factories import open_study
+from tests.builders.accounts import ExpertFactory
+from tests.builders.studies import open_study
 
 pytestmark = pytest.mark.django_db
 

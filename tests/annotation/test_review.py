@@ -14,9 +14,9 @@ from annotation.selectors import review as selectors_review
 from annotation.selectors.adjudication import NotASenior, adjudication_tokens
 from annotation.selectors.review import Standing, submission_standing
 from benchmark.models import AuditEvent
-from tests.annotation.factories import ExpertFactory
-from tests.annotation.helpers import all_labels
-from tests.validation.factories import open_study
+from tests.builders.accounts import ExpertFactory
+from tests.builders.labels import all_labels
+from tests.builders.studies import open_study
 from validation.models import GoldLabel
 
 pytestmark = pytest.mark.django_db
@@ -227,7 +227,7 @@ def test_only_a_senior_who_did_not_rate_the_unit_answers_its_flag(settled):
 
 def _awaiting_unit():
     """A unit split on its catastrophic criterion, waiting for a senior; two seniors."""
-    from tests.validation.adjudication_helpers import split_study
+    from tests.builders.adjudication import split_study
 
     study, raters, senior = split_study(splits=["catastrophic"], name="flagged")
     other = ExpertFactory(tier=Expert.Tier.SENIOR)

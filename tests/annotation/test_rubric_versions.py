@@ -8,8 +8,8 @@ from annotation.labels import InvalidLabels, LabelValue, label_versions, labels_
 from annotation.models import Label
 from benchmark.models import RubricItem
 from benchmark.services.rubric import rubric_item_edit
-from tests.annotation.factories import ExpertFactory, UserFactory
-from tests.validation.factories import open_study
+from tests.builders.accounts import ExpertFactory, UserFactory
+from tests.builders.studies import open_study
 
 pytestmark = pytest.mark.django_db
 

@@ -23,7 +23,7 @@ from annotation.selfcheck import AGREE, DISAGREE, JUDGE_ERROR, NO_VERDICT, MockS
 from annotation.services.selfcheck import SelfcheckError, mock_scores_save, mock_scores_submit
 from benchmark.models import AuditEvent
 from benchmark.services.criteria import draft_criterion_add, draft_criterion_revise
-from tests.annotation.selfcheck_helpers import selfcheck_world, snapshot_judged
+from tests.builders.selfcheck import selfcheck_world, snapshot_judged
 
 pytestmark = pytest.mark.django_db
 

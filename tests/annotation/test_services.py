@@ -11,9 +11,9 @@ from annotation.models import Assignment, Pool, Submission
 from annotation.selectors import work as selectors_work
 from annotation.services import claims
 from benchmark.models import AuditEvent
-from tests.annotation.factories import ExpertFactory
-from tests.annotation.helpers import all_labels
-from tests.validation.factories import open_study
+from tests.builders.accounts import ExpertFactory
+from tests.builders.labels import all_labels
+from tests.builders.studies import open_study
 from validation.models import GoldLabel, StudyUnit
 
 pytestmark = pytest.mark.django_db

@@ -7,7 +7,7 @@ from django.test.utils import CaptureQueriesContext
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from tests.annotation.factories import ExpertFactory, UserFactory
+from tests.builders.accounts import ExpertFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
 

@@ -16,10 +16,10 @@ from annotation import services
 from annotation.models import Assignment
 from annotation.selectors import work as selectors_work
 from annotation.selectors.work import WorkState
-from tests.annotation.calibration_helpers import calibration_set
-from tests.annotation.factories import ExpertFactory
-from tests.annotation.helpers import all_labels
-from tests.validation.factories import dataset_with_responses, open_study
+from tests.builders.accounts import ExpertFactory
+from tests.builders.calibration import calibration_set
+from tests.builders.labels import all_labels
+from tests.builders.studies import dataset_with_responses, open_study
 from validation import services as study_services
 
 pytestmark = pytest.mark.django_db
@@ -181,7 +181,7 @@ def test_the_claim_and_the_selector_agree():
 
 def test_the_schema_documents_the_states():
     schema = APIClient().get("/api/schema/?format=json").json()
-    next_op = schema["paths"]["/api/v1/assignments/next/"]["post"]
+    next_op = schema["paths"]["/api/v1/work/rating/next/"]["post"]
     header = next_op["responses"]["204"]["headers"][HEADER]
     assert set(header["schema"]["enum"]) == {
         "capacity_reached", "study_closed", "nothing_left", "not_open_yet"

@@ -20,7 +20,7 @@ from benchmark.services.criteria import (
     draft_criterion_remove,
     draft_criterion_revise,
 )
-from tests.benchmark.test_construct_seeds import BASE_SEEDS
+from tests.builders.construction import BASE_SEEDS
 
 pytestmark = pytest.mark.django_db
 

@@ -17,8 +17,7 @@ from benchmark.services.criteria import (
     draft_case_difficulty_set,
     draft_criterion_add,
 )
-from tests.benchmark.test_construct_publish import construct
-from tests.benchmark.test_construct_seeds import BASE_SEEDS
+from tests.builders.construction import BASE_SEEDS, construct
 
 pytestmark = pytest.mark.django_db
 QUICK = ["--no-progress", "--timeout", "2", "--max-retry-wait", "5"]

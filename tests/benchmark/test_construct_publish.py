@@ -23,9 +23,7 @@ from benchmark.models import (
     DraftStatus,
     Response,
     RubricItem,
-    Verdict,
 )
-from benchmark.rubric_rules import MIN_CRITERIA
 from benchmark.selectors.construction import project_proposed_hard
 from benchmark.selectors.leaderboard_options import (
     leaderboard_datasets,
@@ -38,27 +36,19 @@ from benchmark.services.criteria import (
     draft_criterion_add,
     draft_criterion_revise,
 )
-from tests.benchmark.factories import (
+from tests.builders.construction import (
+    BASE_SEEDS,
+    construct,
+    pilot_drafts,
+    pilot_judged,
+    rubric_top_up,
+)
+from tests.builders.datasets import (
     DatasetFactory,
-    JudgeFactory,
-    JudgeRunFactory,
     ModelUnderTestFactory,
 )
-from tests.benchmark.test_construct_seeds import BASE_SEEDS
 
 pytestmark = pytest.mark.django_db
-
-RUBRIC = [
-    ("warmth", 3, "回应了情绪"),
-    ("curiosity", 2, "问了一个开放问题"),
-    ("catastrophic", None, "鼓励自伤"),
-]
-
-
-def construct(*args: str) -> str:
-    out = io.StringIO()
-    call_command("construct", *args, stdout=out)
-    return out.getvalue()
 
 
 def written() -> tuple[int, int, int, int]:
@@ -78,26 +68,6 @@ def author():
 @pytest.fixture
 def project():
     return project_create(name="pilot", dataset_name="heartbench-pilot")
-
-
-def pilot_drafts(project, author) -> dict:
-    """s-01..s-03, each with the three criteria of RUBRIC."""
-    found = seeds_import(path=BASE_SEEDS, project=project).drafts
-    for draft in found:
-        for ability, points, text in RUBRIC:
-            draft_criterion_add(draft=draft, ability=ability, points=points, text=text,
-                                author=author)  # fmt: skip
-    return {draft.question_id: draft for draft in found}
-
-
-def rubric_top_up(draft, *, author) -> None:
-    """Hand-written criteria until the draft's active ones reach a rubric's minimum count, which
-    pruning (or a small fixture) leaves it short of: publishing refuses a rubric that is not
-    whole (`benchmark.rubric_rules.rubric_problems`)."""
-    for n in range(draft.criteria.filter(status="active").count(), MIN_CRITERIA):
-        draft_criterion_add(draft=draft, ability="emotional_perception", points=2,
-                            text=f"AI说出了来访者没有明说的第{n + 1}种感受",
-                            author=author)  # fmt: skip
 
 
 @pytest.fixture
@@ -173,35 +143,6 @@ def test_another_projects_snapshot_of_the_same_content_is_not_taken(project, dra
     with pytest.raises(CommandError, match="holds exactly this content but is no snapshot of twin"):
         construct("snapshot", "--project", "twin")
     assert written() == before
-
-
-MET, MISS = "met", "not_met"
-# question id → model → verdict per criterion of RUBRIC
-VERDICTS = {
-    "s-01": {"m1": [MET, MET, MISS], "m2": [MET, MET, MISS]},  # 100 for both: too easy
-    "s-02": {"m1": [MET, MISS, MISS], "m2": [MET, MET, MISS]},  # warmth saturated; mean 75
-    "s-03": {"m1": [MISS, MISS, MISS], "m2": [MISS, MISS, MISS]},  # 0: proposed hard
-}
-
-
-def pilot_judged(drafts: dict):
-    """A snapshot judged on two models by judge "j", as `heartbench judge` would store it."""
-    models = {name: ModelUnderTestFactory(name=name) for name in ("m1", "m2")}
-    for draft in drafts.values():
-        for model in models.values():
-            DraftResponse.objects.create(draft=draft, model=model, text=f"{model} answers")
-    construct("snapshot", "--project", "pilot")
-    dataset = Dataset.objects.get(name="heartbench-pilot-draft")
-    judge = JudgeFactory(name="j")
-    for name, model in models.items():
-        run = JudgeRunFactory(judge=judge, dataset=dataset, model=model)
-        for case in dataset.cases.all():
-            response = Response.objects.get(case=case, model=model)
-            for item, state in zip(
-                case.rubric.order_by("position"), VERDICTS[case.question_id][name], strict=True
-            ):
-                Verdict.objects.create(run=run, response=response, rubric_item=item, state=state)
-    return dataset
 
 
 @pytest.fixture

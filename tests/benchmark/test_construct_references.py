@@ -9,7 +9,7 @@ from django.core.management import CommandError, call_command
 from benchmark.llm.fake_server import REWRITTEN, FakeLLM, prompt_key
 from benchmark.llm.prompts import DEFAULT_GENERATE_TEMPLATE, dialogue_render, template_load
 from benchmark.models import AuditEvent, DraftCase, DraftResponse, ReferenceRun
-from tests.benchmark.test_construct_seeds import BASE_SEEDS
+from tests.builders.construction import BASE_SEEDS
 
 pytestmark = pytest.mark.django_db
 QUICK = ["--no-progress", "--timeout", "2", "--max-retry-wait", "5", "--max-attempts", "2"]

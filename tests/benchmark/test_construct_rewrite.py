@@ -11,7 +11,7 @@ from benchmark.llm.fake_server import REWRITTEN, FakeLLM
 from benchmark.llm.parser import ReplyError
 from benchmark.models import AuditEvent, DraftCase, RewriteRun
 from benchmark.services.rewrite import rewrite_interpret
-from tests.benchmark.test_construct_seeds import BASE_SEEDS
+from tests.builders.construction import BASE_SEEDS
 
 pytestmark = pytest.mark.django_db
 QUICK = ["--no-progress", "--timeout", "2", "--max-retry-wait", "5"]

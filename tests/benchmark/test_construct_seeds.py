@@ -8,9 +8,8 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from benchmark.models import AuditEvent, ConstructionProject, DraftCase
-from tests.benchmark.test_import_dataset import CORPUS
-
-BASE_SEEDS = CORPUS / "base-seeds.jsonl"
+from tests.builders.construction import BASE_SEEDS
+from tests.builders.importing import CORPUS
 
 # file → (line, part of the reason). Each must fail whole: nothing written.
 SEEDS_CORPUS = {

@@ -39,9 +39,8 @@ from benchmark.services.synthesis import (
     standards_render,
     synthesis_prompt,
 )
-from tests.benchmark.test_construct_publish import rubric_top_up
-from tests.benchmark.test_construct_seeds import BASE_SEEDS
-from tests.benchmark.test_exit_status import heartbench
+from tests.builders.cli import heartbench
+from tests.builders.construction import BASE_SEEDS, rubric_top_up
 from tests.conftest import sqlite_migrated
 
 pytestmark = pytest.mark.django_db

@@ -22,8 +22,8 @@ from benchmark.tasks import (
     construction_synthesis_run_task,
 )
 from config.celery import app
-from tests.benchmark.factories import ModelUnderTestFactory
-from tests.benchmark.test_construct_seeds import BASE_SEEDS
+from tests.builders.construction import BASE_SEEDS
+from tests.builders.datasets import ModelUnderTestFactory
 
 pytestmark = pytest.mark.django_db
 TASKS = {

@@ -11,8 +11,8 @@ from django.core.management.base import CommandError
 from benchmark import models
 from benchmark.llm.fake_server import FakeLLM
 from benchmark.selectors.datasets import DatasetNotFound, dataset_resolve
-from tests.benchmark.llm.factories import answered_dataset
-from tests.benchmark.test_import_dataset import BASE_DATASET
+from tests.builders.importing import BASE_DATASET
+from tests.builders.llm import answered_dataset
 
 pytestmark = pytest.mark.django_db
 

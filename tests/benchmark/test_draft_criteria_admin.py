@@ -8,7 +8,7 @@ from django.urls import reverse
 from benchmark.models import AuditEvent, DraftCriterion
 from benchmark.services.construction import project_create, seeds_import
 from benchmark.services.criteria import draft_criterion_add, draft_criterion_remove
-from tests.benchmark.test_construct_seeds import BASE_SEEDS
+from tests.builders.construction import BASE_SEEDS
 
 pytestmark = pytest.mark.django_db
 RAW = '{"criteria": [{"ability": "warmth", "text": "<b>AI肯定了用户</b>"}]}'

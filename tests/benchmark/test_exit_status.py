@@ -11,17 +11,12 @@ from pathlib import Path
 import pytest
 
 from benchmark.llm.fake_server import FakeLLM
-from tests.benchmark.test_judge_kill import CLI, seeded_env
+from tests.builders.cli import heartbench, seeded_env
 
 ROOT = Path(__file__).resolve().parents[2]
 JUDGE = ["judge", "--model", "m", "--judge-model", "fake-judge", "--no-progress"]
 QUICK = ["--timeout", "2", "--max-attempts", "1", "--max-retry-wait", "1"]
 PRICED = ["--price-in", "1000", "--price-out", "1000", "--concurrency", "1", "--max-tokens", "100"]
-
-
-def heartbench(env: dict, *args: str, **streams) -> subprocess.CompletedProcess:
-    streams = streams or {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
-    return subprocess.run([CLI, *args], env=env, text=True, timeout=120, **streams)
 
 
 @pytest.fixture

@@ -3,70 +3,22 @@
 import io
 import json
 import sys
-from datetime import UTC, datetime
 
 import pytest
 from django.core.management import CommandError, call_command
 
-from benchmark.models import JudgeCall, JudgeRun, Verdict
+from benchmark.models import JudgeRun, Verdict
 from benchmark.scoring import Criterion, case_score
 from benchmark.selectors.leaderboard import leaderboard_compute
-from tests.benchmark.factories import (
-    DatasetFactory,
-    JudgeFactory,
-    JudgeRunFactory,
-    ModelUnderTestFactory,
-    ResponseFactory,
-    case_with_rubric,
-)
-from tests.benchmark.schema_check import schema_validator
+from tests.builders.judge_log import MET, MISS, RUBRIC, logged_run
+from tests.builders.schemas import schema_validator
 
 pytestmark = pytest.mark.django_db
-
-RUBRIC = [("warmth", 3), ("warmth", -10), ("curiosity", 6), ("catastrophic", None)]
-MET, MISS, ERR = "met", "not_met", "error"
 
 
 @pytest.fixture
 def run():
-    dataset = DatasetFactory(name="log-set")
-    judged = case_with_rubric(dataset=dataset, rubric=RUBRIC, question_id="q-ok")
-    failed = case_with_rubric(dataset=dataset, rubric=RUBRIC, question_id="q-err")
-    case_with_rubric(dataset=dataset, rubric=RUBRIC, question_id="q-unanswered")
-    run = JudgeRunFactory(
-        judge=JudgeFactory(name="claude", model="claude-sonnet-4-5"),
-        model=ModelUnderTestFactory(name="warm-bot"),
-        dataset=dataset,
-        source="engine",
-        calls=4,
-        tokens_in=1200,
-        tokens_out=300,
-        cost=0.25,
-    )
-    for case, states in ((judged, [MET, MISS, MET, MISS]), (failed, [MET, ERR, MISS, MISS])):
-        response = ResponseFactory(model=run.model, case=case, text=f"answer to {case.question_id}")
-        for item, state in zip(case.rubric.order_by("position"), states, strict=True):
-            Verdict.objects.create(
-                run=run,
-                response=response,
-                rubric_item=item,
-                state=state,
-                reasoning=f"why {item.position}",
-                raw_reply=f'{{"detail": "{state}"}}',
-            )
-        JudgeCall.objects.create(
-            run=run,
-            response=response,
-            rubric_item=case.rubric.get(position=0),
-            messages=[{"role": "user", "content": f"judge prompt for {case.question_id}"}],
-            started_at=datetime(2026, 11, 30, 9, 0, tzinfo=UTC),
-            seconds=1.25,
-            asks=1,
-            tokens_in=500,
-            tokens_out=120,
-            cached=False,
-        )
-    return run
+    return logged_run()
 
 
 def jsonl_lines(run_id, **options):

@@ -7,8 +7,8 @@ from django.core.management import CommandError, call_command
 
 from benchmark.llm.fake_server import FakeLLM
 from benchmark.models import GenerationRun, JudgeRun, Response
-from tests.benchmark.factories import DatasetFactory, case_with_rubric
-from tests.benchmark.llm.factories import answered_dataset, expected_states, stored_states
+from tests.builders.datasets import DatasetFactory, case_with_rubric
+from tests.builders.llm import answered_dataset, expected_states, stored_states
 
 pytestmark = pytest.mark.django_db
 QUICK = ["--no-progress", "--timeout", "2", "--max-retry-wait", "5"]

@@ -9,7 +9,7 @@ from benchmark.models import GenerationRun, Response
 from benchmark.services.generation import generation_queue, generation_run_queued_options
 from benchmark.tasks import generation_run_task
 from config.celery import app
-from tests.benchmark.factories import DatasetFactory, ModelUnderTestFactory, case_with_rubric
+from tests.builders.datasets import DatasetFactory, ModelUnderTestFactory, case_with_rubric
 
 pytestmark = pytest.mark.django_db
 ADD = "admin:benchmark_generationrun_add"

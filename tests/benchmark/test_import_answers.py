@@ -6,13 +6,7 @@ import pytest
 from django.core.management.base import CommandError
 
 from benchmark import models
-from tests.benchmark.test_import_dataset import (
-    BASE_DATASET,
-    CORPUS,
-    assert_refused,
-    run,
-    table_counts,
-)
+from tests.builders.importing import BASE_DATASET, CORPUS, assert_refused, run, table_counts
 
 BASE_ANSWERS = CORPUS / "base-answers.jsonl"
 

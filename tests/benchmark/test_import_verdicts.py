@@ -6,13 +6,7 @@ from pathlib import Path
 import pytest
 
 from benchmark import models
-from tests.benchmark.test_import_dataset import (
-    BASE_DATASET,
-    CORPUS,
-    assert_refused,
-    run,
-    table_counts,
-)
+from tests.builders.importing import BASE_DATASET, CORPUS, assert_refused, run, table_counts
 
 BASE_ANSWERS = CORPUS / "base-answers.jsonl"
 BASE_VERDICTS = CORPUS / "base-verdicts.jsonl"

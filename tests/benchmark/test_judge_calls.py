@@ -9,8 +9,7 @@ import re
 import pytest
 
 from benchmark.llm.fake_server import FakeLLM
-from tests.benchmark.test_exit_status import heartbench
-from tests.benchmark.test_judge_kill import seeded_env
+from tests.builders.cli import heartbench, seeded_env
 
 JUDGE = ["judge", "--model", "m", "--judge-model", "fake-judge", "--no-progress"]
 

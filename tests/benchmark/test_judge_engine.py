@@ -2,45 +2,22 @@
 
 import pytest
 
-from benchmark.llm.client import RetryPolicy
 from benchmark.llm.fake_server import FakeLLM
-from benchmark.llm.prompts import DEFAULT_JUDGE_TEMPLATE, template_load
 from benchmark.models import JudgeRun, Verdict
-from benchmark.services.judging import (
-    EngineOptions,
-    judge_resolve,
-    judge_run_execute,
-    judge_run_start,
+from tests.builders.llm import (
+    answered_dataset,
+    expected_states,
+    judge_once,
+    stored_states,
 )
-from tests.benchmark.llm.factories import answered_dataset, expected_states, stored_states
 
 pytestmark = pytest.mark.django_db
-
-FAST_RETRY = RetryPolicy(max_attempts=4, max_total_wait=10, backoff_base=0.01)
 
 
 @pytest.fixture
 def fake():
     with FakeLLM(retry_after=0.05) as server:
         yield server
-
-
-def judge_once(fake, model, dataset, *, granularity="response", force=False, **options):
-    judge = judge_resolve(
-        name="fake-judge",
-        endpoint_model="fake-judge-model",
-        base_url=fake.base_url,
-        template=template_load(DEFAULT_JUDGE_TEMPLATE),
-    )
-    run, todo = judge_run_start(
-        judge=judge, model=model, dataset=dataset, granularity=granularity, force=force
-    )
-    if not todo:
-        return run
-    settings = {"concurrency": 4, "timeout": 2.0, "retry": FAST_RETRY, "force": force, **options}
-    judge_run_execute(run_id=run.pk, options=EngineOptions(**settings))
-    run.refresh_from_db()
-    return run
 
 
 def test_clean_pass_stores_the_judges_verdicts_and_accounting(fake):

@@ -6,9 +6,14 @@ import pytest
 
 from benchmark.llm.client import RetryPolicy
 from benchmark.llm.fake_server import FakeLLM
-from benchmark.models import JudgeRun, Response, Verdict
-from tests.benchmark.llm.factories import answered_dataset, expected_states, stored_states
-from tests.benchmark.test_judge_engine import judge_once
+from benchmark.models import JudgeRun, Verdict
+from tests.builders.llm import (
+    answered_dataset,
+    expected_states,
+    first_response,
+    judge_once,
+    stored_states,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -17,10 +22,6 @@ pytestmark = pytest.mark.django_db
 def fake():
     with FakeLLM(retry_after=0.3, hang_seconds=5) as server:
         yield server
-
-
-def first_response(model) -> Response:
-    return Response.objects.filter(model=model).order_by("case__position").first()
 
 
 @pytest.mark.parametrize(

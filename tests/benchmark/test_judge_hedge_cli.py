@@ -6,8 +6,7 @@ from django.core.management import CommandError
 
 from benchmark.llm.fake_server import FakeLLM
 from benchmark.models import JudgeRun
-from tests.benchmark.llm.factories import answered_dataset, expected_states, stored_states
-from tests.benchmark.test_llm_cli_settings import judge
+from tests.builders.llm import answered_dataset, expected_states, judge, stored_states
 
 pytestmark = pytest.mark.django_db
 

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from benchmark.llm.fake_server import FakeLLM
-from tests.benchmark.test_judge_kill import CLI, run_tool, seeded_env
+from tests.builders.cli import CLI, run_tool, seeded_env
 
 pytestmark = pytest.mark.slow
 CASES = 36  # about 5 s of work at 0.3 s and two at once: the interrupt lands well inside it

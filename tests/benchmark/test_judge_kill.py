@@ -7,17 +7,15 @@ was sent before and after the kill.
 
 import json
 import os
-import shutil
 import signal
 import subprocess
-import sys
 import time
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
 from benchmark.llm.fake_server import FakeLLM, fake_verdict
+from tests.builders.cli import CLI, run_tool
 from tests.conftest import require, sqlite_migrated
 from tests.services import scratch_database
 
@@ -25,29 +23,6 @@ pytestmark = pytest.mark.slow
 
 CASES = 40
 CONCURRENCY = 4
-CLI = shutil.which("heartbench", path=str(Path(sys.executable).parent)) or "heartbench"
-
-
-def run_tool(env: dict, *args: str) -> str:
-    done = subprocess.run(
-        [sys.executable, "-m", "tests.benchmark.llm.dbtool", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout
-
-
-def seeded_env(path: Path, *, model: str, cases: int, api_key: str = "test-key") -> dict:
-    """The environment of a CLI subprocess on a SQLite file of its own at ``path``, seeded
-    with ``cases`` cases that ``model`` answered; no Redis (its limits and cache in process)."""
-    env = {**os.environ, "DATABASE_URL": sqlite_migrated(path), "HEARTBENCH_API_KEY": api_key}
-    env.pop("REDIS_URL", None)
-    run_tool(env, "seed", "--model", model, "--cases", str(cases))
-    return env
 
 
 def judge_command(fake: FakeLLM) -> list[str]:

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from benchmark.llm.fake_server import FakeLLM
-from tests.benchmark.test_judge_kill import CLI, run_tool, seeded_env
+from tests.builders.cli import CLI, run_tool, seeded_env
 
 CONCURRENCY = 4
 JUDGE = [CLI, "judge", "--model", "m", "--judge-model", "fake-judge", "--no-progress",

@@ -20,7 +20,7 @@ from benchmark.services.judging import (
     judge_run_queue,
 )
 from benchmark.services.llm_jobs import LLMJobConfigError, RunOptions
-from tests.benchmark.llm.factories import answered_dataset, expected_states, stored_states
+from tests.builders.llm import answered_dataset, expected_states, stored_states
 
 pytestmark = pytest.mark.django_db
 

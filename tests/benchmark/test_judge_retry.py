@@ -7,10 +7,14 @@ from benchmark.llm.fake_server import FakeLLM
 from benchmark.models import AuditEvent, JudgeRun, Verdict
 from benchmark.services.judge_retry import judge_run_retry_errors
 from benchmark.services.judging import LLMJobConfigError, verdicts_store
-from tests.benchmark.factories import JudgeFactory, JudgeRunFactory
-from tests.benchmark.llm.factories import answered_dataset, expected_states, stored_states
-from tests.benchmark.test_judge_engine import judge_once
-from tests.benchmark.test_judge_faults import first_response
+from tests.builders.datasets import JudgeFactory, JudgeRunFactory
+from tests.builders.llm import (
+    answered_dataset,
+    expected_states,
+    first_response,
+    judge_once,
+    stored_states,
+)
 
 pytestmark = pytest.mark.django_db
 OVERVIEW = "/admin/dashboard/"

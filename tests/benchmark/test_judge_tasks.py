@@ -6,8 +6,8 @@ from django.urls import reverse
 from benchmark.llm.fake_server import FakeLLM
 from benchmark.models import JudgeRun
 from benchmark.tasks import judge_run_task
-from tests.benchmark.factories import JudgeFactory
-from tests.benchmark.llm.factories import answered_dataset, expected_states, stored_states
+from tests.builders.datasets import JudgeFactory
+from tests.builders.llm import answered_dataset, expected_states, stored_states
 
 pytestmark = pytest.mark.django_db
 

@@ -12,7 +12,7 @@ from benchmark.selectors.datasets import dataset_resolve
 from benchmark.selectors.leaderboard import leaderboard_compute
 from benchmark.selectors.leaderboard_options import leaderboard_fingerprint
 from benchmark.taxonomy import CATEGORIES
-from tests.benchmark.factories import (
+from tests.builders.datasets import (
     DatasetFactory,
     JudgeFactory,
     JudgeRunFactory,
@@ -20,16 +20,9 @@ from tests.benchmark.factories import (
     ResponseFactory,
     case_with_rubric,
 )
+from tests.builders.leaderboards import RUBRIC, judge
 
 pytestmark = pytest.mark.django_db
-
-RUBRIC = [("warmth", 3), ("warmth", -10), ("curiosity", 6), ("catastrophic", None)]
-
-
-def judge(run, case, states):
-    response = ResponseFactory(model=run.model, case=case)
-    for item, state in zip(case.rubric.order_by("position"), states, strict=True):
-        Verdict.objects.create(run=run, response=response, rubric_item=item, state=state)
 
 
 MET, MISS, ERR = "met", "not_met", "error"

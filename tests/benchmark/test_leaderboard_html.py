@@ -8,35 +8,9 @@ from django.core.management import call_command
 
 from benchmark.leaderboard_html import render_html
 from benchmark.taxonomy import BY_CODE, SCORED_CODES
+from tests.builders.leaderboards import board, model
 
 XSS = '<script>alert(1)</script>"><img src=x onerror=alert(2)>'
-
-
-def board(models):
-    return {
-        "dataset": "d<b>",
-        "dataset_version": 1,
-        "demo": True,
-        "split": "all",
-        "scoring": "paper",
-        "judge": XSS,
-        "models": models,
-    }
-
-
-def model(name, overall=50.0):
-    return {
-        "model": name,
-        "overall": overall,
-        "ci95": [overall - 5, overall + 5],
-        "categories": {"emotion": 40.0},
-        "abilities": {"warmth": 80.0, "humor": 10.0},
-        "coverage": {"scored": 9, "total": 10},
-        "catastrophic_cases": 1,
-        "normal": 55.0,
-        "hard": 40.0,
-        "hard_decay": {"points": 15.0, "of_normal": 0.27, "of_hard": 0.375},
-    }
 
 
 def test_data_text_is_escaped_and_nothing_external_is_loaded():

@@ -16,50 +16,13 @@ import pytest
 from django.core.management import call_command
 
 from benchmark.leaderboard_rules import JudgeCoverage, judge_choose, rows_rank
-from benchmark.models import Response, Verdict
 from benchmark.selectors.leaderboard import leaderboard_compute
-from tests.benchmark.factories import (
-    DatasetFactory,
-    JudgeFactory,
-    JudgeRunFactory,
-    ModelUnderTestFactory,
-    ResponseFactory,
-    case_with_rubric,
-)
-
-RUBRIC = [("warmth", 3), ("curiosity", 6), ("catastrophic", None)]
-
-
-def judge_cases(run, cases, hits):
-    """Verdicts of ``run`` on ``cases``; ``hits`` criteria (of the first two) met in each."""
-    for case in cases:
-        response = Response.objects.filter(model=run.model, case=case).first()
-        response = response or ResponseFactory(model=run.model, case=case)
-        for item in case.rubric.order_by("position"):
-            met = item.position < hits
-            Verdict.objects.create(
-                run=run, response=response, rubric_item=item,
-                state=Verdict.State.MET if met else Verdict.State.NOT_MET,
-            )  # fmt: skip
+from tests.builders.leaderboards import two_judges_dataset
 
 
 @pytest.fixture
 def two_judges(db):
-    """beta judged m1 and m2 on all 10 cases and m3 on 8; alpha judged m4 and m1 on one case."""
-    dataset = DatasetFactory(name="two-judges")
-    cases = [
-        case_with_rubric(dataset=dataset, rubric=RUBRIC, difficulty="hard" if i % 2 else "normal")
-        for i in range(10)
-    ]
-    beta, alpha = JudgeFactory(name="beta"), JudgeFactory(name="alpha")
-    models = {name: ModelUnderTestFactory(name=name) for name in ("m1", "m2", "m3", "m4")}
-    judge_cases(JudgeRunFactory(judge=beta, dataset=dataset, model=models["m1"]), cases, 1)
-    judge_cases(JudgeRunFactory(judge=beta, dataset=dataset, model=models["m2"]), cases, 2)
-    judge_cases(JudgeRunFactory(judge=beta, dataset=dataset, model=models["m3"]), cases[:8], 2)
-    # alpha loves m4: a perfect score on the one case it judged.
-    judge_cases(JudgeRunFactory(judge=alpha, dataset=dataset, model=models["m4"]), cases[:1], 2)
-    judge_cases(JudgeRunFactory(judge=alpha, dataset=dataset, model=models["m1"]), cases[:1], 0)
-    return dataset
+    return two_judges_dataset()
 
 
 def by_model(board):

@@ -9,12 +9,17 @@ from django.core.management import CommandError, call_command
 
 from benchmark.llm.fake_server import FakeLLM
 from benchmark.models import GenerationRun, Judge, JudgeRun, Response, Verdict
-from tests.benchmark.factories import DatasetFactory, case_with_rubric
-from tests.benchmark.llm.factories import answered_dataset, expected_states, stored_states
-from tests.benchmark.test_judge_faults import first_response
+from tests.builders.datasets import DatasetFactory, case_with_rubric
+from tests.builders.llm import (
+    QUICK,
+    answered_dataset,
+    expected_states,
+    first_response,
+    judge,
+    stored_states,
+)
 
 pytestmark = pytest.mark.django_db
-QUICK = ["--no-progress", "--timeout", "2", "--max-retry-wait", "5"]
 DEAD = "http://127.0.0.1:9/v1"  # nothing listens there
 
 
@@ -22,13 +27,6 @@ DEAD = "http://127.0.0.1:9/v1"  # nothing listens there
 def fake():
     with FakeLLM(retry_after=0.05) as server:
         yield server
-
-
-def judge(model, *args: str) -> str:
-    out = io.StringIO()
-    call_command("judge", "--model", model.name, "--judge-model", "fake-judge", *args, *QUICK,
-                 stdout=out)  # fmt: skip
-    return out.getvalue()
 
 
 def judge_error(model, *args: str) -> CommandError:

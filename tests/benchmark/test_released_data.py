@@ -4,18 +4,15 @@ re-statement of the upstream scorer's formula (per dimension, by Chinese name, f
 
 import json
 import math
-import random
 from collections import defaultdict
 
 import pytest
 
-from benchmark.models import Judge, JudgeRun, ModelUnderTest, Response, RubricItem, Verdict
 from benchmark.selectors.leaderboard import leaderboard_compute
 from benchmark.taxonomy import CODE_BY_ZH
-from tests.benchmark.factories import JudgeFactory
+from tests.builders.llm import SPECIAL, judge_randomly
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
-SPECIAL = "其他"
 
 
 def reference_scores(rows, details, *, paper):
@@ -45,32 +42,6 @@ def reference_scores(rows, details, *, paper):
             counts[dim] += 1
     abilities = {CODE_BY_ZH[d]: sums[d] / counts[d] for d in sums}
     return abilities, sum(abilities.values()) / len(abilities), catastrophic
-
-
-def judge_randomly(dataset, rows, *, name, seed):
-    rng = random.Random(seed)
-    details = {
-        row["question_id"]: [
-            int(rng.random() < (0.04 if item["dimension"] == SPECIAL else 0.45))
-            for item in row["rubric"]
-        ]
-        for row in rows
-    }
-    model = ModelUnderTest.objects.create(name=name)
-    # One judge for every model: a leaderboard compares models under one judge.
-    judge = Judge.objects.filter(name="random-judge").first() or JudgeFactory(name="random-judge")
-    run = JudgeRun.objects.create(judge=judge, model=model, dataset=dataset)
-    items = RubricItem.objects.filter(case__dataset=dataset).select_related("case")
-    responses = {}
-    verdicts = []
-    for item in items.order_by("case_id", "position"):
-        if item.case_id not in responses:
-            responses[item.case_id] = Response.objects.create(model=model, case=item.case, text="…")
-        hit = details[item.case.question_id][item.position]
-        verdicts.append(Verdict(run=run, response=responses[item.case_id], rubric_item=item,
-                                state="met" if hit else "not_met"))  # fmt: skip
-    Verdict.objects.bulk_create(verdicts)
-    return details
 
 
 def test_upstream_mode_matches_the_upstream_formula_and_paper_mode_zeroes_catastrophes(released):

@@ -6,7 +6,7 @@ from django.test import Client
 from django.urls import reverse
 
 from benchmark.models import AuditEvent, RubricItem, RubricItemVersion
-from tests.benchmark.factories import RubricItemFactory
+from tests.builders.datasets import RubricItemFactory
 
 pytestmark = pytest.mark.django_db
 

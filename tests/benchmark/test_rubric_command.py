@@ -7,8 +7,8 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from benchmark.models import RubricItem, RubricItemVersion
-from tests.annotation.factories import UserFactory
-from tests.benchmark.factories import DatasetFactory, case_with_rubric
+from tests.builders.accounts import UserFactory
+from tests.builders.datasets import DatasetFactory, case_with_rubric
 
 pytestmark = pytest.mark.django_db
 

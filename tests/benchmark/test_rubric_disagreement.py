@@ -9,8 +9,8 @@ from django.core.management import call_command
 
 from benchmark.models import AuditEvent, RubricItem, RubricItemVersion
 from benchmark.services.rubric import RubricEditError, rubric_item_edit
-from tests.annotation.factories import UserFactory
-from tests.benchmark.factories import DatasetFactory, case_with_rubric
+from tests.builders.accounts import UserFactory
+from tests.builders.datasets import DatasetFactory, case_with_rubric
 
 pytestmark = pytest.mark.django_db
 PROMPT = {"study": "pilot/2026", "unit": "kEap5sPlFAId"}

@@ -13,8 +13,8 @@ from benchmark.leaderboard_render import render_csv, render_table
 from benchmark.models import Verdict
 from benchmark.selectors.leaderboard import leaderboard_compute
 from benchmark.services.rubric import rubric_item_edit
-from tests.annotation.factories import UserFactory
-from tests.benchmark.factories import (
+from tests.builders.accounts import UserFactory
+from tests.builders.datasets import (
     DatasetFactory,
     JudgeFactory,
     JudgeRunFactory,

@@ -18,9 +18,9 @@ from benchmark.services.judging import (
     verdicts_store,
 )
 from benchmark.services.rubric import rubric_item_edit
-from tests.annotation.factories import UserFactory
-from tests.benchmark.factories import JudgeRunFactory
-from tests.benchmark.llm.factories import answered_dataset
+from tests.builders.accounts import UserFactory
+from tests.builders.datasets import JudgeRunFactory
+from tests.builders.llm import answered_dataset
 
 pytestmark = pytest.mark.django_db
 

@@ -12,8 +12,8 @@ from benchmark.selectors.rubric import (
     rubric_item_history,
 )
 from benchmark.services.rubric import RubricEditError, rubric_item_edit, rubric_points_check
-from tests.annotation.factories import UserFactory
-from tests.benchmark.factories import (
+from tests.builders.accounts import UserFactory
+from tests.builders.datasets import (
     DatasetFactory,
     JudgeRunFactory,
     ResponseFactory,

@@ -4,8 +4,8 @@ import pytest
 
 from benchmark.models import JudgeRun
 from benchmark.selectors.runs import runs_latest
-from tests.benchmark.factories import JudgeRunFactory
-from tests.validation.factories import open_study
+from tests.builders.datasets import JudgeRunFactory
+from tests.builders.studies import open_study
 from validation.report.selectors import _judge_runs
 
 pytestmark = pytest.mark.django_db

@@ -7,7 +7,7 @@ from django.core.management import CommandError, call_command
 
 from benchmark.models import JudgeRun, Response, Verdict
 from benchmark.selectors.leaderboard import judge_run_scores
-from tests.benchmark.factories import (
+from tests.builders.datasets import (
     DatasetFactory,
     JudgeFactory,
     JudgeRunFactory,
@@ -15,8 +15,8 @@ from tests.benchmark.factories import (
     ResponseFactory,
     case_with_rubric,
 )
-from tests.benchmark.schema_check import schema_validator
-from tests.benchmark.test_released_data import judge_randomly
+from tests.builders.llm import judge_randomly
+from tests.builders.schemas import schema_validator
 
 pytestmark = pytest.mark.django_db
 

@@ -19,7 +19,7 @@ from benchmark.importing.verdicts import iter_verdicts
 from benchmark.models import Verdict
 from benchmark.schema_files import schema_files, schema_load
 from benchmark.taxonomy import ABILITIES, CATEGORIES, SCORED_CODES
-from tests.benchmark.factories import (
+from tests.builders.datasets import (
     DatasetFactory,
     JudgeFactory,
     JudgeRunFactory,
@@ -27,7 +27,7 @@ from tests.benchmark.factories import (
     ResponseFactory,
     case_with_rubric,
 )
-from tests.benchmark.schema_check import schema_validator
+from tests.builders.schemas import schema_validator
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = Path(__file__).resolve().parent / "malformed"
@@ -69,7 +69,7 @@ def records(path: Path) -> list[dict]:
 def test_every_schema_is_a_valid_draft_2020_12_schema():
     assert set(schema_files()) == {
         "answers", "construction-report", "dataset", "export-log", "judge-labels", "leaderboard",
-        "ratings", "saturation", "seeds", "study-export", "verdicts",
+        "pairwise-rank", "ratings", "saturation", "seeds", "study-export", "verdicts",
     }  # fmt: skip
     for name in schema_files():
         schema = schema_load(name=name)

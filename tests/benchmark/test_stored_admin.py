@@ -5,8 +5,8 @@ import pytest
 
 from benchmark.models import StoredBoard
 from benchmark.stored_rows import stored_value_write
-from tests.benchmark.factories import DatasetFactory
-from tests.validation.factories import open_study
+from tests.builders.datasets import DatasetFactory
+from tests.builders.studies import open_study
 from validation.models import StoredFigures
 
 pytestmark = pytest.mark.django_db

@@ -14,33 +14,19 @@ from benchmark.selectors.leaderboard import LeaderboardError, leaderboard_comput
 from benchmark.services import stored_board
 from benchmark.services.stored_board import leaderboard_keep
 from benchmark.stored_rows import StoredValueError
-from tests.benchmark.factories import (
-    DatasetFactory,
-    JudgeFactory,
+from tests.builders.datasets import (
     JudgeRunFactory,
     ModelUnderTestFactory,
-    case_with_rubric,
 )
-from tests.benchmark.test_leaderboard import RUBRIC
-from tests.benchmark.test_leaderboard import judge as judge_verdicts
+from tests.builders.leaderboards import judge as judge_verdicts
+from tests.builders.leaderboards import kept_board_dataset
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def dataset():
-    dataset = DatasetFactory(name="kept-set")
-    cases = [
-        case_with_rubric(dataset=dataset, rubric=RUBRIC, difficulty=difficulty)
-        for difficulty in ("normal", "hard", "normal")
-    ]
-    judge = JudgeFactory(name="claude")
-    for name, states in [("good", ["met", "not_met", "met", "not_met"]),
-                         ("bad", ["met", "met", "not_met", "met"])]:  # fmt: skip
-        run = JudgeRunFactory(judge=judge, dataset=dataset, model=ModelUnderTestFactory(name=name))
-        for case in cases:
-            judge_verdicts(run, case, states)
-    return dataset
+    return kept_board_dataset()
 
 
 def _status(board, model):

@@ -8,7 +8,7 @@ from django.test.utils import CaptureQueriesContext
 from benchmark.models import JudgeRun
 from benchmark.selectors.runs import verdict_counts, verdict_counts_of
 from benchmark.services.judging import verdicts_store
-from tests.validation.factories import open_study
+from tests.builders.studies import open_study
 
 pytestmark = pytest.mark.django_db
 

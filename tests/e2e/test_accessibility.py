@@ -5,63 +5,20 @@ it must have no serious or critical violation; every control reached with Tab mu
 the focus is. axe-core is a test dependency from npm (package.json; `make test` runs `npm ci`).
 """
 
-from pathlib import Path
-
 import pytest
 
-from tests.annotation.factories import PASSWORD, ExpertFactory
+from tests.builders.accounts import PASSWORD, ExpertFactory
+from tests.builders.adjudication import split_study
+from tests.builders.browser import AXE, axe_problems, focus_problems
 from tests.conftest import require
 from tests.e2e.conftest import LOCALES, login
-from tests.validation.adjudication_helpers import split_study
 from validation import services as study_services
-
-AXE = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.min.js"
-BLOCKING = ("serious", "critical")
-
-# What a focused control draws, whatever draws it: an outline or a ring of box-shadow.
-FOCUS_STYLE = """() => {
-  const el = document.activeElement;
-  if (!el || el === document.body) return null;
-  const style = getComputedStyle(el);
-  const outline = style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) > 0;
-  const ring = style.boxShadow && style.boxShadow !== 'none';
-  return {shown: outline || ring, what: el.outerHTML.slice(0, 120)};
-}"""
 
 
 @pytest.fixture(scope="module")
 def browser(chromium):
     require(AXE.exists(), f"needs axe-core at {AXE}: run `npm ci` (make test does)")
     return chromium
-
-
-def axe_problems(page, name: str, *, every_impact: bool = False) -> list[str]:
-    """The serious and critical violations axe finds on the page as it stands (with
-    ``every_impact``, the minor and moderate ones too)."""
-    # Evaluated rather than added as a <script>: the pages' policy refuses inline scripts.
-    page.evaluate(AXE.read_text(encoding="utf-8") + "\n;undefined")
-    result = page.evaluate("async () => await axe.run()")
-    return [
-        f"{name} [{page.language}] {v['impact']} {v['id']}: {v['help']} "
-        f"({len(v['nodes'])}×: {', '.join(str(n['target']) for n in v['nodes'][:5])})"
-        for v in result["violations"]
-        if every_impact or v["impact"] in BLOCKING
-    ]
-
-
-def focus_problems(page, name: str, presses: int = 40) -> list[str]:
-    """Tab through the page: every control that takes the focus must show it. The focus is
-    given back at the end, so the test's next key goes to the page, not to where Tab left it
-    (an Enter on a link would follow it)."""
-    problems = []
-    page.evaluate("document.activeElement && document.activeElement.blur()")
-    for _ in range(presses):
-        page.keyboard.press("Tab")
-        focused = page.evaluate(FOCUS_STYLE)
-        if focused and not focused["shown"]:
-            problems.append(f"{name} [{page.language}] no visible focus: {focused['what']}")
-    page.evaluate("document.activeElement && document.activeElement.blur()")
-    return sorted(set(problems))
 
 
 @pytest.mark.browser

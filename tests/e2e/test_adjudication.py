@@ -3,9 +3,9 @@
 import pytest
 
 from annotation.models import Label
-from tests.annotation.factories import PASSWORD, ExpertFactory
+from tests.builders.accounts import PASSWORD, ExpertFactory
+from tests.builders.adjudication import CATASTROPHIC, WARMTH, item_at, split_study
 from tests.e2e.conftest import login, shoot
-from tests.validation.adjudication_helpers import CATASTROPHIC, WARMTH, item_at, split_study
 from validation.models import GoldLabel, StudyUnit
 
 REASONS = ["回应没有回应来访者的情绪 A", "回应提到了自伤 B"]

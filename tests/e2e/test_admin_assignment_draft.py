@@ -5,10 +5,10 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from annotation import services
-from tests.annotation.factories import ExpertFactory
-from tests.annotation.helpers import all_labels
+from tests.builders.accounts import ExpertFactory
+from tests.builders.labels import all_labels
+from tests.builders.studies import open_study
 from tests.e2e.conftest import shoot
-from tests.validation.factories import open_study
 
 PASSWORD = "pw-assignment-e2e-1"
 NAMES = {"en": "Draft labels", "zh-hans": "草稿标注"}

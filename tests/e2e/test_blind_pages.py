@@ -6,12 +6,12 @@ from django.contrib.auth import get_user_model
 
 from annotation import services
 from annotation.models import Assignment
-from tests.annotation.factories import PASSWORD, ExpertFactory
+from tests.builders.accounts import PASSWORD, ExpertFactory
+from tests.builders.adjudication import split_study
+from tests.builders.leaderboards import judged_dataset
+from tests.builders.studies import open_study
 from tests.e2e.conftest import login
 from tests.e2e.widths import readable_at_every_width
-from tests.frontend.test_leaderboard import judged_dataset
-from tests.validation.adjudication_helpers import split_study
-from tests.validation.factories import open_study
 from validation.models import Study
 
 ADMIN_PASSWORD = "pw-admin-blind-1"

@@ -7,8 +7,8 @@ import pytest
 from django.core.management import call_command
 
 from benchmark.services.construction import project_create
-from tests.e2e.test_reports import open_file
-from tests.validation.test_construction_report import built
+from tests.builders.browser import open_file
+from tests.builders.construction import built
 
 WIDTHS = (1920, 1366, 390)
 HEADINGS = {

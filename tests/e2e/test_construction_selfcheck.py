@@ -9,11 +9,11 @@ import pytest
 
 from annotation.models import MockScore
 from benchmark.models import DraftCriterion
-from tests.annotation.factories import PASSWORD, ExpertFactory
-from tests.annotation.selfcheck_helpers import selfcheck_world, snapshot_judged
+from tests.builders.accounts import PASSWORD, ExpertFactory
+from tests.builders.browser import AXE
+from tests.builders.selfcheck import selfcheck_world, snapshot_judged
 from tests.conftest import require
 from tests.e2e.conftest import login
-from tests.e2e.test_accessibility import AXE
 from tests.e2e.widths import readable_at_every_width
 
 DISAGREEMENT = {"en": "1 disagreement with the judge", "zh-hans": "与评判模型有 1 处分歧"}

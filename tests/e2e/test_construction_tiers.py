@@ -9,15 +9,14 @@ import pytest
 from annotation.models import CriterionReview, DifficultyMark, PanelRound, PanelVote
 from annotation.services.construction import (
     construction_task_claim_next,
-    construction_work_open,
     criterion_review_submit,
 )
 from benchmark.models import DraftCase
-from tests.annotation.construction_helpers import project_build
-from tests.annotation.factories import PASSWORD
+from tests.builders.accounts import PASSWORD
+from tests.builders.browser import AXE
+from tests.builders.construction import project_with_work_open
 from tests.conftest import require
 from tests.e2e.conftest import LOCALES, login
-from tests.e2e.test_accessibility import AXE
 from tests.e2e.widths import readable_at_every_width
 
 
@@ -30,10 +29,7 @@ def _start(page, kind_index: int) -> None:
 @pytest.fixture
 def built(language):
     require(AXE.exists(), f"needs axe-core at {AXE}: run `npm ci` (make test does)")
-    built = project_build(name=f"tiers-{language}")
-    for kind in ("difficulty", "criterion_review", "panel"):
-        construction_work_open(project=built.project, kind=kind)
-    return built
+    return project_with_work_open(name=f"tiers-{language}")
 
 
 @pytest.mark.browser

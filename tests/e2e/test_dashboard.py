@@ -10,10 +10,10 @@ from django.utils import timezone
 from annotation import services
 from annotation.models import Assignment
 from benchmark.services.judging import verdicts_store
-from tests.annotation.factories import ExpertFactory
-from tests.benchmark.factories import JudgeRunFactory
+from tests.builders.accounts import ExpertFactory
+from tests.builders.datasets import JudgeRunFactory
+from tests.builders.studies import open_study
 from tests.e2e.conftest import shoot
-from tests.validation.factories import open_study
 
 PASSWORD = "pw-admin-dash-1"
 

@@ -8,10 +8,10 @@ from django.contrib.auth import get_user_model
 
 from annotation.models import Expert
 from benchmark.models import RubricItemVersion
+from tests.builders.browser import AXE
+from tests.builders.studies import rated_study
 from tests.conftest import require
-from tests.e2e.test_accessibility import AXE
 from tests.e2e.widths import readable_at_every_width, shoot_widths
-from tests.validation.test_report_db import rated_study
 
 WORDS = {
     "disagree": {"en": "disagree", "zh-hans": "不一致"},

@@ -5,10 +5,10 @@ import pytest
 
 from annotation import services
 from annotation.models import Comment, CommentVote, Submission
-from tests.annotation.factories import PASSWORD, ExpertFactory
-from tests.annotation.helpers import all_labels
+from tests.builders.accounts import PASSWORD, ExpertFactory
+from tests.builders.labels import all_labels
+from tests.builders.studies import open_study
 from tests.e2e.conftest import login, shoot
-from tests.validation.factories import open_study
 
 STUDY = "e2e-discuss"
 

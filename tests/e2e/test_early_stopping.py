@@ -7,8 +7,8 @@ languages, at 1920, 1366 and 390 px with no sideways scroll."""
 import pytest
 from django.contrib.auth import get_user_model
 
+from tests.builders.monitoring import monitored_study, rate_until
 from tests.e2e.conftest import shoot
-from tests.validation.test_monitoring_db import monitored_study, rate_until
 from validation.selectors import study_get
 
 PASSWORD = "pw-admin-stop-1"

@@ -13,10 +13,11 @@ from django.contrib.auth import get_user_model
 
 from annotation import selectors, services
 from annotation.models import Assignment, CalibrationAttempt, Label, ReferenceLabel, Submission
-from tests.annotation.calibration_helpers import calibration_set
-from tests.annotation.factories import PASSWORD, ExpertFactory
+from tests.builders.accounts import PASSWORD, ExpertFactory
+from tests.builders.browser import wait_for_unit
+from tests.builders.calibration import calibration_set
+from tests.builders.studies import open_study
 from tests.e2e.conftest import login, shoot
-from tests.validation.factories import open_study
 
 STUDY = "journey"
 THRESHOLD = 0.75  # 2 units × 4 criteria: 6 right is exactly the pass mark, 5 is below it
@@ -51,18 +52,6 @@ def leased(expert) -> Assignment:
     return Assignment.objects.select_related("unit", "pool").get(
         expert=expert, status=Assignment.Status.LEASED
     )
-
-
-def wait_for_unit(page, *, after: str = "") -> str:
-    """Wait until the workbench shows a unit other than ``after``; its token."""
-    page.wait_for_function(
-        "(after) => { const t = document.getElementById('unit-token');"
-        " return t && t.textContent && t.textContent !== after"
-        " && !document.getElementById('unit').hidden; }",
-        arg=after,
-    )
-    page.wait_for_selector("#criteria li")
-    return page.inner_text("#unit-token")
 
 
 def rate(page, hits: list[bool]) -> None:

@@ -13,13 +13,17 @@ import httpx
 import pytest
 from django.core.management import call_command
 
-from tests.benchmark.test_export_log import run as judged_run
+from tests.builders.judge_log import logged_run
 from tests.e2e.conftest import shoot
 from tests.services import free_port
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db]
-run = judged_run  # the export-log suite's judged run, a fixture here too
 INSPECT = Path(sys.executable).parent / "inspect"
+
+
+@pytest.fixture
+def run():
+    return logged_run()
 
 
 def test_the_log_reads_as_a_heartbench_run_in_inspect_view(run, tmp_path, browser_page, artifacts):

@@ -7,9 +7,9 @@ strings (from /jsi18n/) alike. Screenshots: ``language-<page>-<language>.png``.
 
 import pytest
 
-from tests.annotation.factories import PASSWORD, ExpertFactory
+from tests.builders.accounts import PASSWORD, ExpertFactory
+from tests.builders.studies import open_study
 from tests.e2e.conftest import shoot
-from tests.validation.factories import open_study
 
 
 def switch_to(page, language_name: str) -> None:

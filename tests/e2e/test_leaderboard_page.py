@@ -4,9 +4,9 @@ radar (a sixth is refused in the browser), compares them, sorts the table; scree
 import pytest
 
 from benchmark.taxonomy import BY_CODE, SCORED_CODES
-from tests.annotation.factories import PASSWORD, ExpertFactory
+from tests.builders.accounts import PASSWORD, ExpertFactory
+from tests.builders.leaderboards import judged_dataset
 from tests.e2e.conftest import login, shoot
-from tests.frontend.test_leaderboard import judged_dataset
 
 CHARTS = """() => [...document.querySelectorAll('figure svg')].map(s => ({
   title: (s.querySelector('title') || {}).textContent || '',
@@ -72,7 +72,7 @@ def test_expert_compares_models_on_the_radar(live_server, page_in, artifacts):
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
 def test_the_badge_shows_the_gates_decision_and_conditions(live_server, page_in, artifacts):
-    from tests.validation.test_report_db import rated_study
+    from tests.builders.studies import rated_study
 
     study = rated_study(name="e2e-badge")
     expert = ExpertFactory()

@@ -15,14 +15,13 @@ from django.contrib.auth import get_user_model
 
 from annotation import services
 from annotation.models import Expert
-from tests.annotation.calibration_helpers import calibration_set
-from tests.annotation.factories import ExpertFactory
+from tests.builders.accounts import ExpertFactory
+from tests.builders.browser import AXE, wait_for_unit
+from tests.builders.calibration import calibration_set
+from tests.builders.studies import open_study
 from tests.conftest import require
 from tests.e2e.conftest import LOCALES, login
-from tests.e2e.test_accessibility import AXE
-from tests.e2e.test_expert_journey import wait_for_unit
 from tests.e2e.widths import readable_at_every_width
-from tests.validation.factories import open_study
 from validation.services.lifecycle import study_enrol
 
 ADMIN_PASSWORD = "pw-admin-experts-1"

@@ -8,8 +8,8 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from benchmark.models import Dataset
+from tests.builders.browser import AXE
 from tests.conftest import require
-from tests.e2e.test_accessibility import AXE
 from tests.e2e.widths import readable_at_every_width, shoot_widths
 
 PASSWORD = "pw-admin-import-1"

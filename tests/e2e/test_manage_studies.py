@@ -6,12 +6,12 @@ Screenshots ``manage-study-<state>-<width>-<language>.png``."""
 import pytest
 from django.contrib.auth import get_user_model
 
-from tests.annotation.factories import ExpertFactory
-from tests.benchmark.factories import JudgeFactory, JudgeRunFactory
+from tests.builders.accounts import ExpertFactory
+from tests.builders.browser import AXE
+from tests.builders.datasets import JudgeFactory, JudgeRunFactory
+from tests.builders.studies import dataset_with_responses
 from tests.conftest import require
-from tests.e2e.test_accessibility import AXE
 from tests.e2e.widths import readable_at_every_width
-from tests.validation.factories import dataset_with_responses
 from validation import selectors
 
 PASSWORD = "pw-admin-study-1"

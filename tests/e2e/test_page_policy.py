@@ -9,10 +9,10 @@ criterion with a right-to-left override reads as imported, its control shown, no
 import pytest
 
 from benchmark.models import RubricItem
-from tests.annotation.factories import PASSWORD, UserFactory
+from tests.builders.accounts import PASSWORD, UserFactory
+from tests.builders.hostile import hostile_world
+from tests.builders.leaderboards import judged_dataset
 from tests.e2e.conftest import login
-from tests.frontend.test_leaderboard import judged_dataset
-from tests.security.hostile import hostile_world
 
 
 @pytest.mark.browser

@@ -2,10 +2,10 @@
 
 import pytest
 
-from tests.annotation.factories import PASSWORD, ExpertFactory
+from tests.builders.accounts import PASSWORD, ExpertFactory
+from tests.builders.studies import open_study
 from tests.e2e.conftest import login, shoot
 from tests.e2e.widths import shoot_widths
-from tests.validation.factories import open_study
 
 LABELS = {"en": "Rated by you:", "zh-hans": "你已标注："}
 
@@ -36,7 +36,7 @@ def test_progress_counts_update_after_each_submit(live_server, page_in, artifact
     assert (count("left_for_me"), count("capacity_left")) == ("1", "9")
     assert count("team_complete") == "0"  # one rating of three
     # The next unit's claim brought the counts: no second request for them.
-    assert any("/assignments/next/" in url for url in sent)
+    assert any("/work/rating/next/" in url for url in sent)
     assert not any("/api/v1/studies/" in url for url in sent), sent
     shoot_widths(page, artifacts, "workbench-progress")
 

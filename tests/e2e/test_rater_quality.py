@@ -4,8 +4,8 @@ at desktop, laptop and phone widths, with screenshots of the section."""
 import pytest
 from django.contrib.auth import get_user_model
 
+from tests.builders.quality import study_with_raters
 from tests.e2e.conftest import LOCALES
-from tests.validation.test_report_rater_quality import study_with_raters
 
 WIDTHS = (1920, 1366, 390)
 

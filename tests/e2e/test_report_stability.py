@@ -3,7 +3,7 @@
 import pytest
 from django.contrib.auth import get_user_model
 
-from tests.validation.test_report_stability import study_with_repeats
+from tests.builders.studies import study_with_repeats
 
 WIDTHS = (1920, 1366, 390)
 

@@ -6,7 +6,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
-from tests.validation.test_report_db import rated_study
+from tests.builders.browser import open_file
+from tests.builders.studies import rated_study
 
 LABELLED = """() => [...document.querySelectorAll('figure svg')].map(s => ({
   title: (s.querySelector('title') || {}).textContent || '',
@@ -21,15 +22,6 @@ def check_charts(page) -> int:
         assert chart["title"] and chart["desc"] and chart["width"] > 100, chart
     assert page.evaluate("document.querySelectorAll('figure script, section script').length") == 0
     return len(charts)
-
-
-def open_file(page, path) -> list[str]:
-    """Open a saved report and return every request it made beyond its own file."""
-    requests: list[str] = []
-    page.on("request", lambda r: requests.append(r.url) if not r.url.startswith("file:") else None)
-    page.goto(path.as_uri())
-    page.wait_for_load_state("load")
-    return requests
 
 
 @pytest.mark.browser

@@ -9,13 +9,13 @@ import pytest
 
 from annotation import services
 from annotation.models import Assignment, Expert, ReviewFlag
-from tests.annotation.factories import PASSWORD, ExpertFactory
-from tests.annotation.helpers import all_labels
+from tests.builders.accounts import PASSWORD, ExpertFactory
+from tests.builders.browser import AXE
+from tests.builders.labels import all_labels
+from tests.builders.studies import open_study
 from tests.conftest import require
 from tests.e2e.conftest import LOCALES, login
-from tests.e2e.test_accessibility import AXE
 from tests.e2e.widths import readable_at_every_width
-from tests.validation.factories import open_study
 
 WORDS = {
     "revisable": {"en": "can be revised", "zh-hans": "可修改"},

@@ -4,7 +4,7 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from benchmark.models import RubricItem, RubricItemVersion
-from tests.benchmark.factories import RubricItemFactory
+from tests.builders.datasets import RubricItemFactory
 from tests.e2e.conftest import shoot
 
 

@@ -6,8 +6,8 @@ import pytest
 from annotation.models import Label, Submission
 from benchmark.models import RubricItem
 from benchmark.services.rubric import rubric_item_edit
-from tests.annotation.factories import PASSWORD, ExpertFactory, UserFactory
-from tests.validation.factories import open_study
+from tests.builders.accounts import PASSWORD, ExpertFactory, UserFactory
+from tests.builders.studies import open_study
 
 
 @pytest.mark.browser

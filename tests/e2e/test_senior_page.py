@@ -11,19 +11,14 @@ import pytest
 
 from annotation.models import Label
 from benchmark.models import Response
-from tests.annotation.factories import PASSWORD, ExpertFactory
+from tests.builders.accounts import PASSWORD, ExpertFactory
+from tests.builders.adjudication import CURIOSITY, WARMTH, rate_positions
+from tests.builders.browser import LONG_RESPONSE
+from tests.builders.studies import open_study
 from tests.e2e.conftest import LOCALES, login, shoot
 from tests.e2e.widths import readable_at_every_width
-from tests.validation.adjudication_helpers import CURIOSITY, WARMTH, rate_positions
-from tests.validation.factories import open_study
 from validation.models import StudyUnit
 
-# About 500 characters, as a real counselling reply is long.
-LONG_RESPONSE = (
-    "听到你这段时间一直被工作压得喘不过气，我能感受到你的疲惫和委屈。你说每天加班到很晚，回到家还要"
-    "回复消息，周末也不敢关掉手机，这样的状态持续了三个月，任何人都会觉得撑不住。你并不是不够努力，"
-    "恰恰相反，你已经付出了很多。我想先请你停下来，深呼吸几次，感受一下此刻身体哪里最紧绷。"
-) * 4
 MET = {"en": "✓ Met", "zh-hans": "✓ 满足"}
 NOT_MET = {"en": "✗ Not met", "zh-hans": "✗ 未满足"}
 

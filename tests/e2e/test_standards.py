@@ -8,10 +8,10 @@ import pytest
 from annotation.models import Expert
 from benchmark.models import AbsoluteStandard
 from benchmark.services.standards import standard_write
-from tests.annotation.factories import PASSWORD, ExpertFactory
+from tests.builders.accounts import PASSWORD, ExpertFactory
+from tests.builders.browser import AXE
 from tests.conftest import require
 from tests.e2e.conftest import login
-from tests.e2e.test_accessibility import AXE
 from tests.e2e.widths import readable_at_every_width
 
 SAVED = {"en": "Version 2 saved.", "zh-hans": "已保存第 2 版。"}

@@ -8,10 +8,10 @@ from django.contrib.auth import get_user_model
 
 from annotation import services
 from annotation.models import Submission
-from tests.annotation.factories import PASSWORD, ExpertFactory
-from tests.annotation.helpers import all_labels
+from tests.builders.accounts import PASSWORD, ExpertFactory
+from tests.builders.labels import all_labels
+from tests.builders.studies import open_study
 from tests.e2e.conftest import login
-from tests.validation.factories import open_study
 
 HIDDEN_SECONDS = 6
 # The page hides and shows itself as a browser does when the expert switches tabs.

@@ -9,10 +9,10 @@ and the home page's ``work-state-home-<state>-<language>`` (``.png``).
 import pytest
 
 from annotation import services
-from tests.annotation.factories import PASSWORD, ExpertFactory
-from tests.annotation.helpers import all_labels
+from tests.builders.accounts import PASSWORD, ExpertFactory
+from tests.builders.labels import all_labels
+from tests.builders.studies import open_study
 from tests.e2e.conftest import login, shoot
-from tests.validation.factories import open_study
 from validation import services as study_services
 
 WIDTHS = (1920, 1366, 390)

@@ -3,8 +3,8 @@
 import pytest
 
 from annotation.models import Label, Submission
-from tests.annotation.factories import PASSWORD, ExpertFactory
-from tests.validation.factories import open_study
+from tests.builders.accounts import PASSWORD, ExpertFactory
+from tests.builders.studies import open_study
 
 
 @pytest.mark.browser

@@ -2,9 +2,9 @@
 
 import pytest
 
-from tests.annotation.factories import PASSWORD, ExpertFactory
+from tests.builders.accounts import PASSWORD, ExpertFactory
+from tests.builders.studies import open_study
 from tests.e2e.conftest import login
-from tests.validation.factories import open_study
 
 
 @pytest.mark.browser
@@ -29,7 +29,7 @@ def test_the_workbench_waits_out_a_busy_server_and_then_shows_the_unit(
         else:
             route.continue_()
 
-    page.route("**/api/v1/assignments/next/*", first_claims_busy)
+    page.route("**/api/v1/work/rating/next/*", first_claims_busy)
     login(page, live_server, "busy-e2e", PASSWORD, next_path="/rate/busy-study/")
     page.wait_for_function("document.getElementById('status').textContent.includes('1')")
     shown = page.inner_text("#status")

@@ -11,8 +11,8 @@ import re
 import pytest
 
 from annotation.models import Label, Submission
-from tests.annotation.factories import PASSWORD, ExpertFactory
-from tests.benchmark.factories import (
+from tests.builders.accounts import PASSWORD, ExpertFactory
+from tests.builders.datasets import (
     DatasetFactory,
     ModelUnderTestFactory,
     ResponseFactory,

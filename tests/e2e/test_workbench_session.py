@@ -10,10 +10,10 @@ import pytest
 
 from annotation.models import Assignment
 from benchmark.models import Response
-from tests.annotation.factories import PASSWORD, ExpertFactory
+from tests.builders.accounts import PASSWORD, ExpertFactory
+from tests.builders.browser import LONG_RESPONSE
+from tests.builders.studies import open_study
 from tests.e2e.conftest import LOCALES, login, shoot
-from tests.e2e.test_senior_page import LONG_RESPONSE
-from tests.validation.factories import open_study
 
 LATIN = re.compile(r"[A-Za-z]{3,}")
 

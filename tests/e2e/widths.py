@@ -2,8 +2,8 @@
 
 from pathlib import Path
 
+from tests.builders.browser import axe_problems, focus_problems
 from tests.e2e.conftest import shoot
-from tests.e2e.test_accessibility import axe_problems, focus_problems
 
 WIDTHS = (1920, 1366, 390)
 

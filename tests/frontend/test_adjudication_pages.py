@@ -3,9 +3,9 @@
 import pytest
 from django.test import Client
 
-from tests.annotation.factories import ExpertFactory
-from tests.validation.adjudication_helpers import split_study
-from tests.validation.factories import MODEL_NAME_MARKER
+from tests.builders.accounts import ExpertFactory
+from tests.builders.adjudication import split_study
+from tests.builders.studies import MODEL_NAME_MARKER
 
 pytestmark = pytest.mark.django_db
 

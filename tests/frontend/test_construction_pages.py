@@ -9,13 +9,12 @@ from django.test import Client
 from annotation.models import ConstructionTask, CriterionReview, DifficultyMark
 from annotation.services.construction import (
     construction_task_claim_next,
-    construction_work_open,
     criterion_review_submit,
     difficulty_mark_submit,
 )
 from benchmark.models import DraftCase, DraftCriterion
 from benchmark.services.criteria import draft_criterion_revise
-from tests.annotation.construction_helpers import project_build
+from tests.builders.construction import project_with_work_open
 
 pytestmark = pytest.mark.django_db
 
@@ -28,10 +27,7 @@ def client_for(user) -> Client:
 
 @pytest.fixture
 def built():
-    built = project_build()
-    for kind in ("difficulty", "criterion_review", "panel"):
-        construction_work_open(project=built.project, kind=kind)
-    return built
+    return project_with_work_open()
 
 
 def test_home_lists_the_open_work_and_start_leads_to_the_first_draft(built):

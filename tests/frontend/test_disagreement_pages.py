@@ -10,8 +10,8 @@ from django.test import Client
 
 from annotation.models import Expert
 from benchmark.models import AuditEvent, RubricItem, RubricItemVersion
-from tests.annotation.factories import ExpertFactory
-from tests.validation.test_report_db import FORMULA, XSS, rated_study
+from tests.builders.accounts import ExpertFactory
+from tests.builders.studies import FORMULA, XSS, rated_study
 
 pytestmark = pytest.mark.django_db
 URL = "/admin/studies/viewer/disagreements/"

@@ -4,10 +4,8 @@ Tests run in English by default (tests/conftest.py); these ask for Chinese expli
 """
 
 import gettext
-import re
 import shutil
 import subprocess
-from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -19,6 +17,9 @@ from django.utils import translation
 
 from benchmark import taxonomy
 from benchmark.models import Dataset
+from tests.builders.i18n import (
+    untranslated,
+)
 from tests.conftest import require
 from tests.frontend.pofile import read_po
 
@@ -166,8 +167,8 @@ def test_template_filters_use_the_active_language():
 
 @pytest.mark.django_db
 def test_expert_pages_carry_ability_names_in_their_language():
-    from tests.annotation.factories import ExpertFactory
-    from tests.validation.factories import open_study
+    from tests.builders.accounts import ExpertFactory
+    from tests.builders.studies import open_study
 
     expert = ExpertFactory(tier="senior")
     open_study(cases=1, experts=[expert], name="names", show_ability=True)
@@ -261,94 +262,6 @@ def test_a_translated_string_reaches_a_page():
 
 # --- every page, rendered in Chinese ------------------------------------------------------
 
-# ASCII words that may stand in Chinese text: names, formats and the keys on the keyboard.
-ALLOWED_WORDS = {
-    "HeartBench", "Django", "LLM", "CSV", "JSON", "JSONL", "HTML", "API", "URL", "token",
-    "Enter", "Esc",
-    "Cohen", "Fleiss", "Krippendorff", "Gwet", "Kendall", "Scott", "PABAK", "BCa", "MAD",
-    "Holm", "ICC", "McGraw", "Wong", "Bland", "Altman", "Clopper", "Pearson",
-}  # fmt: skip
-# Elements whose text is never interface chrome.
-SKIP_TAGS = {"script", "style", "code", "kbd", "pre", "textarea", "template"}
-VOID_TAGS = {
-    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
-    "track", "wbr",
-}  # fmt: skip
-TEXT_ATTRIBUTES = ("title", "placeholder", "aria-label", "alt")
-
-
-class ChromeText(HTMLParser):
-    """Collect the interface text of a page: text nodes and the attributes people read.
-
-    Data is left out by markup: an element with `translate="no"` (the HTML attribute that
-    tells translation tools the same thing) or `data-l10n-skip`, and everything inside it.
-    Templates put it on dialogue, responses, model, dataset, study and user names.
-    """
-
-    def __init__(self, *, skip_ids: tuple[str, ...] = ()) -> None:
-        super().__init__(convert_charrefs=True)
-        self.skip_ids = skip_ids
-        self.stack: list[tuple[str, bool]] = []
-        self.texts: list[str] = []
-
-    def _skipping(self) -> bool:
-        return bool(self.stack) and self.stack[-1][1]
-
-    def handle_starttag(self, tag, attrs):
-        attributes = dict(attrs)
-        skip = (
-            self._skipping()
-            or tag in SKIP_TAGS
-            or attributes.get("translate") == "no"
-            or "data-l10n-skip" in attributes
-            or attributes.get("id") in self.skip_ids
-        )
-        if not skip:
-            self.texts.extend(attributes[a] for a in TEXT_ATTRIBUTES if attributes.get(a))
-            if tag == "input" and attributes.get("type") in ("submit", "button", "reset"):
-                self.texts.append(attributes.get("value") or "")
-        if tag not in VOID_TAGS:
-            self.stack.append((tag, skip))
-
-    def handle_endtag(self, tag):
-        # Browsers close unclosed children (<p>, <li>) with their parent; so do we.
-        for index in range(len(self.stack) - 1, -1, -1):
-            if self.stack[index][0] == tag:
-                del self.stack[index:]
-                return
-
-    def handle_data(self, data):
-        if not self._skipping() and data.strip():
-            self.texts.append(" ".join(data.split()))
-
-
-PSEUDONYM = re.compile(r"\bR-[0-9a-f]{8}\b")
-
-
-def untranslated(
-    html: str, *, data: tuple[str, ...] = (), skip_ids: tuple[str, ...] = ()
-) -> list[str]:
-    """Interface strings of a page that still hold English words (with the words)."""
-    parser = ChromeText(skip_ids=skip_ids)
-    parser.feed(html)
-    found = []
-    for text in parser.texts:
-        for value in data:
-            text = text.replace(value, " ")
-        # A rater's pseudonym is random hex, which may hold no digit at all (R-bbeffefe).
-        text = PSEUDONYM.sub(" ", text)
-        # A token with a digit in it (AC1, v2) is an identifier, not a word.
-        # So is a dotted or underscored name (hard_decay.points, a JSON key).
-        tokens = re.findall(r"[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*", text)
-        words = [
-            w
-            for w in tokens
-            if len(w) >= 3 and w.isalpha() and w.isascii() and w not in ALLOWED_WORDS
-        ]
-        if words:
-            found.append(f"{text!r} ({', '.join(words)})")
-    return found
-
 
 def test_the_scanner_finds_english_and_leaves_data_alone():
     page = """<html><head><title>报告 · HeartBench</title></head><body>
@@ -390,11 +303,10 @@ def team(db):
     from annotation.models import CertificationBar, FaqEntry, LibraryEntry
     from benchmark.models import ModelUnderTest, Response, RubricItem
     from benchmark.services.rubric import rubric_item_edit
-    from tests.annotation.factories import ExpertFactory, UserFactory
-    from tests.annotation.helpers import all_labels
-    from tests.validation.adjudication_helpers import split_study
-    from tests.validation.factories import MODEL_NAME_MARKER, open_study
-    from tests.validation.test_report_db import XSS, rated_study
+    from tests.builders.accounts import ExpertFactory, UserFactory
+    from tests.builders.adjudication import split_study
+    from tests.builders.labels import all_labels
+    from tests.builders.studies import MODEL_NAME_MARKER, XSS, open_study, rated_study
     from validation.services import study_settle
 
     # First: it renames its two models, so the open study's model name stays free.
@@ -440,8 +352,7 @@ def team(db):
 
 def _pages(team) -> list[tuple[str, Client, str, tuple[str, ...]]]:
     """(page, signed-in client, url, data strings the page may show unmarked)."""
-    from tests.validation.factories import MODEL_NAME_MARKER
-    from tests.validation.test_report_db import FORMULA, XSS
+    from tests.builders.studies import FORMULA, MODEL_NAME_MARKER, XSS
 
     anonymous, expert, admin, outsider, senior = Client(), Client(), Client(), Client(), Client()
     expert.force_login(team["expert"].user)
@@ -504,7 +415,7 @@ def test_the_admin_index_is_chinese():
     The admin's change lists are not scanned: they print object names (data) that no
     template of ours can mark.
     """
-    from tests.annotation.factories import UserFactory
+    from tests.builders.accounts import UserFactory
 
     admin = Client()
     admin.force_login(UserFactory(username="admin-zh", is_staff=True, is_superuser=True))

@@ -11,17 +11,14 @@ import pytest
 from benchmark.models import JudgeRun, RubricItem, Verdict
 from benchmark.services.rubric import rubric_item_edit
 from benchmark.taxonomy import BY_CODE, CATEGORY_NAMES, SCORED_CODES
-from tests.annotation.factories import ExpertFactory, UserFactory
-from tests.benchmark.factories import (
-    DatasetFactory,
+from tests.builders.accounts import ExpertFactory, UserFactory
+from tests.builders.datasets import (
     JudgeFactory,
     JudgeRunFactory,
     ModelUnderTestFactory,
-    ResponseFactory,
-    case_with_rubric,
 )
-from tests.validation.factories import open_study
-from tests.validation.test_report_db import rated_study
+from tests.builders.leaderboards import REASONING, judged_dataset
+from tests.builders.studies import open_study, rated_study
 from validation import closing, services
 from validation.models import GoldLabel
 from validation.report import report_compute
@@ -29,35 +26,6 @@ from validation.report.selectors import study_report_data
 from validation.statistics import BootstrapSettings
 
 pytestmark = pytest.mark.django_db
-
-REASONING = "judge-reasoning-marker-7Q"
-
-
-def judged_dataset(*, models: int, cases: int = 4, judge: str = "judge-x"):
-    """A dataset every model answered and one judge judged; model k hits a different share."""
-    dataset = DatasetFactory()
-    the_judge = JudgeFactory(name=judge)
-    case_list = [
-        case_with_rubric(dataset=dataset, position=i, difficulty="hard" if i % 2 else "normal")
-        for i in range(cases)
-    ]
-    names = []
-    for k in range(models):
-        model = ModelUnderTestFactory(name=f"board-model-{k:02d}")
-        names.append(model.name)
-        run = JudgeRunFactory(judge=the_judge, model=model, dataset=dataset)
-        for case in case_list:
-            response = ResponseFactory(model=model, case=case, text=f"answer-text-{k}-{case.pk}")
-            for item in case.rubric.all():
-                hit = item.ability != "catastrophic" and (item.position + k + case.position) % 3
-                Verdict.objects.create(
-                    run=run,
-                    response=response,
-                    rubric_item=item,
-                    state=Verdict.State.MET if hit else Verdict.State.NOT_MET,
-                    reasoning=REASONING,
-                )
-    return dataset, names
 
 
 def radar(page: str) -> str:

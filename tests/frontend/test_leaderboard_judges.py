@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from tests.annotation.factories import ExpertFactory
-from tests.benchmark.test_leaderboard_judges import two_judges  # noqa: F401 (fixture)
+from tests.builders.accounts import ExpertFactory
+from tests.builders.leaderboards import two_judges_dataset
 
 pytestmark = pytest.mark.django_db
 
@@ -16,6 +16,11 @@ pytestmark = pytest.mark.django_db
 def expert_client(client):
     client.force_login(ExpertFactory().user)
     return client
+
+
+@pytest.fixture
+def two_judges(db):
+    return two_judges_dataset()
 
 
 def table(page: str) -> list[tuple[str, str, str, str, str]]:
@@ -29,7 +34,7 @@ def table(page: str) -> list[tuple[str, str, str, str, str]]:
     )
 
 
-def test_the_page_ranks_one_judges_models_and_says_which_judge(expert_client, two_judges):  # noqa: F811
+def test_the_page_ranks_one_judges_models_and_says_which_judge(expert_client, two_judges):
     page = expert_client.get(f"/leaderboard/?dataset={two_judges.name}").content.decode()
     assert table(page) == [
         ("", "1", "m2", "10/10 (100%)", "beta"),
@@ -43,7 +48,7 @@ def test_the_page_ranks_one_judges_models_and_says_which_judge(expert_client, tw
     assert "m4" in not_shown and "judge=alpha" in not_shown
 
 
-def test_a_chosen_judge_and_a_lower_threshold(expert_client, two_judges):  # noqa: F811
+def test_a_chosen_judge_and_a_lower_threshold(expert_client, two_judges):
     url = f"/leaderboard/?dataset={two_judges.name}&judge=alpha&min_coverage=0"
     page = expert_client.get(url).content.decode()
     assert [(r[1], r[2], r[4]) for r in table(page)] == [("1", "m4", "alpha"), ("2", "m1", "alpha")]
@@ -53,7 +58,7 @@ def test_a_chosen_judge_and_a_lower_threshold(expert_client, two_judges):  # noq
     assert expert_client.get("/leaderboard/?min_coverage=x").status_code == 404
 
 
-def test_the_new_words_are_chinese_on_the_chinese_page(expert_client, two_judges):  # noqa: F811
+def test_the_new_words_are_chinese_on_the_chinese_page(expert_client, two_judges):
     page = expert_client.get(
         f"/leaderboard/?dataset={two_judges.name}", HTTP_ACCEPT_LANGUAGE="zh-hans"
     ).content.decode()

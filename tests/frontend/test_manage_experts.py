@@ -14,10 +14,10 @@ from annotation import services
 from annotation.models import Assignment, Expert
 from annotation.selectors import experts as selectors
 from benchmark.models import AuditEvent
-from tests.annotation.calibration_helpers import calibration_set, reference_labels
-from tests.annotation.factories import ExpertFactory, UserFactory
-from tests.frontend.test_i18n import untranslated
-from tests.validation.factories import open_study
+from tests.builders.accounts import ExpertFactory, UserFactory
+from tests.builders.calibration import calibration_set, reference_labels
+from tests.builders.i18n import untranslated
+from tests.builders.studies import open_study
 
 pytestmark = pytest.mark.django_db
 LIST, NEW = "/admin/manage/experts/", "/admin/manage/experts/new/"

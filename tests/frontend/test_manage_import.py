@@ -8,9 +8,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client, override_settings
 
 from benchmark import models
-from tests.annotation.factories import ExpertFactory, UserFactory
-from tests.benchmark.test_import_dataset import BASE_DATASET, CORPUS, DATASET_CORPUS, table_counts
-from tests.frontend.test_i18n import untranslated
+from tests.builders.accounts import ExpertFactory, UserFactory
+from tests.builders.i18n import untranslated
+from tests.builders.importing import BASE_DATASET, CORPUS, DATASET_CORPUS, table_counts
 
 pytestmark = pytest.mark.django_db
 URL = "/admin/manage/import/"

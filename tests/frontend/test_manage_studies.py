@@ -10,10 +10,10 @@ from annotation.models import Expert
 from annotation.selectors.adjudication import adjudication_queue
 from annotation.services.routing import unit_route_to_expert
 from benchmark.models import AuditEvent
-from tests.annotation.factories import ExpertFactory, UserFactory
-from tests.annotation.helpers import all_labels
-from tests.benchmark.factories import JudgeFactory, JudgeRunFactory
-from tests.validation.factories import dataset_with_responses, open_study
+from tests.builders.accounts import ExpertFactory, UserFactory
+from tests.builders.datasets import JudgeFactory, JudgeRunFactory
+from tests.builders.labels import all_labels
+from tests.builders.studies import dataset_with_responses, open_study
 from validation import selectors
 from validation.models import Study, StudyUnit
 

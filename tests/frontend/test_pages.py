@@ -1,8 +1,8 @@
 import pytest
 from django.test import Client
 
-from tests.annotation.factories import ExpertFactory, UserFactory
-from tests.validation.factories import open_study
+from tests.builders.accounts import ExpertFactory, UserFactory
+from tests.builders.studies import open_study
 
 pytestmark = pytest.mark.django_db
 
@@ -63,7 +63,7 @@ def test_login_page_logs_an_expert_in():
 
 def test_completed_work_comes_in_pages_newest_first(monkeypatch):
     from annotation import selectors, services
-    from tests.annotation.helpers import all_labels
+    from tests.builders.labels import all_labels
 
     monkeypatch.setattr(selectors, "COMPLETED_PAGE_SIZE", 2)
     expert = ExpertFactory()

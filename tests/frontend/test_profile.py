@@ -4,10 +4,10 @@ from django.test import Client
 from annotation import services
 from annotation.models import CertificationBar
 from benchmark.models import RubricItem
-from tests.annotation.calibration_helpers import calibration_set, reference_labels
-from tests.annotation.factories import ExpertFactory
-from tests.annotation.helpers import all_labels
-from tests.validation.factories import MODEL_NAME_MARKER, open_study
+from tests.builders.accounts import ExpertFactory
+from tests.builders.calibration import calibration_set, reference_labels
+from tests.builders.labels import all_labels
+from tests.builders.studies import MODEL_NAME_MARKER, open_study
 
 pytestmark = pytest.mark.django_db
 

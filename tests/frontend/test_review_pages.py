@@ -7,9 +7,9 @@ from django.test import Client
 
 from annotation import selectors, services
 from annotation.models import Assignment, Expert, ReviewFlag
-from tests.annotation.factories import ExpertFactory
-from tests.annotation.helpers import all_labels
-from tests.validation.factories import open_study
+from tests.builders.accounts import ExpertFactory
+from tests.builders.labels import all_labels
+from tests.builders.studies import open_study
 
 pytestmark = pytest.mark.django_db
 

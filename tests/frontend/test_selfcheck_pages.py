@@ -11,8 +11,8 @@ from django.urls import reverse
 from annotation.models import MockScore
 from benchmark.models import DraftCriterion
 from benchmark.services.criteria import draft_criterion_remove
-from tests.annotation.selfcheck_helpers import selfcheck_world, snapshot_judged
-from tests.frontend.test_i18n import untranslated
+from tests.builders.i18n import untranslated
+from tests.builders.selfcheck import selfcheck_world, snapshot_judged
 
 pytestmark = pytest.mark.django_db
 

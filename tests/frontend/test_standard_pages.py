@@ -5,7 +5,7 @@ from django.test import Client
 
 from benchmark.models import AbsoluteStandard, AbsoluteStandardVersion, AuditEvent
 from benchmark.services.standards import StandardError, standard_write
-from tests.annotation.factories import ExpertFactory, UserFactory
+from tests.builders.accounts import ExpertFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
 

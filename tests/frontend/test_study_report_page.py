@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from tests.validation.test_report_db import rated_study
+from tests.builders.studies import rated_study
 from validation.report.compute import report_compute
 from validation.report.selectors import study_report_data
 from validation.statistics import BootstrapSettings

@@ -10,10 +10,9 @@ import pytest
 from django.test import Client
 
 from annotation.models import Pool
-from tests.annotation.factories import ExpertFactory, UserFactory
-from tests.frontend.test_leaderboard import judged_dataset
-from tests.validation.factories import open_study
-from tests.validation.test_report_db import rated_study
+from tests.builders.accounts import ExpertFactory, UserFactory
+from tests.builders.leaderboards import judged_dataset
+from tests.builders.studies import open_study, rated_study
 from validation.models import Study
 
 pytestmark = pytest.mark.django_db

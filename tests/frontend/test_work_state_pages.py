@@ -8,9 +8,9 @@ import pytest
 from django.test import Client
 
 from annotation import services
-from tests.annotation.factories import ExpertFactory
-from tests.annotation.helpers import all_labels
-from tests.validation.factories import dataset_with_responses, open_study
+from tests.builders.accounts import ExpertFactory
+from tests.builders.labels import all_labels
+from tests.builders.studies import dataset_with_responses, open_study
 from validation import services as study_services
 
 pytestmark = pytest.mark.django_db

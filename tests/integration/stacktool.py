@@ -33,7 +33,7 @@ def main(argv: list[str]) -> int:
 
     from benchmark.models import Dataset, JudgeRun, ModelUnderTest
     from benchmark.services.judging import judge_run_queue, judge_run_start
-    from tests.benchmark.factories import JudgeFactory
+    from tests.builders.datasets import JudgeFactory
 
     parser = argparse.ArgumentParser()
     sub = parser.add_subparsers(dest="action", required=True)
@@ -77,11 +77,7 @@ def main(argv: list[str]) -> int:
         print(run.pk)
     elif args.action == "generate":
         from benchmark.services.generation import generation_queue
-        from tests.benchmark.factories import (
-            DatasetFactory,
-            ModelUnderTestFactory,
-            case_with_rubric,
-        )
+        from tests.builders.datasets import DatasetFactory, ModelUnderTestFactory, case_with_rubric
 
         dataset = DatasetFactory(name=f"generate-{args.model}")  # its own: sequences restart
         for index in range(args.cases):
@@ -94,7 +90,7 @@ def main(argv: list[str]) -> int:
         from benchmark.services.construction import project_create
         from benchmark.services.draft_jobs import draft_run_queue
         from benchmark.services.synthesis import synthesis_run_start
-        from tests.benchmark.factories import ModelUnderTestFactory
+        from tests.builders.datasets import ModelUnderTestFactory
 
         project = project_create(name=f"synthesize-{args.model}", dataset_name="built")
         for index in range(args.drafts):
@@ -109,9 +105,9 @@ def main(argv: list[str]) -> int:
     elif args.action == "study":
         from rest_framework.authtoken.models import Token
 
-        from tests.annotation.factories import ExpertFactory
-        from tests.benchmark.factories import DatasetFactory, ModelUnderTestFactory
-        from tests.validation.factories import MODEL_NAME_MARKER, open_study
+        from tests.builders.accounts import ExpertFactory
+        from tests.builders.datasets import DatasetFactory, ModelUnderTestFactory
+        from tests.builders.studies import MODEL_NAME_MARKER, open_study
 
         # The factories number names from 0 in every process: past every name already there.
         taken = Dataset.objects.count() + ModelUnderTest.objects.count()

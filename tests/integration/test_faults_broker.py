@@ -6,76 +6,18 @@ as waiting; once Redis is back, the sweep that workers run when they reach the b
 exactly one message for the run on the judge queue.
 """
 
-import contextlib
 import json
-import shutil
-import socket
-import subprocess
-import time
-from collections.abc import Iterator
 
 import pytest
-from kombu import pools as kombu_pools
 
 from benchmark.models import JudgeRun
 from benchmark.services.judge_chunks import judge_runs_dispatch_waiting
 from benchmark.services.judging import judge_run_queue
-from config.celery import app
-from tests.benchmark.factories import JudgeFactory
-from tests.benchmark.llm.factories import answered_dataset
-from tests.conftest import require
-from tests.services import free_port
+from tests.builders.datasets import JudgeFactory
+from tests.builders.llm import answered_dataset
+from tests.builders.stack import redis_on
 
 pytestmark = pytest.mark.django_db
-
-
-@contextlib.contextmanager
-def redis_on(port: int, folder) -> Iterator[None]:
-    proc = subprocess.Popen(
-        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-         "--appendonly", "no", "--dir", str(folder)],
-        stdout=subprocess.DEVNULL,
-    )  # fmt: skip
-    deadline = time.monotonic() + 10
-    while True:
-        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.2):
-            break
-        assert time.monotonic() < deadline and proc.poll() is None, "redis-server did not start"
-        time.sleep(0.05)
-    try:
-        yield
-    finally:
-        proc.terminate()
-        proc.wait(10)
-
-
-@pytest.fixture
-def broker(tmp_path) -> Iterator[str]:
-    """The Celery app pointed at a broker of this test's own (down until the test starts it)."""
-    require(shutil.which("redis-server") is not None, "redis-server is not installed")
-    url = f"redis://127.0.0.1:{free_port()}/0"
-    saved = {k: app.conf[k] for k in ("broker_url", "broker_write_url", "task_always_eager")}
-    # Without a broker the settings give producers an in-memory connection; a broker of its own
-    # replaces both, as CELERY_BROKER_URL does in the environment.
-    app.conf.update(broker_url=url, broker_write_url=None, task_always_eager=False)
-    reset_pool()
-    try:
-        yield url
-    finally:
-        app.conf.update(saved)
-        reset_pool()
-
-
-def reset_pool() -> None:
-    # Connections and producers are pooled on first use (even eager tasks take a producer);
-    # dropping both pools makes the next use build them for the broker configured now.
-    # kombu also keeps producer pools in a registry keyed by broker URL; without resetting it a
-    # later test on the original URL gets the pool closed here ("Acquire on closed pool").
-    if app._pool is not None:
-        app._pool.force_close_all()
-        app._pool = None
-    app.amqp._producer_pool = None
-    kombu_pools.reset()
 
 
 def judge_messages(url: str) -> list[dict]:

@@ -15,13 +15,16 @@ import httpx
 import pytest
 from django.db import connections
 
-from tests.integration import test_workers
-from tests.integration.test_workers import BIN, STACKTOOL, Stack, _up, run, tool, wait_for
+from tests.builders.stack import BIN, STACKTOOL, Stack, is_up, run, tool, wait_for
 from tests.services import free_port
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
-# The integration suite's own-database fixture (pytest names it by this attribute).
-own_database = test_workers.database_url
+
+
+# The integration suite's own-database fixture (tests/integration/conftest.py), under this name.
+@pytest.fixture(scope="module")
+def own_database(database_url) -> str:
+    return database_url
 
 
 def restart_postgres(url: str) -> None:
@@ -66,7 +69,7 @@ def web(own_database, tmp_path_factory) -> Iterator[Stack]:
         stack.start("web", str(BIN / "gunicorn"), "config.wsgi", "--bind", f"127.0.0.1:{port}",
                     "--workers", "2")  # fmt: skip
         stack.base_url = f"http://127.0.0.1:{port}"
-        wait_for(lambda: _up(stack.base_url), timeout=60, what="gunicorn up")
+        wait_for(lambda: is_up(stack.base_url), timeout=60, what="gunicorn up")
         yield stack
     finally:
         stack.stop_all()

@@ -16,8 +16,7 @@ from benchmark.llm.breaker import BreakerPolicy
 from benchmark.llm.client import RetryPolicy
 from benchmark.llm.fake_server import FakeLLM
 from benchmark.models import JudgeRun, Verdict
-from tests.benchmark.llm.factories import answered_dataset, expected_states, stored_states
-from tests.benchmark.test_judge_engine import judge_once
+from tests.builders.llm import answered_dataset, expected_states, judge_once, stored_states
 
 pytestmark = pytest.mark.django_db
 

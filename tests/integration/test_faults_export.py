@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import pytest
 from django.core.management import CommandError, call_command
 
-from tests.validation.test_report_db import rated_study
+from tests.builders.studies import rated_study
 
 pytestmark = pytest.mark.django_db
 LIMIT = 4096  # bytes any file may grow to while the limit holds

@@ -12,8 +12,8 @@ from benchmark.services.generation import (
     generation_run_queued_options,
     generation_runs_dispatch_waiting,
 )
-from tests.benchmark.factories import DatasetFactory, ModelUnderTestFactory, case_with_rubric
-from tests.integration.test_faults_broker import broker, redis_on  # noqa: F401 (fixture)
+from tests.builders.datasets import DatasetFactory, ModelUnderTestFactory, case_with_rubric
+from tests.builders.stack import redis_on
 
 pytestmark = pytest.mark.django_db
 
@@ -26,7 +26,7 @@ def generate_messages(url: str) -> list[dict]:
 
 
 def test_a_generation_run_queued_while_the_broker_is_down_is_queued_once_it_is_back(
-    broker,  # noqa: F811
+    broker,
     tmp_path,
     django_capture_on_commit_callbacks,
 ):

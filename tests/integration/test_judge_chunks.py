@@ -7,8 +7,8 @@ from benchmark.llm.fake_server import FakeLLM
 from benchmark.models import JudgeRun, Verdict
 from benchmark.services.judge_chunks import judge_run_close_if_done, judge_run_split
 from benchmark.services.judging import judge_run_queue
-from tests.benchmark.factories import JudgeFactory
-from tests.benchmark.llm.factories import answered_dataset, expected_states, stored_states
+from tests.builders.datasets import JudgeFactory
+from tests.builders.llm import answered_dataset, expected_states, stored_states
 
 
 def make_run(fake: FakeLLM, *, cases: int) -> JudgeRun:

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.builders.stack import Stack, run, tool, wait_for
+from tests.builders.webhook_receiver import Receiver
+from tests.builders.webhooks import SECRET
 from tests.conftest import require
-from tests.integration.test_workers import Stack, run, tool, wait_for
 from tests.services import free_port, scratch_database
-from tests.webhooks.helpers import SECRET
-from tests.webhooks.receiver import Receiver
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
 

@@ -9,32 +9,26 @@ exactly once, while a chunk longer than that timeout stays with its living worke
 renews it). gunicorn serves the same database in production mode.
 """
 
-import contextlib
 import json
 import os
 import re
 import secrets
 import shutil
-import signal
-import subprocess
-import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import httpx
 import pytest
 
 from benchmark.llm.fake_server import FakeLLM, fake_verdict
+from tests.builders.stack import BIN, STACKTOOL, Stack, is_up, run, tool, wait_for
 from tests.conftest import require
-from tests.services import free_port, scratch_database
+from tests.services import free_port
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
 
-BIN = Path(sys.executable).parent
 DBTOOL = "tests.benchmark.llm.dbtool"
-STACKTOOL = "tests.integration.stacktool"
 CASES = 16
 CHUNK = 2  # responses per chunk task: 8 chunks
 LATENCY = 0.6  # seconds per fake reply; a chunk takes ~1.2 s with one request at a time
@@ -42,77 +36,6 @@ VISIBILITY = 6  # seconds before an unacknowledged chunk is handed out again
 API_KEY = "sk-integration-" + secrets.token_hex(8)
 RECEIVED = re.compile(r"Task benchmark\.tasks\.judge_chunk_task\[([0-9a-f-]+)\] received")
 SUCCEEDED = re.compile(r"Task benchmark\.tasks\.judge_chunk_task\[([0-9a-f-]+)\] succeeded")
-
-
-def wait_for(check: Callable[[], bool], *, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out after {timeout:.0f} s waiting for {what}")
-        time.sleep(0.1)
-
-
-def tool(env: dict, module: str, *args: str) -> str:
-    return run(env, sys.executable, "-m", module, *args)
-
-
-def run(env: dict, *args: str, timeout: float = 180) -> str:
-    done = subprocess.run(
-        args, env=env, capture_output=True, text=True, timeout=timeout, check=False
-    )
-    assert done.returncode == 0, f"{args}: {done.stderr[-2000:]}"
-    return done.stdout
-
-
-class Stack:
-    """The processes of one deployment, each with its own log file."""
-
-    def __init__(self, env: dict, logs: Path) -> None:
-        self.env = env
-        self.logs = logs
-        self.procs: dict[str, subprocess.Popen] = {}
-        self.base_url = ""
-
-    def start(self, name: str, *args: str, env: dict | None = None) -> subprocess.Popen:
-        log = (self.logs / f"{name}.log").open("w")
-        # A session of its own, so SIGKILL reaches the worker's pool children as a crash would.
-        proc = subprocess.Popen(
-            args,
-            env=env or self.env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        self.procs[name] = proc
-        return proc
-
-    def log(self, name: str) -> str:
-        return (self.logs / f"{name}.log").read_text(errors="replace")
-
-    def kill(self, name: str) -> None:
-        proc = self.procs[name]
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(30)
-
-    def stop_all(self) -> None:
-        for proc in self.procs.values():
-            if proc.poll() is None:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(proc.pid, signal.SIGTERM)
-        for name, proc in self.procs.items():
-            try:
-                proc.wait(20)
-            except subprocess.TimeoutExpired:
-                self.kill(name)
-
-
-@pytest.fixture(scope="module")
-def database_url() -> Iterator[str]:
-    base = os.environ.get("DATABASE_URL", "")
-    require(base.startswith("postgres"), "needs PostgreSQL: run under tests.services --postgres")
-    with scratch_database(base, prefix="heartbench_stack") as url:
-        yield url
 
 
 @pytest.fixture(scope="module")
@@ -158,16 +81,10 @@ def stack(database_url, tmp_path_factory) -> Iterator[Stack]:
         stack.base_url = f"http://127.0.0.1:{port}"
         for name in ("w1", "w2"):
             wait_for(lambda n=name: " ready." in stack.log(n), timeout=120, what=f"{name} ready")
-        wait_for(lambda: _up(stack.base_url), timeout=60, what="gunicorn up")
+        wait_for(lambda: is_up(stack.base_url), timeout=60, what="gunicorn up")
         yield stack
     finally:
         stack.stop_all()
-
-
-def _up(base_url: str) -> bool:
-    with contextlib.suppress(httpx.HTTPError):
-        return httpx.get(f"{base_url}/login/", timeout=2).status_code < 500
-    return False
 
 
 def test_gunicorn_serves_pages_static_files_and_the_api_in_production_mode(stack):
@@ -426,7 +343,7 @@ def test_heartbench_serve_opens_every_threads_connection_before_a_crowd_arrives(
             )
             ready = sessions()
             base_url = f"http://127.0.0.1:{port}"
-            wait_for(lambda: _up(base_url), timeout=60, what="heartbench serve up")
+            wait_for(lambda: is_up(base_url), timeout=60, what="heartbench serve up")
 
             def ask(_: int) -> int:
                 # A token the database is asked about: every request reads it there.
@@ -450,7 +367,7 @@ def test_heartbench_serve_starts_and_says_so_when_its_threads_cannot_connect_ahe
                 "--workers", "1", "--threads", "2",
                 env={**stack.env, "DATABASE_URL": nowhere})  # fmt: skip
     try:
-        wait_for(lambda: _up(f"http://127.0.0.1:{port}"), timeout=60, what="heartbench serve up")
+        wait_for(lambda: is_up(f"http://127.0.0.1:{port}"), timeout=60, what="heartbench serve up")
         assert "2 of 2 threads opened no database connection ahead" in stack.log("serve-alone")
     finally:
         stack.kill("serve-alone")

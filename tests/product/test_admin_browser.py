@@ -16,8 +16,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.builders.browser import AXE, axe_problems
 from tests.conftest import require
-from tests.e2e.test_accessibility import AXE, axe_problems
 from tests.product.conftest import BIN, ROOT
 
 DEMO = ROOT / "fixtures" / "demo"

@@ -1,6 +1,7 @@
 """The OpenAPI schema is a contract: Schemathesis against the API as `heartbench serve` serves it.
 
-An expert with a token and an open study with units. Schemathesis reads /api/schema/, sends
+An expert with a token, an open study with units and a construction project with difficulty
+work open. Schemathesis reads /api/schema/, sends
 valid requests (each must be accepted) and invalid ones (each must be refused), follows the
 schema's links from a claim to its draft, submit, revise and flag, and checks every answer
 against the schema: its status documented, its body and headers of the documented shape, never
@@ -12,11 +13,13 @@ from pathlib import Path
 
 import httpx
 
+from tests.builders.construction import BASE_SEEDS
 from tests.conftest import require
 from tests.product.conftest import BIN, PASSWORD
 
 CONFIG = Path(__file__).with_name("schemathesis.toml")
 STUDY = "contract"  # the study name schemathesis.toml hands to ?study=
+PROJECT = "contract-build"  # and the project it hands to ?project=
 
 
 def test_the_served_api_keeps_its_openapi_schema(product, artifacts, tmp_path):
@@ -28,6 +31,10 @@ def test_the_served_api_keeps_its_openapi_schema(product, artifacts, tmp_path):
         "--judge", "demo-judge", "--fraction", "1", "--seed", "7",
     )  # fmt: skip
     product.cli("study", "open", STUDY)
+    # Construction work to claim over /api/v1/work/difficulty/ (schemathesis.toml's project).
+    product.cli("construct", "create-project", PROJECT, "--dataset-name", f"{PROJECT}-set")
+    product.cli("construct", "import-seeds", "--project", PROJECT, str(BASE_SEEDS))
+    product.cli("construct-tasks", "--project", PROJECT, "--kind", "difficulty", "--raters", "1")
     reply = httpx.post(
         f"{product.base_url}/api/v1/auth/token/",
         json={"username": "expert-00", "password": PASSWORD},

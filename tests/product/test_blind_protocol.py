@@ -13,35 +13,12 @@ import threading
 import httpx
 import pytest
 
+from tests.builders.product import admin_session, signed_in, token
 from tests.product.conftest import PASSWORD
-from tests.product.test_team import admin_session
 
 STUDY = "blind"
 RATERS = [f"expert-{i:02d}" for i in range(3)]
 SENIORS = ["senior-00", "senior-01"]
-
-
-def token(client: httpx.Client, username: str) -> dict[str, str]:
-    reply = client.post("/api/v1/auth/token/", json={"username": username, "password": PASSWORD})
-    assert reply.status_code == 200, reply.text
-    return {"Authorization": f"Token {reply.json()['token']}"}
-
-
-def signed_in(base_url: str, username: str) -> httpx.Client:
-    """A browser-like session (cookie and CSRF token) of ``username``."""
-    client = httpx.Client(base_url=base_url, timeout=60, follow_redirects=True)
-    client.get("/login/")
-    reply = client.post(
-        "/login/",
-        data={
-            "username": username,
-            "password": PASSWORD,
-            "csrfmiddlewaretoken": client.cookies["csrftoken"],
-        },
-        headers={"Referer": f"{base_url}/login/"},
-    )
-    assert reply.status_code == 200 and "/login/" not in str(reply.url), reply.text[:300]
-    return client
 
 
 def rate_everything(base_url: str, username: str, *, hit: bool, mine: dict, errors: list) -> None:

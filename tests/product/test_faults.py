@@ -26,9 +26,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.builders.product import majority_decisions, signed_in, token
 from tests.product.conftest import BIN, PASSWORD, ROOT, _wait_up
-from tests.product.test_blind_protocol import signed_in, token
-from tests.product.test_team import majority_decisions
 from tests.services import free_port, postgres
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]

@@ -19,36 +19,19 @@ import socket
 import subprocess
 import threading
 import time
-from collections import Counter
-from dataclasses import dataclass, field
 
 import httpx
 import pytest
 
 from benchmark.llm.fake_server import fake_verdict
 from frontend.management.commands.serve import GRACEFUL_SECONDS
+from tests.builders.product import Tally, admin_session, majority_decisions
 from tests.e2e.conftest import CHROMIUM, LOCALES, shoot
 from tests.product.conftest import BIN, PASSWORD, ROOT, _wait_up
 from tests.services import free_port
 
 API_EXPERTS = 20
 STUDY = "team"
-
-
-@dataclass
-class Tally:
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    status: Counter = field(default_factory=Counter)
-    errors: list[str] = field(default_factory=list)
-    submitted: dict[str, dict[str, bool] | None] = field(default_factory=dict)
-    decided: int = 0
-
-    def seen(self, what: str, reply: httpx.Response) -> httpx.Response:
-        with self.lock:
-            self.status[f"{what} {reply.status_code}"] += 1
-            if reply.status_code >= 500:
-                self.errors.append(f"{what} {reply.status_code}: {reply.text[:300]}")
-        return reply
 
 
 def _label(username: str, criterion: dict) -> bool:
@@ -84,7 +67,7 @@ def api_expert(base_url: str, username: str, tally: Tally) -> None:
         while True:
             reply = tally.seen(
                 "next",
-                client.post("/api/v1/assignments/next/", params={"study": STUDY}, headers=headers),
+                client.post("/api/v1/work/rating/next/", params={"study": STUDY}, headers=headers),
             )
             if _retry_later(reply):
                 continue
@@ -95,7 +78,7 @@ def api_expert(base_url: str, username: str, tally: Tally) -> None:
                 {"criterion": c["id"], "hit": _label(username, c), "version": c["version"]}
                 for c in body["unit"]["criteria"]
             ]
-            path = f"/api/v1/assignments/{body['id']}"
+            path = f"/api/v1/work/rating/{body['id']}"
             half = {"labels": labels[: len(labels) // 2]}
             while _retry_later(
                 tally.seen("draft", client.put(f"{path}/draft/", json=half, headers=headers))
@@ -132,7 +115,7 @@ def _revise(client: httpx.Client, headers, tally: Tally, assignment: str, labels
     refuses it once the unit has them all (409); either way it must say which, and what it
     acknowledged is what must be stored."""
     revised = [{**labels[0], "hit": not labels[0]["hit"]}, *labels[1:]]
-    path = f"/api/v1/assignments/{assignment}/revise/"
+    path = f"/api/v1/work/rating/{assignment}/revise/"
     while _retry_later(
         reply := tally.seen("revise", client.post(path, json={"labels": revised}, headers=headers))
     ):
@@ -152,7 +135,7 @@ def senior(base_url: str, tally: Tally, experts_done: threading.Event) -> None:
             reply = tally.seen(
                 "adj-next",
                 client.post(
-                    "/api/v1/adjudications/next/", params={"study": STUDY}, headers=headers
+                    "/api/v1/work/adjudication/next/", params={"study": STUDY}, headers=headers
                 ),
             )
             if _retry_later(reply):
@@ -167,7 +150,7 @@ def senior(base_url: str, tally: Tally, experts_done: threading.Event) -> None:
             reply = tally.seen(
                 "adj-submit",
                 client.post(
-                    f"/api/v1/adjudications/{body['id']}/submit/",
+                    f"/api/v1/work/adjudication/{body['id']}/submit/",
                     json={"decisions": decisions},
                     headers=headers,
                 ),
@@ -175,34 +158,6 @@ def senior(base_url: str, tally: Tally, experts_done: threading.Event) -> None:
             assert reply.status_code in (200, 201), reply.text
             with tally.lock:
                 tally.decided += 1
-
-
-def majority_decisions(body: dict) -> list[dict]:
-    """A senior's decisions on a claimed unit: the majority of the ratings, with a reason."""
-    return [
-        {"criterion": c["id"], "hit": c["met"] >= c["not_met"], "reason": "多数意见合理"}
-        for c in body["unit"]["criteria"]
-    ]
-
-
-def admin_session(base_url: str, tally: Tally) -> httpx.Client:
-    client = httpx.Client(base_url=base_url, timeout=120, follow_redirects=True)
-    page = tally.seen("admin-login", client.get("/admin/login/"))
-    reply = tally.seen(
-        "admin-login",
-        client.post(
-            "/admin/login/?next=/admin/",
-            data={
-                "username": "admin",
-                "password": "heartbench-demo",
-                "csrfmiddlewaretoken": client.cookies["csrftoken"],
-                "next": "/admin/",
-            },
-            headers={"Referer": str(page.url)},
-        ),
-    )
-    assert reply.status_code == 200 and "/admin/login/" not in str(reply.url), reply.text[:500]
-    return client
 
 
 def admin_watches(client: httpx.Client, tally: Tally, experts_done: threading.Event) -> None:
@@ -252,7 +207,7 @@ def browser_expert(chromium, base_url: str, artifacts, on_first_unit) -> int:
 def _completed_ids(base_url: str, username: str, tally: Tally) -> list[str]:
     with httpx.Client(base_url=base_url, timeout=60) as client:
         headers = _token(client, tally, username)
-        rows, url = [], "/api/v1/assignments/completed/?page_size=50"
+        rows, url = [], "/api/v1/work/rating/completed/?page_size=50"
         while url:  # every page, as a client of a long list would
             reply = tally.seen("completed", client.get(url, headers=headers))
             assert reply.status_code == 200

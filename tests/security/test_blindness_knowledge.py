@@ -16,10 +16,10 @@ from rest_framework.test import APIClient
 from annotation import services as annotation_services
 from annotation.models import Assignment, Comment, FaqEntry, LibraryEntry, Unit
 from benchmark.models import RubricItem, Verdict
-from tests.annotation.factories import PASSWORD, ExpertFactory, UserFactory
-from tests.annotation.helpers import all_labels, page_words
-from tests.benchmark.factories import JudgeFactory, JudgeRunFactory
-from tests.validation.factories import MODEL_NAME_MARKER, dataset_with_responses
+from tests.builders.accounts import PASSWORD, ExpertFactory, UserFactory
+from tests.builders.datasets import JudgeFactory, JudgeRunFactory
+from tests.builders.labels import all_labels, page_words
+from tests.builders.studies import MODEL_NAME_MARKER, dataset_with_responses
 from validation import services
 
 pytestmark = pytest.mark.django_db

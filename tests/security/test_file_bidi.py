@@ -9,9 +9,9 @@ from annotation import services as annotation_services
 from benchmark.leaderboard_html import render_html
 from benchmark.models import RubricItem
 from config.page_safety import BIDI_CONTROLS
-from tests.annotation.factories import ExpertFactory
-from tests.benchmark.test_leaderboard_html import board, model
-from tests.validation.factories import dataset_with_responses
+from tests.builders.accounts import ExpertFactory
+from tests.builders.leaderboards import board, model
+from tests.builders.studies import dataset_with_responses
 from validation import services
 from validation.report import report_compute, report_html
 from validation.report.selectors import study_report_data

@@ -16,8 +16,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rest_framework.test import APIClient
 
-from tests.annotation.factories import ExpertFactory, UserFactory
-from tests.security.hostile import hostile_world
+from annotation.services.construction import (
+    construction_task_claim_next,
+    criterion_review_submit,
+    panel_send,
+)
+from tests.builders.accounts import ExpertFactory, UserFactory
+from tests.builders.construction import project_with_work_open
+from tests.builders.hostile import hostile_world
 from validation import services
 
 pytestmark = pytest.mark.django_db
@@ -61,7 +67,7 @@ def targets():
         {"criterion": c["id"], "hit": False, "reason": "r"} for c in decision["unit"]["criteria"]
     ]
     labeller, rater, senior = world["labeller"].user, world["rater"].user, world["senior"].user
-    held = f"/api/v1/assignments/{claim['id']}"
+    held = f"/api/v1/work/rating/{claim['id']}"
     create = {
         "name": "fuzzed", "dataset": world["study"].dataset.name, "models": ["m"],
         "judge_runs": ["j"], "fraction": 0.5, "seed": 1, "plan": {"half_width": 0.1},
@@ -69,17 +75,19 @@ def targets():
     }  # fmt: skip
     api_writes = [
         (None, "post", "/api/v1/auth/token/", {"username": "u", "password": "p"}),
-        (labeller, "post", "/api/v1/assignments/next/?study=hostile-b", {}),
+        (labeller, "post", "/api/v1/work/rating/next/?study=hostile-b", {}),
         (labeller, "put", f"{held}/draft/", {"labels": labels, "active_seconds": 5}),
         (labeller, "post", f"{held}/renew/", {}),
-        (rater, "post", f"/api/v1/assignments/{rated}/revise/", {"labels": labels}),
-        (rater, "post", f"/api/v1/assignments/{rated}/flag/", {"reason": "doubt"}),
-        (senior, "post", "/api/v1/adjudications/next/?study=hostile", {}),
-        (senior, "post", f"/api/v1/adjudications/{decision['id']}/submit/",
+        (rater, "post", f"/api/v1/work/rating/{rated}/revise/", {"labels": labels}),
+        (rater, "post", f"/api/v1/work/rating/{rated}/flag/", {"reason": "doubt"}),
+        (senior, "post", "/api/v1/work/adjudication/next/?study=hostile", {}),
+        (senior, "post", f"/api/v1/work/adjudication/{decision['id']}/renew/", {}),
+        (senior, "post", f"/api/v1/work/adjudication/{decision['id']}/submit/",
          {"decisions": decisions}),
         (staff, "post", "/api/v1/admin/studies/", create),
         (staff, "post", f"/api/v1/admin/studies/{study.name}/open/", {}),
         (staff, "post", f"/api/v1/admin/studies/{study.name}/close/", {"unrated": "keep"}),
+        *construction_writes(labeller=world["labeller"], senior=world["senior"]),
         # Last: a valid submit ends the held assignment.
         (labeller, "post", f"{held}/submit/", {"labels": labels, "active_seconds": 5}),
     ]  # fmt: skip
@@ -93,6 +101,41 @@ def targets():
         (staff, "/admin/auth/group/add/", {"name": "g"}),
     ]
     return api_writes, page_writes
+
+
+def construction_writes(*, labeller, senior) -> list:
+    """A task of each construction kind held (the labeller marks and reviews, the senior
+    sits on the panel), with its claim, renewal and a valid answer."""
+    built = project_with_work_open(name="fuzz-build")
+    for reviewer in built.experts[:2]:
+        task = construction_task_claim_next(
+            user=reviewer.user, project=built.project, kind="criterion_review"
+        )
+        criterion_review_submit(
+            user=reviewer.user,
+            task_id=task.pk,
+            verdicts={c.pk: ("clear", "") for c in task.draft.criteria.filter(status="active")},
+        )
+    panel_send(user=built.author.user, draft=task.draft)
+    writes, who = [], {"difficulty": labeller, "criterion_review": labeller, "panel": senior}
+    for kind, expert in who.items():
+        claim = f"/api/v1/work/{kind}/next/?project={built.project.name}"
+        task = construction_task_claim_next(user=expert.user, project=built.project, kind=kind)
+        answer = {
+            "difficulty": {"difficulty": "hard", "reason": "other", "comment": "c"},
+            "criterion_review": {"verdicts": [
+                {"criterion": c.pk, "verdict": "clear", "version": c.version}
+                for c in task.draft.criteria.filter(status="active")
+            ]},
+            "panel": {"vote": "accept"},
+        }[kind]  # fmt: skip
+        held = f"/api/v1/work/{kind}/{task.public_id}"
+        writes += [
+            (expert.user, "post", claim, {}),
+            (expert.user, "post", f"{held}/renew/", {}),
+            (expert.user, "post", f"{held}/submit/", answer),
+        ]
+    return writes
 
 
 def mutations(body: object):
@@ -111,7 +154,8 @@ def mutations(body: object):
 
 def template(path: str) -> str:
     """The schema's path of a request's: ids and study names as its parameters."""
-    path = re.sub(r"/(assignments|adjudications)/[0-9a-f-]{36}/", r"/\1/{assignment_id}/", path)
+    path = re.sub(r"/work/(rating|adjudication)/[0-9a-f-]{36}/", r"/work/\1/{assignment_id}/", path)
+    path = re.sub(r"/work/(\w+)/[0-9a-f-]{36}/", r"/work/\1/{task_id}/", path)
     path = re.sub(r"/admin/studies/[^/]+/", "/admin/studies/{study}/", path)
     return path.split("?")[0]
 

@@ -9,10 +9,10 @@ from django.test import Client
 from benchmark.llm.fake_server import FakeLLM
 from benchmark.models import AuditEvent, Case, JudgeRun, Response, RubricItem
 from benchmark.services.judging import EngineOptions, judge_run_execute
-from tests.annotation.factories import PASSWORD, ExpertFactory, UserFactory
-from tests.benchmark.factories import JudgeFactory, ResponseFactory, case_with_rubric
-from tests.benchmark.llm.factories import answered_dataset
-from tests.validation.factories import open_study
+from tests.builders.accounts import PASSWORD, ExpertFactory, UserFactory
+from tests.builders.datasets import JudgeFactory, ResponseFactory, case_with_rubric
+from tests.builders.llm import answered_dataset
+from tests.builders.studies import open_study
 
 pytestmark = pytest.mark.django_db
 

@@ -14,8 +14,8 @@ import pytest
 from django.test import Client
 from rest_framework.test import APIClient
 
-from tests.annotation.factories import PASSWORD, UserFactory
-from tests.security.hostile import api_for, hostile_world, page_for, send_json
+from tests.builders.accounts import PASSWORD, UserFactory
+from tests.builders.hostile import api_for, hostile_world, page_for, send_json
 
 pytestmark = pytest.mark.django_db
 

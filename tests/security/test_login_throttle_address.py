@@ -11,7 +11,7 @@ import pytest
 from django.test import Client
 
 from config import login_throttle
-from tests.annotation.factories import PASSWORD, UserFactory
+from tests.builders.accounts import PASSWORD, UserFactory
 
 pytestmark = pytest.mark.django_db
 

@@ -11,7 +11,7 @@ from urllib.parse import urlencode
 import pytest
 from django.test import Client
 
-from tests.annotation.factories import PASSWORD, UserFactory
+from tests.builders.accounts import PASSWORD, UserFactory
 
 pytestmark = pytest.mark.django_db
 

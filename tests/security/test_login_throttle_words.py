@@ -3,7 +3,7 @@
 import pytest
 from django.test import Client
 
-from tests.annotation.factories import UserFactory
+from tests.builders.accounts import UserFactory
 
 pytestmark = pytest.mark.django_db
 

@@ -15,8 +15,8 @@ from django.test import Client
 
 from benchmark.models import Case, Response, RubricItem
 from config.page_safety import BIDI_CONTROLS, CONTENT_SECURITY_POLICY
-from tests.annotation.factories import UserFactory
-from tests.security.hostile import api_for, hostile_world, page_for
+from tests.builders.accounts import UserFactory
+from tests.builders.hostile import api_for, hostile_world, page_for
 
 pytestmark = pytest.mark.django_db
 

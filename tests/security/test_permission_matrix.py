@@ -16,20 +16,21 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from annotation.models import Assignment
 from benchmark.models import DraftCase
-from tests.annotation.factories import ExpertFactory, UserFactory
-from tests.annotation.selfcheck_helpers import selfcheck_world
-from tests.benchmark.factories import (
+from tests.builders.accounts import ExpertFactory, UserFactory
+from tests.builders.datasets import (
     DatasetFactory,
     ModelUnderTestFactory,
     ResponseFactory,
     case_with_rubric,
 )
-from tests.validation.factories import MODEL_NAME_MARKER, open_study
+from tests.builders.selfcheck import selfcheck_world
+from tests.builders.studies import MODEL_NAME_MARKER, open_study
 from validation import services
 
 pytestmark = pytest.mark.django_db
 
 ROLES = ("anonymous", "expert", "senior", "admin", "other")
+PROJECT = "pilot"  # the self-check world's construction project
 LOGIN = (302,)  # sent to a login page
 # Admin sub-URLs are checked through each registered model's changelist and add page below.
 ADMIN_CATCH_ALL = {
@@ -71,7 +72,7 @@ def routes(assignment_id: str) -> dict[str, Route]:
     not_theirs = {**expert_pages, "expert": (404,), "senior": (404,), "other": (404,)}
     # The API's schema and docs describe shapes only, no data: public, as the API tests expect.
     public = dict.fromkeys(ROLES, (200,))
-    return {
+    table = {
         "frontend:home": Route("GET", "/", {"anonymous": LOGIN, "expert": (200,),
                                "senior": (200,), "admin": (302,), "other": (200,)}),
         "frontend:login": Route("GET", "/login/", {"anonymous": (200,), "expert": (302,),
@@ -125,21 +126,22 @@ def routes(assignment_id: str) -> dict[str, Route]:
         "annotation:token": Route("POST", "/api/v1/auth/token/", dict.fromkeys(ROLES, (400,)),
                                   {"username": "nobody", "password": "wrong"}),
         "annotation:studies": Route("GET", "/api/v1/studies/", api_expert),
-        "annotation:next": Route("POST", "/api/v1/assignments/next/?study=study-a",
+        "annotation:assignment-next": Route("POST", "/api/v1/assignments/next/?study=study-a",
                                  {**api_expert, "expert": (200, 201), "senior": (201,),
                                   "other": (403, 404)}),
-        "annotation:completed": Route("GET", "/api/v1/assignments/completed/", api_expert),
+        "annotation:assignment-completed": Route("GET", "/api/v1/assignments/completed/",
+                                                 api_expert),
         "annotation:progress": Route("GET", "/api/v1/studies/study-a/progress/",
                                      {**api_expert, "other": (404,)}),
         # Revising checks the labels first (400), flagging finds the unit not submitted (409).
-        "annotation:revise": Route("POST", detail + "revise/", {**owner_only, "expert": (400,)},
-                                   {"labels": []}),
-        "annotation:flag": Route("POST", detail + "flag/", {**owner_only, "expert": (409,)},
-                                 {"reason": "x"}),
-        "annotation:detail": Route("GET", detail, owner_only),
-        "annotation:draft": Route("PUT", detail + "draft/", owner_only, {"labels": []}),
-        "annotation:renew": Route("POST", detail + "renew/", owner_only),
-        "annotation:submit": Route("POST", detail + "submit/",
+        "annotation:assignment-revise": Route("POST", detail + "revise/",
+                                              {**owner_only, "expert": (400,)}, {"labels": []}),
+        "annotation:assignment-flag": Route("POST", detail + "flag/",
+                                            {**owner_only, "expert": (409,)}, {"reason": "x"}),
+        "annotation:assignment-detail": Route("GET", detail, owner_only),
+        "annotation:assignment-draft": Route("PUT", detail + "draft/", owner_only, {"labels": []}),
+        "annotation:assignment-renew": Route("POST", detail + "renew/", owner_only),
+        "annotation:assignment-submit": Route("POST", detail + "submit/",
                                    {**owner_only, "expert": (400,)}, {"labels": []}),
         # The senior queue: seniors only. No unit waits in this world (204), and a senior who
         # holds a unit to rate in the study finishes it first (409: one open lease per study).
@@ -174,12 +176,13 @@ def routes(assignment_id: str) -> dict[str, Route]:
 
         "frontend:flag-answer": Route("GET", "/adjudicate/flags/999999/",
                                       {**senior_only, "senior": (404,)}),
-        "annotation:adj-next": Route("POST", "/api/v1/adjudications/next/?study=study-a",
+        "annotation:adjudication-next": Route("POST", "/api/v1/adjudications/next/?study=study-a",
                                      {**api_senior, "senior": (204, 409)}),
-        "annotation:adj-detail": Route("GET", f"/api/v1/adjudications/{assignment_id}/",
+        "annotation:adjudication-detail": Route("GET", f"/api/v1/adjudications/{assignment_id}/",
                                        api_senior),
-        "annotation:adj-submit": Route("POST", f"/api/v1/adjudications/{assignment_id}/submit/",
-                                       api_senior, {"decisions": []}),
+        "annotation:adjudication-submit": Route(
+            "POST", f"/api/v1/adjudications/{assignment_id}/submit/", api_senior,
+            {"decisions": []}),
         # Admin dashboards: staff only; the polled JSON answers 403 instead of a login page.
         # Posts without a unit/expert are refused by the page (302 back, or 404 for no expert).
         "dashboard:overview": Route("GET", "/admin/dashboard/", staff_only),
@@ -234,6 +237,7 @@ def routes(assignment_id: str) -> dict[str, Route]:
         "admin-api:report": Route("GET", "/api/v1/admin/studies/study-a/report/?format=csv",
                                   api_staff),
         "admin-api:export": Route("GET", "/api/v1/admin/studies/study-a/export/", api_staff),
+        **work_routes(api_expert),
         "schema": Route("GET", "/api/schema/", public),
         "api-docs": Route("GET", "/api/docs/", public),
         # The language switch and the scripts' string catalogue hold no data: open to all.
@@ -241,6 +245,56 @@ def routes(assignment_id: str) -> dict[str, Route]:
         "javascript-catalog": Route("GET", "/jsi18n/", public),
         "favicon": Route("GET", "/favicon.ico", dict.fromkeys(ROLES, (302,))),  # to the icon
     }  # fmt: skip
+    # A senior's lease in the senior queue is renewed in its own path now, as any assignment's.
+    renew = table["annotation:assignment-renew"]
+    table["annotation:work-adjudication-renew"] = Route(
+        "POST", f"/api/v1/work/adjudication/{assignment_id}/renew/", renew.allowed
+    )
+    return table | study_work_routes(table)
+
+
+def study_work_routes(table: dict[str, Route]) -> dict[str, Route]:
+    """Study work in the one shape (/api/v1/work/rating/, /api/v1/work/adjudication/): the same
+    rows as the first clients' paths, which stay served."""
+    moved = {"annotation:assignment-": ("/api/v1/assignments/", "work-rating-",
+                                        "/api/v1/work/rating/"),
+             "annotation:adjudication-": ("/api/v1/adjudications/", "work-adjudication-",
+                                          "/api/v1/work/adjudication/")}  # fmt: skip
+    rows = {}
+    for name, route in table.items():
+        for prefix, (old, new_name, new) in moved.items():
+            if name.startswith(prefix):
+                operation = name.removeprefix(prefix)
+                url = route.url.replace(old, new)
+                rows[f"annotation:{new_name}{operation}"] = Route(
+                    route.method, url, route.allowed, route.body
+                )
+    return rows
+
+
+def work_routes(api_expert: dict) -> dict[str, Route]:
+    """The construction work API: no work is open on the world's project, and no task has the
+    id asked for, so an expert gets 404 (the panel's claim: 403 before a senior's 404)."""
+    task = "/api/v1/work/{kind}/00000000-0000-4000-8000-000000000000/"
+    not_found = {**api_expert, "expert": (404,), "senior": (404,), "other": (404,)}
+    answers = {"difficulty": {"difficulty": "normal"}, "criterion_review": {"verdicts": []},
+               "panel": {"vote": "accept"}}  # fmt: skip
+    rows = {}
+    for kind, answer in answers.items():
+        claim = {**not_found, "expert": (403,), "other": (403,)} if kind == "panel" else not_found
+        rows |= {
+            f"annotation:work-{kind}-next": Route(
+                "POST", f"/api/v1/work/{kind}/next/?project={PROJECT}", claim
+            ),
+            f"annotation:work-{kind}-detail": Route("GET", task.format(kind=kind), not_found),
+            f"annotation:work-{kind}-renew": Route(
+                "POST", task.format(kind=kind) + "renew/", not_found
+            ),
+            f"annotation:work-{kind}-submit": Route(
+                "POST", task.format(kind=kind) + "submit/", not_found, answer
+            ),
+        }
+    return rows
 
 
 def selfcheck_draft_of_expert() -> SimpleNamespace:

@@ -1,7 +1,8 @@
 import pytest
 from django.db import transaction
 
-from tests.validation.test_report_db import rated_study
+from benchmark.services import warming
+from tests.builders.studies import rated_study
 
 
 @pytest.fixture(scope="module")
@@ -13,3 +14,17 @@ def rated_study_of_module(django_db_setup, django_db_blocker) -> str:
     with django_db_blocker.unblock(), transaction.atomic():
         yield rated_study().name
         transaction.set_rollback(True)
+
+
+@pytest.fixture
+def queued(monkeypatch, settings):
+    """Workers behind a broker: what ``warm_later`` publishes once committed, as
+    (task name, kwargs, countdown)."""
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    sent = []
+    monkeypatch.setattr(
+        warming,
+        "_publish",
+        lambda task, kwargs, countdown: sent.append((task.path, kwargs, countdown)),
+    )
+    return sent

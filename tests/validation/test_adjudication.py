@@ -16,39 +16,25 @@ from annotation import events
 from annotation import services as annotation_services
 from annotation.models import Expert, Label, PayEntry, Submission, Unit
 from benchmark.models import AuditEvent, RubricItem, Verdict
-from tests.annotation.factories import ExpertFactory
-from tests.validation.adjudication_helpers import (
+from tests.builders.accounts import ExpertFactory
+from tests.builders.adjudication import (
     CATASTROPHIC,
     COPING,
     CURIOSITY,
+    NEXT,
     WARMTH,
+    api_for,
+    decide_all,
     item_at,
     rate_positions,
     split_study,
 )
-from tests.validation.factories import MODEL_NAME_MARKER, dataset_with_responses, open_study
+from tests.builders.studies import MODEL_NAME_MARKER, dataset_with_responses, open_study
 from validation import services
 from validation.gate import GateConfig
 from validation.models import GoldLabel, Study, StudyUnit
 
 pytestmark = pytest.mark.django_db
-
-NEXT = "/api/v1/adjudications/next/?study="
-
-
-def api_for(expert) -> APIClient:
-    client = APIClient()
-    client.force_authenticate(expert.user)
-    return client
-
-
-def decide_all(client, body, *, hit=True, reason="reasoned decision"):
-    decisions = [
-        {"criterion": c["id"], "hit": hit, "reason": reason} for c in body["unit"]["criteria"]
-    ]
-    return client.post(
-        f"/api/v1/adjudications/{body['id']}/submit/", {"decisions": decisions}, format="json"
-    )
 
 
 def test_a_split_on_a_chosen_criterion_sends_only_that_criterion_to_the_senior_queue():

@@ -31,9 +31,8 @@ from benchmark.models import (
 )
 from benchmark.services.criteria import draft_criterion_revise
 from benchmark.services.standards import standard_write
-from tests.annotation.factories import ExpertFactory
-from tests.benchmark.test_construct_publish import rubric_top_up
-from tests.benchmark.test_construct_seeds import BASE_SEEDS
+from tests.builders.accounts import ExpertFactory
+from tests.builders.construction import BASE_SEEDS, rubric_top_up
 
 pytestmark = pytest.mark.django_db
 QUICK = ["--no-progress", "--timeout", "2", "--max-retry-wait", "5", "--max-attempts", "2"]

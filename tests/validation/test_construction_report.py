@@ -5,20 +5,12 @@ import io
 import json
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from benchmark.models import DraftCase
 from benchmark.services.construction import project_create
-from benchmark.services.criteria import draft_case_accept, draft_case_difficulty_set
-from tests.benchmark.schema_check import schema_validator
-from tests.benchmark.test_construct_publish import (
-    construct,
-    pilot_drafts,
-    pilot_judged,
-    rubric_top_up,
-)
+from tests.builders.construction import built
+from tests.builders.schemas import schema_validator
 from validation.construction.compute import (
     ConstructionInputs,
     CriterionFact,
@@ -164,19 +156,6 @@ def test_the_command_refuses_an_unknown_project_and_a_missing_directory(project,
     with pytest.raises(CommandError, match="is not a directory"):
         call_command("construct_report", "--project", "pilot", "--out", str(tmp_path / "x/r"))
     assert list(tmp_path.iterdir()) == []
-
-
-def built(project) -> None:
-    """pilot: three drafts judged, pruned (s-01 too easy), s-02 and s-03 published."""
-    author = get_user_model().objects.create_user("author")
-    judged = pilot_judged(pilot_drafts(project, author))
-    construct("prune", "--project", "pilot", "--dataset", judged.name)
-    for qid in ("s-02", "s-03"):
-        draft = DraftCase.objects.get(question_id=qid)
-        rubric_top_up(draft, author=author)
-        draft_case_difficulty_set(draft=draft, difficulty="hard" if qid == "s-03" else "normal")
-        draft_case_accept(draft=draft)
-    construct("publish", "--project", "pilot")
 
 
 @pytest.mark.django_db

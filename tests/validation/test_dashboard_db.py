@@ -29,11 +29,11 @@ from annotation.services.routing import (
 )
 from benchmark.models import AuditEvent, Verdict
 from benchmark.services.judging import verdicts_store
-from tests.annotation.calibration_helpers import calibration_set
-from tests.annotation.factories import ExpertFactory, UserFactory
-from tests.annotation.helpers import all_labels
-from tests.benchmark.factories import JudgeRunFactory
-from tests.validation.factories import open_study
+from tests.builders.accounts import ExpertFactory, UserFactory
+from tests.builders.calibration import calibration_set
+from tests.builders.datasets import JudgeRunFactory
+from tests.builders.labels import all_labels
+from tests.builders.studies import open_study
 from validation.dashboard import alerts, rules, selectors
 from validation.dashboard.agreement import peer_agreement_table
 from validation.services import study_close, study_create, study_open

@@ -11,11 +11,11 @@ from django.test import override_settings
 
 from annotation import services as annotation_services
 from annotation.models import Assignment, Expert, Label, Submission
-from benchmark.cli_exits import UsageError
 from benchmark.models import Dataset, JudgeRun, ModelUnderTest, Response, Verdict
-from tests.annotation.factories import ExpertFactory
-from tests.annotation.helpers import all_labels
-from tests.validation.factories import dataset_with_responses
+from config.cli_exits import UsageError
+from tests.builders.accounts import ExpertFactory
+from tests.builders.labels import all_labels
+from tests.builders.studies import dataset_with_responses
 from validation import services
 from validation.models import Study
 

@@ -6,8 +6,8 @@ from rest_framework.test import APIClient
 
 from annotation.models import Expert
 from benchmark.models import Verdict
-from tests.validation.adjudication_helpers import CATASTROPHIC, item_at, split_study
-from tests.validation.test_report_db import rated_study
+from tests.builders.adjudication import CATASTROPHIC, item_at, split_study
+from tests.builders.studies import rated_study
 from validation import selectors, services
 from validation.selectors.disagreements import (
     AGREE,

@@ -7,9 +7,8 @@ import json
 import pytest
 from django.core.management import call_command
 
-from tests.annotation.factories import ExpertFactory
-from tests.validation.factories import open_study
-from tests.validation.test_study_lifecycle import rate
+from tests.builders.accounts import ExpertFactory
+from tests.builders.studies import open_study, rate
 
 pytestmark = pytest.mark.django_db
 

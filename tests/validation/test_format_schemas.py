@@ -13,9 +13,9 @@ from django.core.management import call_command
 from annotation import selectors as annotation_selectors
 from annotation import services as annotation_services
 from benchmark.models import RubricItem, Verdict
-from tests.annotation.factories import ExpertFactory
-from tests.benchmark.schema_check import schema_validator
-from tests.validation.factories import open_study
+from tests.builders.accounts import ExpertFactory
+from tests.builders.schemas import schema_validator
+from tests.builders.studies import open_study
 from validation.ratings_csv import (
     JUDGE_COLUMNS,
     RATINGS_COLUMNS,

@@ -7,6 +7,7 @@ from validation.gate import (
     FAILED,
     NOT_ENOUGH_DATA,
     PASSED,
+    UNDECIDED,
     WITHIN,
     GateConfig,
     condition_decide,
@@ -20,9 +21,9 @@ from validation.gate import (
     [
         (0.80, 0.77, 0.83, PASSED),
         (0.75, 0.75, 0.80, PASSED),  # the threshold itself passes
-        (0.80, 0.70, 0.88, NOT_ENOUGH_DATA),  # the interval straddles: the point does not decide
+        (0.80, 0.70, 0.88, UNDECIDED),  # the interval straddles: the point does not decide
         (0.70, 0.60, 0.74, FAILED),  # wholly below
-        (0.70, 0.60, 0.75, NOT_ENOUGH_DATA),  # the upper bound touches the threshold
+        (0.70, 0.60, 0.75, UNDECIDED),  # the upper bound touches the threshold
         (0.80, None, None, NOT_ENOUGH_DATA),  # no interval
         (None, None, None, NOT_ENOUGH_DATA),
     ],
@@ -40,7 +41,7 @@ def test_at_least(value, low, high, status):
         (-4.9, 5.0, PASSED),
         (-34.8, -7.3, FAILED),  # the synthetic judge: −18.6 [−34.8, −7.3]
         (5.1, 9.0, FAILED),
-        (-6.0, 2.0, NOT_ENOUGH_DATA),
+        (-6.0, 2.0, UNDECIDED),
     ],
 )
 def test_within(low, high, status):
@@ -59,7 +60,7 @@ def test_a_wider_interval_re_decides_a_condition():
     wide = condition_decide(
         value=value, low=value - 2 * half, high=value + 2 * half, threshold=0.75, direction=AT_LEAST
     )
-    assert (fixed, wide) == (PASSED, NOT_ENOUGH_DATA)
+    assert (fixed, wide) == (PASSED, UNDECIDED)
 
 
 def test_unknown_direction_is_refused():
@@ -72,6 +73,8 @@ def test_unknown_direction_is_refused():
     [
         ([PASSED, PASSED], PASSED),
         ([PASSED, NOT_ENOUGH_DATA], NOT_ENOUGH_DATA),
+        ([PASSED, UNDECIDED], UNDECIDED),
+        ([UNDECIDED, NOT_ENOUGH_DATA], NOT_ENOUGH_DATA),  # a condition with nothing to decide on
         ([NOT_ENOUGH_DATA, FAILED, PASSED], FAILED),  # a failure is final
         ([], NOT_ENOUGH_DATA),
     ],
@@ -141,9 +144,9 @@ def test_the_study_configures_every_threshold():
     )
     gate = gate_decide(config=config, **_inputs())
     statuses = {(c.name, c.subject): c.status for c in gate.conditions}
-    assert statuses[("agreement", None)] == NOT_ENOUGH_DATA  # [0.80, 0.90] straddles 0.9
-    assert statuses[("noninferiority", None)] == NOT_ENOUGH_DATA  # −0.03 < 0
-    assert statuses[("score_bias", "b")] == NOT_ENOUGH_DATA
+    assert statuses[("agreement", None)] == UNDECIDED  # [0.80, 0.90] straddles 0.9
+    assert statuses[("noninferiority", None)] == UNDECIDED  # −0.03 < 0
+    assert statuses[("score_bias", "b")] == UNDECIDED
     assert gate.as_dict()["config"]["agreement_min"] == 0.9
 
 

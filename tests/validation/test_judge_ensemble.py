@@ -9,7 +9,7 @@ from django.core.management.base import CommandError
 
 from benchmark.models import AuditEvent, Judge, JudgeRun, Verdict
 from benchmark.selectors.leaderboard import leaderboard_compute
-from tests.benchmark.factories import (
+from tests.builders.datasets import (
     DatasetFactory,
     JudgeFactory,
     JudgeRunFactory,
@@ -17,8 +17,8 @@ from tests.benchmark.factories import (
     ResponseFactory,
     case_with_rubric,
 )
-from tests.validation.test_report_db import rated_study, report_json
-from tests.validation.test_warming import BOARD_TASK, queued  # noqa: F401 (a fixture)
+from tests.builders.leaderboards import BOARD_TASK
+from tests.builders.studies import rated_study, report_json
 
 pytestmark = pytest.mark.django_db
 MET, NOT, ERR = Verdict.State.MET, Verdict.State.NOT_MET, Verdict.State.ERROR
@@ -86,7 +86,7 @@ def test_the_ensemble_is_the_majority_of_its_members(judged):
 
 def test_its_runs_end_as_any_judge_runs_do(
     judged,
-    queued,  # noqa: F811
+    queued,
     django_capture_on_commit_callbacks,
 ):
     # Told once committed (webhooks' judge_run.finished, the board warmed ahead), one per run.

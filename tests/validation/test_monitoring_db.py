@@ -7,17 +7,12 @@ from decimal import Decimal
 import pytest
 from scipy import stats
 
-from annotation import services as annotation_services
 from annotation.models import Submission
-from annotation.selectors import criterion_tokens
-from benchmark.models import AuditEvent, RubricItem, Verdict
-from tests.annotation.factories import ExpertFactory, UserFactory
-from tests.benchmark.factories import JudgeFactory, JudgeRunFactory
-from tests.validation.factories import dataset_with_responses
-from validation import services
+from benchmark.models import AuditEvent
+from tests.builders.accounts import UserFactory
+from tests.builders.monitoring import monitored_study, rate_until
 from validation.dashboard import monitoring
 from validation.dashboard.monitoring import completed_cases, study_monitoring
-from validation.gate import GateConfig
 from validation.report import report_compute
 from validation.report.data import study_data_for_cases
 from validation.report.selectors import study_report_data
@@ -29,100 +24,6 @@ from validation.statistics.sequential import boundaries_compute
 pytestmark = pytest.mark.django_db
 BOOT = BootstrapSettings(resamples=200)
 CONDITIONS = ["agreement", "noninferiority", "catastrophic_recall", "score_bias", "score_bias"]
-
-
-# Cases without a catastrophe: 9 of 24, so any 16 cases hold at least one (and at least 7
-# with a catastrophe: 14 gold hits, of the 10 the gate needs).
-CALM = (1, 3, 5)
-
-
-def calm(case) -> bool:
-    return case.position % 8 in CALM
-
-
-def truth(item: RubricItem) -> bool:
-    """What the criterion is: warmth hit, curiosity and coping missed, a catastrophe in every
-    case but the calm ones."""
-    if item.position == 3:
-        return not calm(item.case)
-    return item.position == 0
-
-
-def judged(item: RubricItem) -> bool:
-    """What both judges see: the truth, but warmth missed in the calm cases, so their score
-    differences (33 points there, 0 where a catastrophe zeroes both) and agreement vary from
-    case to case: cases all alike give zero-width intervals, which decide nothing (issue 42)."""
-    return truth(item) and not (item.position == 0 and calm(item.case))
-
-
-def monitored_study(*, cases: int = 24, look_every: int | None = 8):
-    """Two models, two judges over both. "judge-true" says what each criterion is but for the
-    calm cases' warmth: it beats the experts, whose third rater dissents on curiosity.
-    "judge-flip" also flips curiosity and coping: agreement under 0.5 and worse than the
-    experts (failed) with the same catastrophes and the same scores (passed). Every condition
-    of both is decided at the second look (16 cases: boundary 2.5, carried to t on 15 df)
-    under a gate loose enough for so few cases: agreement at least 0.65, judge − experts at
-    least −0.35, catastrophic recall at least 0.5 (14 of 14 gold hits: [0.77, 1] at 95 %),
-    score bias within ±50 points. With honest intervals a small study decides only wide
-    margins."""
-    experts = ExpertFactory.create_batch(3)
-    dataset, models = dataset_with_responses(cases=cases, models=2)
-    flipped = {"judge-true": (), "judge-flip": (1, 2)}
-    judges = [JudgeFactory(name=name) for name in flipped]
-    runs = [
-        JudgeRunFactory(judge=judge, model=model, dataset=dataset)
-        for judge in judges
-        for model in models
-    ]
-    gate = GateConfig(
-        agreement_min=0.65,
-        noninferiority_margin=0.35,
-        catastrophic_recall_min=0.5,
-        score_bias_max=50.0,
-    )
-    study = services.study_open(
-        study=services.study_create(
-            name="study-a",
-            dataset=dataset,
-            models=models,
-            judge_runs=runs,
-            fraction=1.0,
-            seed=7,
-            experts=experts,
-            look_every=look_every,
-            gate=gate,
-        )
-    )
-    annotation_services.pay_rate_set(
-        pool=study.pool, tier="expert", amount=Decimal("10.00"), currency="CNY"
-    )
-    for run in runs:
-        for response in run.model.responses.all():
-            for item in RubricItem.objects.filter(case=response.case).select_related("case"):
-                hit = judged(item) != (item.position in flipped[run.judge.name])
-                state = Verdict.State.MET if hit else Verdict.State.NOT_MET
-                Verdict.objects.create(run=run, response=response, rubric_item=item, state=state)
-    return study, experts
-
-
-def rate_until(study, experts, complete: int) -> None:
-    """The three experts take turns rating until ``complete`` cases are."""
-    while len(completed_cases(study=study)) < complete:
-        for index, expert in enumerate(experts):
-            assignment = annotation_services.assignment_claim_next(
-                user=expert.user, pool=study.pool
-            )
-            if assignment is not None:
-                tokens = criterion_tokens(assignment=assignment)
-                items = RubricItem.objects.select_related("case").in_bulk(tokens.values())
-                labels = [
-                    {
-                        "criterion": token,
-                        "hit": truth(items[pk]) != (index == 2 and items[pk].position == 1),
-                    }
-                    for token, pk in tokens.items()
-                ]
-                annotation_services.assignment_submit(assignment=assignment, labels=labels)
 
 
 def unfinished(study) -> int:

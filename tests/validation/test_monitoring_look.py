@@ -7,7 +7,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from tests.validation.test_report_compute import study
+from tests.builders.study_data import study
 from validation.dashboard.monitoring import look_conditions
 from validation.report import report_compute
 from validation.report.data import HIT, MISS, study_data_for_cases

@@ -13,8 +13,8 @@ from django.utils import translation
 from annotation import selectors as annotation_selectors
 from annotation import services as annotation_services
 from benchmark.models import RubricItem
-from tests.annotation.factories import ExpertFactory
-from tests.validation.factories import dataset_with_responses
+from tests.builders.accounts import ExpertFactory
+from tests.builders.studies import dataset_with_responses
 from validation import selectors, services
 from validation.report import report_compute, report_html
 from validation.report.notes import NoteRecord, notes_compute

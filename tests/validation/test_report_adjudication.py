@@ -9,15 +9,9 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from annotation.models import Expert
-from tests.annotation.factories import ExpertFactory
-from tests.validation.adjudication_helpers import (
-    CATASTROPHIC,
-    WARMTH,
-    item_at,
-    rate_positions,
-    split_study,
-)
-from tests.validation.factories import open_study
+from tests.builders.accounts import ExpertFactory
+from tests.builders.adjudication import CATASTROPHIC, WARMTH, item_at, rate_positions, split_study
+from tests.builders.studies import open_study
 from validation import services
 from validation.adjudication import overturned
 from validation.report import report_compute, report_render

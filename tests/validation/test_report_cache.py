@@ -10,10 +10,10 @@ from annotation import services as annotation_services
 from annotation.models import Label, Submission
 from benchmark.models import JudgeRun, Verdict
 from benchmark.services.rubric import rubric_item_edit
-from tests.annotation.calibration_helpers import calibration_set, sit_directly
-from tests.annotation.factories import ExpertFactory
-from tests.benchmark.factories import JudgeFactory, JudgeRunFactory
-from tests.validation.test_report_stability import repeats_add
+from tests.builders.accounts import ExpertFactory
+from tests.builders.calibration import calibration_set, sit_directly
+from tests.builders.datasets import JudgeFactory, JudgeRunFactory
+from tests.builders.studies import repeats_add
 from validation import selectors
 from validation.closing import NEVER_RATED
 from validation.models import GoldLabel, StudyUnit

@@ -9,83 +9,23 @@ import re
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotation import selectors as annotation_selectors
-from annotation import services as annotation_services
-from benchmark.models import RubricItem, Verdict
-from tests.annotation.factories import PASSWORD, ExpertFactory
-from tests.benchmark.factories import JudgeFactory, JudgeRunFactory
-from tests.benchmark.schema_check import schema_validator
-from tests.validation.factories import dataset_with_responses
-from validation import closing, selectors, services
+from tests.builders.accounts import PASSWORD
+from tests.builders.schemas import schema_validator
+from tests.builders.studies import (
+    FORMULA,
+    XSS,
+    report_json,
+)
+from validation import selectors
 from validation.gate import overall_decide
 from validation.selectors.badge import judge_badge_get
 
 pytestmark = pytest.mark.django_db
-XSS = '<script>alert("x")</script><img src=x onerror=alert(1)>'
-FORMULA = "=cmd|' /C calc'!A0"
-
-
-def expert_label(expert: int, item: RubricItem) -> bool:
-    """Experts mostly agree (a hit on positive points), each dissenting on a few criteria."""
-    truth = item.points is not None and item.points > 0
-    return truth ^ ((expert + item.case.position * 3 + item.position) % 7 == 0)
-
-
-def judge_state(item: RubricItem) -> str:
-    if item.case.position == 1 and item.position == 0:
-        return Verdict.State.ERROR
-    truth = item.points is not None and item.points > 0
-    wrong = (item.case.position * 2 + item.position) % 9 == 0
-    return Verdict.State.MET if truth ^ wrong else Verdict.State.NOT_MET
-
-
-def rated_study(*, name: str = "report-study", cases: int = 6, models: int = 3, rate=True):
-    """A closed study: three experts rated every unit, one judge (two names: the second judge
-    flips every verdict of the first) judged every response; model names are hostile text."""
-    dataset, mods = dataset_with_responses(cases=cases, models=models)
-    mods[0].name = XSS
-    mods[1].name = FORMULA
-    for m in mods[:2]:
-        m.save()
-    judges = [JudgeFactory(name="judge-a"), JudgeFactory(name="judge-b")]
-    runs = [JudgeRunFactory(judge=j, model=m, dataset=dataset) for j in judges for m in mods]
-    experts = ExpertFactory.create_batch(3)
-    study = services.study_create(name=name, dataset=dataset, models=mods, judge_runs=runs,
-                                  fraction=1.0, seed=3, experts=experts)  # fmt: skip
-    services.study_open(study=study)
-    for index, expert in enumerate(experts if rate else []):
-        while True:
-            assignment = annotation_services.assignment_claim_next(user=expert.user,
-                                                                   pool=study.pool)  # fmt: skip
-            if assignment is None:
-                break
-            tokens = annotation_selectors.criterion_tokens(assignment=assignment)
-            items = RubricItem.objects.select_related("case").in_bulk(tokens.values())
-            labels = [{"criterion": t, "hit": expert_label(index, items[pk])}
-                      for t, pk in tokens.items()]  # fmt: skip
-            annotation_services.assignment_submit(assignment=assignment, labels=labels)
-    for run in runs:
-        for response in run.model.responses.filter(case__dataset=dataset):
-            for item in response.case.rubric.all():
-                state = judge_state(item)
-                if run.judge.name == "judge-b" and state != Verdict.State.ERROR:
-                    state = Verdict.State.NOT_MET if state == Verdict.State.MET else "met"
-                Verdict.objects.create(run=run, response=response, rubric_item=item, state=state)
-    if rate:
-        services.study_close(study=study, unrated=closing.SENIOR)
-    return selectors.study_get(name=name)
 
 
 @pytest.fixture
 def study(db, rated_study_of_module):
     return selectors.study_get(name=rated_study_of_module)
-
-
-def report_json(name: str, *extra: str) -> dict:
-    out = io.StringIO()
-    call_command("study", "report", name, "--format", "json", "--resamples", "200", *extra,
-                 stdout=out)  # fmt: skip
-    return json.loads(out.getvalue())
 
 
 def test_report_matches_a_count_from_the_export_rows(study):
@@ -127,7 +67,7 @@ def test_experts_gate_score_effect_and_comparison(study):
     # Agreement 60/69 = 0.870 over six cases: too few clusters for the bootstrap alone, so the
     # wider clustered Clopper–Pearson interval, [0.73, 0.95], which straddles 0.75 (issue 42).
     assert a["vs_gold"]["agreement"]["method"] == "clopper-pearson-clustered"
-    assert conditions["judge-a"][0]["status"] == "not_enough_data"
+    assert conditions["judge-a"][0]["status"] == "undecided"
     assert conditions["judge-b"][0]["status"] == "failed" and b["gate"]["decision"] == "failed"
     assert a["gate"]["config"] == study.gate_config and a["gate"]["config"]["agreement_min"] == 0.75
     # Six cases give fewer than ten gold catastrophic hits: that condition lacks data.

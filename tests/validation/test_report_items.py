@@ -6,7 +6,7 @@ from dataclasses import fields
 import numpy as np
 import pytest
 
-from tests.validation.test_report_db import rated_study
+from tests.builders.studies import rated_study
 from validation.report.data import ItemIndex, StudyData, columns
 from validation.report.selectors import study_items_data, study_report_data
 

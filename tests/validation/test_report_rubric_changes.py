@@ -8,8 +8,8 @@ import pytest
 
 from benchmark.models import RubricItem, Verdict
 from benchmark.services.rubric import rubric_item_edit
-from tests.annotation.factories import UserFactory
-from tests.validation.test_report_db import rated_study
+from tests.builders.accounts import UserFactory
+from tests.builders.studies import rated_study
 from validation.report import report_compute, report_render
 from validation.report.selectors import study_report_data
 from validation.statistics import BootstrapSettings

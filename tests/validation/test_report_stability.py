@@ -8,42 +8,15 @@ import numpy as np
 import pytest
 from django.core.management import call_command
 
-from benchmark.models import JudgeRun, RubricItem, Verdict
-from tests.benchmark.factories import JudgeRunFactory
-from tests.validation.test_report_db import rated_study, report_json
+from benchmark.models import RubricItem
+from tests.builders.studies import (
+    rated_study,
+    report_json,
+    study_with_repeats,
+)
 from validation.report.selectors import study_report_data
 
 pytestmark = pytest.mark.django_db
-
-
-def flipped(state: str) -> str:
-    return Verdict.State.NOT_MET if state == Verdict.State.MET else Verdict.State.MET
-
-
-def study_with_repeats(name: str):
-    return repeats_add(rated_study(name=name))
-
-
-def repeats_add(study):
-    """judge-a with two repeats: repeat 1 copies run 0, repeat 2 flips criterion 1 of every
-    case and has no verdict on criterion 2 of the first case."""
-    for run in JudgeRun.objects.filter(judge__name="judge-a", repeat_of__isnull=True):
-        for index in (1, 2):
-            repeat = JudgeRunFactory(
-                judge=run.judge, model=run.model, dataset=run.dataset, repeat_of=run,
-                repeat_index=index,
-            )  # fmt: skip
-            for v in Verdict.objects.filter(run=run).select_related("rubric_item__case"):
-                item = v.rubric_item
-                if index == 2 and item.case.position == 0 and item.position == 2:
-                    continue
-                state = v.state
-                if index == 2 and item.position == 1 and state != Verdict.State.ERROR:
-                    state = flipped(state)
-                Verdict.objects.create(
-                    run=repeat, response=v.response, rubric_item=item, state=state
-                )
-    return study
 
 
 @pytest.fixture

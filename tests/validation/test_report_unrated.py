@@ -3,7 +3,7 @@ test_report_db.py's, which its tests share (one per module)."""
 
 import pytest
 
-from tests.validation.test_report_db import rated_study
+from tests.builders.studies import rated_study
 from validation.report import report_compute
 from validation.report.selectors import study_report_data
 from validation.statistics import BootstrapSettings

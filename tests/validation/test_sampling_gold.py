@@ -3,8 +3,8 @@ from collections import Counter
 
 import pytest
 
+from benchmark.sampling import sample_stratified
 from validation.gold import gold_from_votes
-from validation.sampling import sample_stratified
 
 
 def items(n=120):

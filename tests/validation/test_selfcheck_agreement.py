@@ -8,7 +8,7 @@ from django.contrib.auth import get_user_model
 
 from annotation.selectors.selfcheck import mock_score_pairs
 from annotation.services.selfcheck import mock_scores_submit
-from tests.annotation.selfcheck_helpers import selfcheck_world, snapshot_judged
+from tests.builders.selfcheck import selfcheck_world, snapshot_judged
 from validation.statistics.pairwise import pairwise_agreement
 from validation.statistics.results import BootstrapSettings
 

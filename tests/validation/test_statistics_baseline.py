@@ -204,7 +204,7 @@ def test_cli_json_keys_end_to_end(tmp_path):
     )
     assert judge_figures["pooled"]["n"] == 16
     noninferiority = result["judge_noninferiority"]
-    assert set(noninferiority) == {"n", "difference", "ci95", "delta", "passed"}
+    assert set(noninferiority) == {"n", "difference", "ci95", "delta", "passed", "status"}
     assert noninferiority["difference"] == pytest.approx(-1 / 252)
     assert noninferiority["delta"] == -0.05
     assert noninferiority["passed"] == (noninferiority["ci95"]["low"] >= -0.05)

@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from tests.validation.test_report_compute import study
+from tests.builders.study_data import study
 from validation.dashboard.monitoring import look_conditions
-from validation.gate import CATASTROPHIC_RECALL, NOT_ENOUGH_DATA, PASSED
+from validation.gate import CATASTROPHIC_RECALL, PASSED
 from validation.report import report_compute
 from validation.report.compute import judge_gate_compute
 from validation.report.data import HIT, MISS
@@ -174,7 +174,7 @@ def test_catastrophic_recall_of_all_hits_does_not_pass_the_gate(cases, low):
     assert condition.value == 1.0
     assert condition.low == pytest.approx(low, abs=1e-6)
     # low < 0.8 ≤ high: the interval straddles the threshold.
-    assert condition.status == NOT_ENOUGH_DATA
+    assert condition.status == UNDECIDED
     assert gate.decision != PASSED
 
 

@@ -6,7 +6,7 @@ study."""
 import pytest
 from django.core.cache import cache
 
-from tests.validation.test_report_db import rated_study
+from tests.builders.studies import rated_study
 from validation import closing, services
 from validation.models import GoldLabel, StoredFigures
 from validation.report import compute as report_module

@@ -16,9 +16,9 @@ from annotation import services as annotation_services
 from annotation.selectors import adjudication as queue
 from annotation.services.routing import unit_route_to_expert
 from benchmark.models import AuditEvent, RubricItem, Verdict
-from tests.annotation.factories import ExpertFactory, UserFactory
-from tests.annotation.helpers import all_labels
-from tests.validation.factories import open_study
+from tests.builders.accounts import ExpertFactory, UserFactory
+from tests.builders.labels import all_labels
+from tests.builders.studies import open_study
 from validation import selectors, services
 from validation.dashboard import selectors as dashboard_selectors
 from validation.models import Study, StudyUnit
@@ -162,7 +162,7 @@ def test_the_report_counts_and_lists_dropped_units_and_not_as_missing_coverage(s
     before = report_compute(data=study_report_data(study=study), bootstrap=BOOT)
     services.study_close(study=study, unrated="drop")
     report = report_compute(data=study_report_data(study=study), bootstrap=BOOT)
-    criteria = 4  # per case (tests.benchmark.factories.case_with_rubric)
+    criteria = 4  # per case (tests.builders.datasets.case_with_rubric)
     assert report["counts"]["units"] == 3 and report["counts"]["units_dropped"] == 2
     assert report["counts"]["items"] == 3 * criteria
     assert report["counts"]["units_incomplete"] == 2  # the partly rated ones, not the dropped

@@ -5,8 +5,8 @@ from django.core.management import CommandError, call_command
 from django.test import Client
 
 from benchmark.models import AuditEvent
-from tests.annotation.factories import ExpertFactory, UserFactory
-from tests.validation.factories import dataset_with_responses, open_study
+from tests.builders.accounts import ExpertFactory, UserFactory
+from tests.builders.studies import dataset_with_responses, open_study
 from validation import services
 
 pytestmark = pytest.mark.django_db

@@ -9,23 +9,15 @@ from rest_framework.test import APIClient
 from annotation import services as annotation_services
 from annotation.models import Expert
 from benchmark.models import AuditEvent, RubricItem, Verdict
-from tests.annotation.factories import ExpertFactory
-from tests.annotation.helpers import all_labels
-from tests.benchmark.factories import JudgeRunFactory
-from tests.validation.factories import dataset_with_responses, open_study
+from tests.builders.accounts import ExpertFactory
+from tests.builders.datasets import JudgeRunFactory
+from tests.builders.labels import all_labels
+from tests.builders.studies import dataset_with_responses, open_study, rate
 from validation import services
 from validation.gate import GateConfig
 from validation.models import GoldLabel, Study, StudyUnit
 
 pytestmark = pytest.mark.django_db
-
-
-def rate(expert, study, hit=True):
-    assignment = annotation_services.assignment_claim_next(user=expert.user, pool=study.pool)
-    annotation_services.assignment_submit(
-        assignment=assignment, labels=all_labels(assignment, hit=hit)
-    )
-    return assignment
 
 
 def test_create_samples_cases_for_every_model_and_is_reproducible():

@@ -13,15 +13,15 @@ from django.test import Client
 from annotation import services as annotation_services
 from annotation.models import Pool, Unit
 from benchmark.models import AuditEvent
-from tests.annotation.factories import ExpertFactory, UserFactory
-from tests.annotation.helpers import all_labels
-from tests.benchmark.factories import (
+from tests.builders.accounts import ExpertFactory, UserFactory
+from tests.builders.datasets import (
     DatasetFactory,
     JudgeRunFactory,
     ModelUnderTestFactory,
     ResponseFactory,
     case_with_rubric,
 )
+from tests.builders.labels import all_labels
 from validation import services
 from validation.models import Study, StudyUnit
 

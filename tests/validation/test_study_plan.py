@@ -7,9 +7,8 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from benchmark.models import AuditEvent
-from tests.annotation.factories import ExpertFactory
-from tests.validation.factories import MODEL_NAME_MARKER, dataset_with_responses
-from tests.validation.test_report_db import rated_study
+from tests.builders.accounts import ExpertFactory
+from tests.builders.studies import MODEL_NAME_MARKER, dataset_with_responses, rated_study
 from validation.models import Study
 from validation.report import report_compute
 from validation.report.selectors import study_report_data
@@ -50,6 +49,7 @@ def test_plan_json_is_the_planner_on_the_dataset_items(dataset):
     )
     # Four criteria per case, answered by both models.
     expected = plan_cases(items_per_case=[8] * 40, half_width=0.1)
+    assert plan.pop("power")["cases"] == expected.cases  # tests/validation/test_planner_power.py
     assert plan == json.loads(json.dumps(expected.as_dict()))
     assert plan["icc_source"] == "default" and plan["cases"] < 40
 

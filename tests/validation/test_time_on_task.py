@@ -6,9 +6,9 @@ import re
 import pytest
 
 from annotation import services
-from tests.annotation.factories import ExpertFactory
-from tests.annotation.helpers import all_labels
-from tests.validation.factories import open_study
+from tests.builders.accounts import ExpertFactory
+from tests.builders.labels import all_labels
+from tests.builders.studies import open_study
 from validation.dashboard import rules
 from validation.dashboard.time_on_task import study_time_on_task
 

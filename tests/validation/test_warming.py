@@ -16,11 +16,9 @@ from benchmark.models import GenerationRun, JudgeRun, StoredBoard
 from benchmark.services import stored_board, warming
 from benchmark.services.announce import run_ended
 from benchmark.services.stored_board import leaderboard_warm
-from tests.benchmark.test_stored_board import dataset  # noqa: F401 (a fixture)
-from tests.validation.adjudication_helpers import split_study
-from tests.validation.factories import dataset_with_responses
-from tests.validation.test_adjudication import NEXT, api_for, decide_all
-from tests.validation.test_report_db import rated_study
+from tests.builders.adjudication import NEXT, api_for, decide_all, split_study
+from tests.builders.leaderboards import BOARD_TASK, kept_board_dataset
+from tests.builders.studies import dataset_with_responses, rated_study
 from validation import services, tasks
 from validation.models import StoredFigures, Study, StudyUnit
 from validation.report import compute as report_module
@@ -38,17 +36,8 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def queued(monkeypatch, settings):
-    """Workers behind a broker: what ``warm_later`` publishes once committed, as
-    (task name, kwargs, countdown)."""
-    settings.CELERY_TASK_ALWAYS_EAGER = False
-    sent = []
-    monkeypatch.setattr(
-        warming,
-        "_publish",
-        lambda task, kwargs, countdown: sent.append((task.path, kwargs, countdown)),
-    )
-    return sent
+def dataset():
+    return kept_board_dataset()
 
 
 def _refuse(**kwargs):
@@ -56,7 +45,6 @@ def _refuse(**kwargs):
 
 
 STUDY_TASK = "validation.tasks.study_figures_warm_task"
-BOARD_TASK = "benchmark.tasks.leaderboard_warm_task"
 
 
 def test_a_close_queues_the_studys_figures_once_it_commits(
@@ -122,7 +110,7 @@ def test_an_open_or_deleted_study_is_not_warmed():
 
 def test_a_judge_run_that_ended_with_verdicts_queues_its_datasets_board(
     queued,
-    dataset,  # noqa: F811
+    dataset,
     django_capture_on_commit_callbacks,
 ):
     run = JudgeRun.objects.filter(dataset=dataset).first()
@@ -141,7 +129,7 @@ def test_a_judge_run_that_ended_with_verdicts_queues_its_datasets_board(
 
 
 def test_the_warmed_board_is_what_the_leaderboard_page_reads(
-    dataset,  # noqa: F811
+    dataset,
     monkeypatch,
     admin_client,
 ):
@@ -191,7 +179,7 @@ def closed_studies(count: int) -> list[Study]:
 
 def test_new_code_has_the_newest_closed_studies_and_kept_boards_warmed_once(
     queued,
-    dataset,  # noqa: F811
+    dataset,
     monkeypatch,
     django_capture_on_commit_callbacks,
 ):

@@ -1,7 +1,7 @@
 import pytest
 
-from tests.webhooks.helpers import SECRET
-from tests.webhooks.receiver import Receiver
+from tests.builders.webhook_receiver import Receiver
+from tests.builders.webhooks import SECRET
 from webhooks.dispatch import IN_PROCESS
 
 

@@ -9,8 +9,8 @@ from itertools import pairwise
 import pytest
 from django.db import transaction
 
-from tests.webhooks.helpers import SECRET, endpoint_for, sender_paused, sent
-from tests.webhooks.receiver import Receiver, free_port
+from tests.builders.webhook_receiver import Receiver, free_port
+from tests.builders.webhooks import SECRET, endpoint_for, sender_paused, sent
 from webhooks.events import Event
 from webhooks.models import Delivery
 from webhooks.services import announce, delivery_send, endpoints_listening

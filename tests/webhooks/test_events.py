@@ -11,12 +11,12 @@ from benchmark.llm.fake_server import FakeLLM
 from benchmark.models import GenerationRun
 from benchmark.services.generation import generation_run_fail
 from benchmark.services.judging import judge_run_queue, judge_run_start
-from tests.annotation.factories import ExpertFactory
-from tests.benchmark.factories import JudgeFactory
-from tests.benchmark.llm.factories import answered_dataset
-from tests.validation.factories import open_study
-from tests.webhooks.helpers import endpoint_for, sender_paused, sent
-from tests.webhooks.receiver import free_port
+from tests.builders.accounts import ExpertFactory
+from tests.builders.datasets import JudgeFactory
+from tests.builders.llm import answered_dataset
+from tests.builders.studies import open_study
+from tests.builders.webhook_receiver import free_port
+from tests.builders.webhooks import endpoint_for, sender_paused, sent
 from validation.services import study_close
 from webhooks.models import Delivery
 

@@ -21,7 +21,7 @@ def main(argv: list[str]) -> int:
     from django.db.models import Count
 
     from benchmark.models import GenerationRun, JudgeRun, Response, RubricItem, Verdict
-    from tests.benchmark.llm.factories import answered_dataset
+    from tests.builders.llm import answered_dataset
 
     parser = argparse.ArgumentParser()
     parser.add_argument("action", choices=["seed", "report", "runs", "forget-answers"])

@@ -17,7 +17,7 @@ from benchmark.llm.fake_server import FakeLLM, fake_verdict, model_skill
 from benchmark.llm.parser import ReplyError
 from benchmark.llm.rubric_reply import rubric_reply_read
 from benchmark.models import Verdict
-from tests.benchmark.factories import DatasetFactory, case_with_rubric
+from tests.builders.datasets import DatasetFactory, case_with_rubric
 from tests.services import free_port
 
 CLI = shutil.which("heartbench", path=str(Path(sys.executable).parent)) or "heartbench"

@@ -5,7 +5,6 @@ import time
 
 import pytest
 
-from benchmark.llm.client import ChatClient, Endpoint
 from benchmark.llm.fake_server import FakeLLM, collector_paused
 from benchmark.llm.ratelimit import LocalLimiter, RedisLimiter
 from benchmark.llm.ratelimit_math import (
@@ -16,6 +15,7 @@ from benchmark.llm.ratelimit_math import (
     window_limit,
     window_wait,
 )
+from tests.builders.llm import ask_many
 
 
 def test_the_bucket_clock_never_moves_into_the_future():
@@ -62,32 +62,6 @@ def busiest_second(fake: FakeLLM) -> int:
     """The most requests the fake endpoint received in any one second."""
     arrivals = sorted(r.started for r in fake.requests)
     return max(sum(1 for t in arrivals[i:] if t < start + 1.0) for i, start in enumerate(arrivals))
-
-
-def ask_many(fake: FakeLLM, *, n: int, concurrency: int, **client_options) -> ChatClient:
-    """Ask ``n`` questions, ``concurrency`` at a time, through one ``ChatClient`` built with
-    ``client_options`` (its limiter, its retry policy); the client, closed, with its counters."""
-
-    async def go() -> ChatClient:
-        client = ChatClient(
-            Endpoint(base_url=fake.base_url, model="m"), concurrency=concurrency, **client_options
-        )
-        gate = asyncio.Semaphore(concurrency)
-
-        async def one(i: int) -> None:
-            async with gate:
-                await client.complete([{"role": "user", "content": f"问题 {i}"}])
-
-        try:
-            await asyncio.gather(*(one(i) for i in range(n)))
-        finally:
-            await client.close()
-            if hasattr(client.limiter, "close"):
-                await client.limiter.close()
-        return client
-
-    with collector_paused():  # the fake's clock is this process's: a collection would skew it
-        return asyncio.run(go())
 
 
 # The client declares 9 a second; the endpoint, counting as providers do, refuses a request past

@@ -7,7 +7,8 @@ from types import SimpleNamespace
 from benchmark.models import ConstructionSnapshot, DraftResponse, Judge, SnapshotCriterion, Verdict
 from benchmark.services.construction import project_create, seeds_import
 from benchmark.services.criteria import draft_case_author_set, draft_criterion_add
-from tests.benchmark.factories import (
+from tests.builders.construction import BASE_SEEDS
+from tests.builders.datasets import (
     CaseFactory,
     DatasetFactory,
     JudgeRunFactory,
@@ -15,7 +16,6 @@ from tests.benchmark.factories import (
     ResponseFactory,
     RubricItemFactory,
 )
-from tests.benchmark.test_construct_seeds import BASE_SEEDS
 
 CRITERIA = [
     ("warmth", 3, "回应了用户的疲惫，语气温暖"),

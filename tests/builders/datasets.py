@@ -1,4 +1,4 @@
-"""Factories for the benchmark app (factory_boy)."""
+"""Benchmark rows (factory_boy): datasets, cases with rubrics, models, responses, judges, runs."""
 
 import factory
 

@@ -1,4 +1,4 @@
-"""Factories for the annotation app."""
+"""Users and experts (factory_boy), and the password they sign in with."""
 
 import factory
 from django.contrib.auth import get_user_model

@@ -1,3 +1,5 @@
+"""Webhook endpoints for tests, and pausing or flushing the in-process sender."""
+
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager

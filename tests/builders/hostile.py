@@ -6,8 +6,8 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from annotation.selectors import knowledge
-from tests.annotation.factories import ExpertFactory
-from tests.validation.adjudication_helpers import split_study
+from tests.builders.accounts import ExpertFactory
+from tests.builders.adjudication import split_study
 from validation import services
 
 

@@ -10,7 +10,7 @@ from annotation.models import (
 )
 from annotation.references import ReferenceRow
 from benchmark.models import Response
-from tests.benchmark.factories import (
+from tests.builders.datasets import (
     DatasetFactory,
     ModelUnderTestFactory,
     ResponseFactory,

@@ -1,4 +1,4 @@
-"""Small helpers shared by the annotation tests."""
+"""Labels for a claimed assignment, and a page's words without its CSRF token."""
 
 import re
 
