@@ -8,7 +8,8 @@ ALLOWED_WORDS = {
     "HeartBench", "Django", "LLM", "CSV", "JSON", "JSONL", "HTML", "API", "URL", "token",
     "Enter", "Esc",
     "Cohen", "Fleiss", "Krippendorff", "Gwet", "Kendall", "Scott", "PABAK", "BCa", "MAD",
-    "Holm", "ICC", "McGraw", "Wong", "Bland", "Altman", "Clopper", "Pearson",
+    "Holm", "ICC", "McGraw", "Wong", "Bland", "Altman", "Clopper", "Pearson", "Dawid", "Skene",
+    "McNemar", "Byrt", "Bishop", "Carlin", "Brien", "Fleming",
 }  # fmt: skip
 PSEUDONYM = re.compile(r"\bR-[0-9a-f]{8}\b")
 # Elements whose text is never interface chrome.

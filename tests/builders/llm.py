@@ -1,15 +1,14 @@
 """Judge-engine scenarios: a dataset one model answered, the fake judge's expected verdicts, one
 engine run, the `judge` command, many concurrent asks, a random judge of the released data."""
 
-import asyncio
 import io
 import random
 
 from django.core.management import call_command
 
 from benchmark import models
-from benchmark.llm.client import ChatClient, Endpoint, RetryPolicy
-from benchmark.llm.fake_server import FakeLLM, collector_paused, fake_verdict
+from benchmark.llm.client import RetryPolicy
+from benchmark.llm.fake_server import fake_verdict
 from benchmark.llm.prompts import DEFAULT_JUDGE_TEMPLATE, template_load
 from benchmark.models import (
     Judge,
@@ -93,32 +92,6 @@ def judge(model, *args: str) -> str:
     call_command("judge", "--model", model.name, "--judge-model", "fake-judge", *args, *QUICK,
                  stdout=out)  # fmt: skip
     return out.getvalue()
-
-
-def ask_many(fake: FakeLLM, *, n: int, concurrency: int, **client_options) -> ChatClient:
-    """Ask ``n`` questions, ``concurrency`` at a time, through one ``ChatClient`` built with
-    ``client_options`` (its limiter, its retry policy); the client, closed, with its counters."""
-
-    async def go() -> ChatClient:
-        client = ChatClient(
-            Endpoint(base_url=fake.base_url, model="m"), concurrency=concurrency, **client_options
-        )
-        gate = asyncio.Semaphore(concurrency)
-
-        async def one(i: int) -> None:
-            async with gate:
-                await client.complete([{"role": "user", "content": f"问题 {i}"}])
-
-        try:
-            await asyncio.gather(*(one(i) for i in range(n)))
-        finally:
-            await client.close()
-            if hasattr(client.limiter, "close"):
-                await client.limiter.close()
-        return client
-
-    with collector_paused():  # the fake's clock is this process's: a collection would skew it
-        return asyncio.run(go())
 
 
 def judge_randomly(dataset, rows, *, name, seed):

@@ -12,7 +12,8 @@ from validation import gate
 from validation.report import report_compute, report_csv
 from validation.report.compute import judge_gate_compute
 from validation.report.data import HIT, MISS, JudgeLabels, StudyData
-from validation.report.design import complete_cases, decided_at_text, study_close_look
+from validation.report.decided import decided_at_text
+from validation.report.design import complete_cases, study_close_look
 from validation.statistics import MISSING, BootstrapSettings
 from validation.statistics.sequential import close_look
 

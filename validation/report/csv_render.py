@@ -12,7 +12,7 @@ from typing import Any
 from config.csv_safe import csv_cell
 from validation.report.adjudication import adjudication_csv_rows
 from validation.report.dropped import dropped_csv_rows
-from validation.report.latent_class import latent_class_csv_rows
+from validation.report.latent_class_rows import latent_class_csv_rows
 from validation.report.notes import notes_csv_rows
 from validation.report.rubric_changes import rubric_changes_csv_rows
 from validation.report.stability import stability_csv_rows

@@ -16,17 +16,14 @@ A study without a design, or one still open (its looks are the dashboard's), is 
 before, at 95 %.
 """
 
-from typing import Any
-
 import numpy as np
-from django.utils.translation import gettext
 
 from validation.report.data import StudyData
+from validation.report.decided import DESIGN, FIXED
 from validation.statistics import MISSING
 from validation.statistics.sequential import ALPHA, CloseLook, close_look
 
 SPENDING = "obrien_fleming"  # Lan–DeMets, O'Brien–Fleming-type: the only one the monitor uses
-DESIGN, FIXED = "design_boundary", "fixed_95"
 
 
 def complete_cases(data: StudyData) -> int:
@@ -73,24 +70,3 @@ def decided_at(look: CloseLook | None, *, level: float, fixed: str | None = None
         # The decision a plain 95 % interval would have given: shown, never used.
         "fixed_decision": fixed,
     }
-
-
-def decided_at_text(decided: dict[str, Any] | None) -> str:
-    """The interval that decided, in words (the report's page and CSV)."""
-    if not decided or decided.get("interval") != DESIGN:
-        return gettext("the 95%% interval (no sequential design)") % {}
-    design = decided["design"]
-    text = gettext(
-        "design boundary %(critical).3f at look %(look)d of %(planned)d, O'Brien–Fleming "
-        "spending (bootstrap intervals at %(level).1f%%)"
-    ) % {
-        "critical": decided["critical"],
-        "look": design["look"],
-        "planned": design["planned_looks"],
-        "level": decided["level"] * 100,
-    }
-    if design["stopped_early"]:
-        text += "; " + gettext(
-            "closed at %(cases)d of %(planned)d planned cases, before the planned size"
-        ) % {"cases": design["complete_cases"], "planned": design["planned_cases"]}
-    return text

@@ -24,8 +24,8 @@ from validation.report.charts import (
     interval_chart,
     score_chart,
 )
-from validation.report.design import decided_at_text
-from validation.report.latent_class import latent_class_view
+from validation.report.decided import decided_at_text
+from validation.report.latent_class_rows import latent_class_view
 
 # Lazy: the labels are read in the language of the request that renders the report.
 RELIABILITY = (

@@ -140,3 +140,20 @@ def statistic_reason(reason: str | None) -> str:
 def outcome_word(status: str | None) -> str:
     """A condition's or the gate's outcome key in the interface's words (``validation.gate``)."""
     return status_word(status or NOT_ENOUGH_DATA)
+
+
+# The statistics' method names (``validation.statistics``), as the report's reader sees them.
+METHODS = {
+    "exact": _("exact binomial"),
+    "chi-square, continuity-corrected": _("χ² with continuity correction"),
+    "BCa": "BCa",
+    "percentile": _("percentile"),
+    "clopper-pearson": "Clopper–Pearson",
+    "clopper-pearson-clustered": _("Clopper–Pearson at the clusters' effective size"),
+}
+
+
+@register.filter
+def method_name(method: str | None) -> str:
+    """A statistics method's key in the interface's words (the key itself when unknown)."""
+    return str(METHODS.get(method, method)) if method else ""

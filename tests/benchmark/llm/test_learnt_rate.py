@@ -19,7 +19,7 @@ from benchmark.llm.ratelimit_math import (
     pace_limit,
     pace_throttled,
 )
-from tests.builders.llm import ask_many
+from tests.builders.llm_client import ask_many
 
 
 def test_the_first_429_sets_the_limit_to_what_the_endpoint_took_in_the_window():

@@ -15,7 +15,7 @@ from benchmark.llm.ratelimit_math import (
     window_limit,
     window_wait,
 )
-from tests.builders.llm import ask_many
+from tests.builders.llm_client import ask_many
 
 
 def test_the_bucket_clock_never_moves_into_the_future():
