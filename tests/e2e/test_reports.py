@@ -90,6 +90,8 @@ def test_study_report_gate_baseline_and_scores_at_three_widths(live_server, page
             ("baseline", "table.baseline"),
             ("bland-altman", "figure:has(svg title:text-matches('Bland'))"),
             ("raters", "table.raters"),
+            ("provenance", "table.provenance"),
+            ("latent-class", "section.latent-class"),
         ):
             page.locator(selector).first.screenshot(
                 path=str(artifacts / f"study-report-{name}-{width}-{page.language}.png")
