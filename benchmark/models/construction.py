@@ -13,6 +13,7 @@ from benchmark.models.core import (
     LLMRun,
     ModelUnderTest,
     RubricItem,
+    TextVersion,
 )
 from benchmark.taxonomy import SCORED_CODES
 
@@ -210,7 +211,7 @@ class AbsoluteStandard(models.Model):
         return f"{self.ability} v{self.version}"
 
 
-class AbsoluteStandardVersion(models.Model):
+class AbsoluteStandardVersion(TextVersion):
     """One state of a standard, with who wrote it and why; number 1 is the first text."""
 
     standard = models.ForeignKey(
@@ -219,17 +220,6 @@ class AbsoluteStandardVersion(models.Model):
         related_name="versions",
         verbose_name=_("absolute standard"),
     )
-    number = models.PositiveIntegerField(_("version"))
-    text = models.TextField(_("text"))
-    author = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        verbose_name=_("author"),
-    )
-    reason = models.TextField(_("reason"), blank=True)
-    created_at = models.DateTimeField(_("date"), auto_now_add=True)
 
     class Meta:
         ordering = ["standard", "number"]

@@ -94,12 +94,12 @@ class Criterion(models.Model):
         abstract = True
 
 
-class CriterionVersion(models.Model):
-    """One state of a criterion: who changed it, why and when."""
+class TextVersion(models.Model):
+    """One state of a versioned text (a criterion, an absolute standard): its number, the
+    text, who wrote it, why and when."""
 
     number = models.PositiveIntegerField(_("version"))
     text = models.TextField(_("text"))
-    points = models.IntegerField(_("points"), null=True, blank=True)
     author = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,
@@ -109,6 +109,15 @@ class CriterionVersion(models.Model):
     )
     reason = models.TextField(_("reason"), blank=True)
     created_at = models.DateTimeField(_("date"), auto_now_add=True)
+
+    class Meta:
+        abstract = True
+
+
+class CriterionVersion(TextVersion):
+    """One state of a criterion, with its points."""
+
+    points = models.IntegerField(_("points"), null=True, blank=True)
 
     class Meta:
         abstract = True
