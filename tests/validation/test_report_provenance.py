@@ -116,7 +116,7 @@ def test_the_html_shows_them(report):
     assert "0.917 <span" in html and "[0.615, 0.998]" in html
     assert '<tr data-provenance="adjudicated"><td>adjudicated</td><td>6</td>' in html
     assert "[0.541, 1.000]" in html
-    assert "two-sided p-value 0.2500 (exact)" in html
+    assert "two-sided p-value 0.2500 (exact binomial)" in html
     assert "Prevalence index -0.375, bias index -0.125" in html
 
 
