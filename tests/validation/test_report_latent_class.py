@@ -163,7 +163,7 @@ def test_the_html_shows_experts_by_pseudonym_and_each_judges_gap():
     html = _section_html(report, "en")
     assert "Latent-class estimate" in html
     for name in ("R-0", "R-1", "R-2"):
-        assert f'<span translate="no">{name}</span>' in html
+        assert f'<span translate="no" class="nowrap">{name}</span>' in html
     r0 = section["raters"]["R-0"]["sensitivity"]
     assert f"{r0['estimate']:.3f}" in html
     assert f"[{r0['ci95']['low']:.3f}, {r0['ci95']['high']:.3f}]" in html
