@@ -12,7 +12,7 @@ from benchmark.llm.engine import REFUSED
 from benchmark.llm.progress import ProgressWriter
 from benchmark.models import LLMRun
 from benchmark.selectors.runs import run_error_kinds
-from benchmark.services.llm_jobs import EngineOptions, RunOptions, RunOutcome
+from benchmark.services.llm_jobs import EngineOptions, LLMJobConfigError, RunOptions, RunOutcome
 from config.cli_exits import EXIT_ERRORS, EXIT_INTERRUPTED, EXIT_STOPPED, UsageError
 from config.cli_types import (
     comma_list,
@@ -189,3 +189,17 @@ def interrupted(run: LLMRun, what: str, options: dict) -> CommandError:
         f"to resume it, {_again(options)}",
         returncode=EXIT_INTERRUPTED,
     )
+
+
+def job_run(execute, run: LLMRun, what: str, options: dict) -> RunOutcome:
+    """Run a job through its ``*_run_execute`` with the command's engine options and progress
+    line: a configuration the engine refuses is a usage error (exit 2), Ctrl-C the one-line
+    interruption (exit 130) with how to resume."""
+    try:
+        return execute(
+            run_id=run.pk, options=engine_options(options), on_progress=progress_writer(options)
+        )
+    except LLMJobConfigError as exc:
+        raise UsageError(str(exc)) from None
+    except KeyboardInterrupt:
+        raise interrupted(run, what, options) from None

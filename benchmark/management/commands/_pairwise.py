@@ -12,10 +12,8 @@ from django.core.management.base import BaseCommand
 
 from benchmark.llm.prompts import TemplateError
 from benchmark.management.commands._llm_args import (
-    engine_options,
     finish,
-    interrupted,
-    progress_writer,
+    job_run,
     run_options,
     summary_lines,
 )
@@ -144,14 +142,7 @@ def judge_pairwise(command: BaseCommand, options: dict) -> None:
             )
     except (TemplateError, PairwiseSetNotFound, LLMJobConfigError) as exc:
         raise UsageError(str(exc)) from None
-    try:
-        outcome = pairwise_run_execute(
-            run_id=run.pk, options=engine_options(options), on_progress=progress_writer(options)
-        )
-    except LLMJobConfigError as exc:
-        raise UsageError(str(exc)) from None
-    except KeyboardInterrupt:
-        raise interrupted(run, "pair orders", options) from None
+    outcome = job_run(pairwise_run_execute, run, "pair orders", options)
     command.stdout.write("\n".join(summary_lines("pairwise run", outcome)))
     # No options: a pairwise run has no --retry-errors to advise.
     finish(outcome, "pair orders", budget=options["max_cost"])

@@ -4,10 +4,8 @@ from benchmark.management.commands._llm_args import (
     SYSTEM_CHECKS,
     add_endpoint_arguments,
     add_run_arguments,
-    engine_options,
     finish,
-    interrupted,
-    progress_writer,
+    job_run,
     run_options,
     summary_lines,
 )
@@ -66,13 +64,6 @@ class Command(BaseCommand):
                 "case has an answer; nothing sent"
             )
             return
-        try:
-            outcome = generation_run_execute(
-                run_id=run.pk, options=engine_options(options), on_progress=progress_writer(options)
-            )
-        except LLMJobConfigError as exc:
-            raise UsageError(str(exc)) from None
-        except KeyboardInterrupt:
-            raise interrupted(run, "cases", options) from None
+        outcome = job_run(generation_run_execute, run, "cases", options)
         self.stdout.write("\n".join(summary_lines("generation run", outcome)))
         finish(outcome, "cases", options)

@@ -7,10 +7,8 @@ from benchmark.management.commands._llm_args import (
     SYSTEM_CHECKS,
     add_endpoint_arguments,
     add_run_arguments,
-    engine_options,
     finish,
-    interrupted,
-    progress_writer,
+    job_run,
     run_options,
     summary_lines,
 )
@@ -113,16 +111,7 @@ class Command(BaseCommand):
             raise UsageError(str(exc)) from None
         outcomes = []
         for run in runs:
-            try:
-                outcome = judge_run_execute(
-                    run_id=run.pk,
-                    options=engine_options(options),
-                    on_progress=progress_writer(options),
-                )
-            except LLMJobConfigError as exc:
-                raise UsageError(str(exc)) from None
-            except KeyboardInterrupt:
-                raise interrupted(run, "criteria", options) from None
+            outcome = job_run(judge_run_execute, run, "criteria", options)
             label = f"repeat {run.repeat_index}: judge run" if run.repeat_of_id else "judge run"
             self.stdout.write("\n".join(summary_lines(label, outcome)))
             outcomes.append(outcome)
