@@ -17,6 +17,7 @@ from validation.statistics.latent_class import (
     AS_RATER,
     HELD_OUT,
     MIN_EXPECTED,
+    REFIT_TOLERANCE,
     _em,
     _indicators,
     _vote_share,
@@ -250,3 +251,56 @@ def test_summary_names_its_method_and_says_why_when_it_cannot():
     three = ratings_build(records=nominal, categories=tuple("abc"))
     refused = latent_class_summary(ratings=three, judge=None, bootstrap=None)
     assert "3 categories" in refused["reason"]
+
+
+# --- the bootstrap refits' acceleration and several judges in one fit --------------------------
+
+# One resample of a report's study: raters A and C never say met on what the others call not
+# met, so their specificities go to 1, where plain EM creeps (its steps shrink like 1/t²).
+BOUNDARY = from_text(
+    ["111"] * 12
+    + ["110"] * 6
+    + ["101"] * 12
+    + ["100"] * 6
+    + ["011"] * 6
+    + ["010"] * 6
+    + ["001"] * 12
+    + ["000"] * 18
+)
+
+
+def test_squarem_refits_reach_plain_ems_optimum_in_a_fraction_of_the_steps():
+    pos, neg = _indicators(BOUNDARY, MET)
+    settings = {
+        "pos": pos,
+        "neg": neg,
+        "weights": np.ones((1, BOUNDARY.shape[0])),
+        "start": _vote_share(pos, neg)[None, :],
+        "tolerance": REFIT_TOLERANCE,
+        "max_iterations": 20000,
+    }
+    plain = _em(**settings)
+    fast = _em(accelerated=True, **settings)
+    assert plain.converged[0] and fast.converged[0]
+    assert plain.iterations > 1000 and fast.iterations < plain.iterations / 10
+    # Plain EM stops short of the boundary; SQUAREM gets there at least as far up.
+    assert fast.log_likelihood[0] >= plain.log_likelihood[0] - 1e-9
+    assert fast.posterior == pytest.approx(plain.posterior, abs=5e-3)
+
+
+def test_several_held_out_judges_share_one_fit_and_each_gets_its_own_figures():
+    codes, judge, _ = simulated(n=200)
+    other = np.where(np.arange(200) % 5 == 0, NOT_MET, judge)  # says not met more often
+    settings = {"codes": codes, "positive": MET, "raters": list("ABCDE")}
+    settings["clusters"] = np.arange(200) // 4
+    both = latent_class_fit(judge=np.column_stack([judge, other]), **settings)
+    for column, figures in zip((judge, other), both.judges, strict=True):
+        alone = latent_class_fit(judge=column, **settings).judge
+        assert figures.items == alone.items
+        assert figures.sensitivity.value == pytest.approx(alone.sensitivity.value, rel=1e-9)
+        assert figures.specificity.value == pytest.approx(alone.specificity.value, rel=1e-9)
+    first, second = both.judges  # the second says not met where the first does, and more
+    assert second.specificity.value >= first.specificity.value
+    assert second.sensitivity.value < first.sensitivity.value
+    with pytest.raises(ValueError, match="one judge"):
+        latent_class_fit(judge=np.column_stack([judge, other]), judge_as_rater=True, **settings)

@@ -3,8 +3,8 @@ specificity under a Dawid–Skene model, the prevalence of met, and how noisy th
 
 The figures are ``validation.statistics.latent_section``'s (as `heartbench agreement` gives
 them, judge held out); this module only lays them out for the JSON, the long CSV and the HTML.
-With the judge held out the experts alone fit the model, so the experts' figures are the same
-in every judge's fit: the section takes them from the first and each judge's from its own.
+With the judges held out the experts alone fit the model: one fit gives the experts' figures
+and every judge's.
 """
 
 from collections.abc import Mapping
@@ -35,13 +35,11 @@ def latent_class_compute(
     the bootstrap it used, and per judge its figures beside ``agreement`` (judge name → its
     agreement with the gold), so the gold's noise in that agreement shows."""
     boot = replace(bootstrap, resamples=min(bootstrap.resamples, LATENT_RESAMPLES))
-
-    def fit(codes: np.ndarray | None) -> dict[str, Any]:
-        return latent_class_summary(ratings=ratings, judge=codes, bootstrap=boot, gold=data.gold)
-
-    fits = {judge.name: (judge.codes, fit(judge.codes)) for judge in data.judges}
-    experts = next(iter(fits.values()))[1] if fits else fit(None)
-    section = {key: value for key, value in experts.items() if key not in _DROPPED}
+    judges = {judge.name: judge.codes for judge in data.judges}
+    found = latent_class_summary(
+        ratings=ratings, judge=None, judges=judges, bootstrap=boot, gold=data.gold
+    )
+    section = {key: value for key, value in found.items() if key not in _DROPPED}
     section["bootstrap"] = {
         "resamples": boot.resamples,
         "report_resamples": bootstrap.resamples,
@@ -51,15 +49,18 @@ def latent_class_compute(
         "resampled": "cases",
     }
     section["judges"] = {
-        name: _judge(data, codes, found, agreement.get(name))
-        for name, (codes, found) in fits.items()
-        if found["judge"] is not None
+        name: _judge(data, judges[name], found, figures, agreement.get(name))
+        for name, figures in found.get("judges", {}).items()
     }
     return section
 
 
 def _judge(
-    data: StudyData, codes: np.ndarray, found: dict[str, Any], agreement: float | None
+    data: StudyData,
+    codes: np.ndarray,
+    found: dict[str, Any],
+    figures: dict[str, Any],
+    agreement: float | None,
 ) -> dict[str, Any]:
     """One judge's sensitivity and specificity, its expected accuracy against the latent truth
     on the items of its agreement with the gold, and by how much that agreement understates
@@ -73,7 +74,7 @@ def _judge(
         positive=CATEGORIES.index(found["positive"]),
     )
     gap = None if accuracy is None or agreement is None else accuracy - agreement
-    return found["judge"] | {
+    return figures | {
         "expected_accuracy": accuracy,
         "agreement_with_gold": agreement,
         "agreement_understates_by": gap,

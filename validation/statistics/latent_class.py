@@ -10,12 +10,16 @@ class. EM finds the maximum-likelihood parameters and each item's posterior P(tr
 - One iteration: an M-step (parameters from the posteriors), then an E-step (posteriors from
   the parameters); stop when no item's posterior moves by more than ``tolerance`` (EM creeps
   near its optimum, so a change in log-likelihood says too little), or after
-  ``max_iterations``. Bootstrap refits stop at ``REFIT_TOLERANCE``: an interval needs less.
+  ``max_iterations``. Bootstrap refits stop at ``REFIT_TOLERANCE`` (an interval needs less)
+  and are accelerated by SQUAREM (Varadhan & Roland 2008): near a boundary (a specificity
+  going to 1) plain EM creeps for thousands of iterations, SQUAREM takes some fifty; the
+  stopping rule is the same plain EM step.
   The figures reported are one last M-step on the final posteriors, so they and the
   posteriors belong together.
 - The judge is held out by default: the experts' model gives the posteriors and the judge's
   sensitivity and specificity are that same M-step on them, so the judge cannot pull the
-  latent truth towards itself. ``judge_as_rater`` fits it as one more rater instead.
+  latent truth towards itself; several held-out judges share the one fit. ``judge_as_rater``
+  fits one judge as one more rater instead.
 - Label switching: EM cannot tell a class from its complement. The raters are assumed better
   than chance on average (mean Youden J = se + sp − 1 > 0); a solution below that is relabelled
   (in every bootstrap refit too).
@@ -94,7 +98,7 @@ class RaterAccuracy:
 class LatentClass:
     judge_mode: str  # HELD_OUT or AS_RATER
     raters: dict[str, RaterAccuracy]  # the experts
-    judge: RaterAccuracy | None
+    judges: tuple[RaterAccuracy, ...]  # one per held-out judge column, or the judge as a rater
     prevalence: LatentEstimate
     posterior: np.ndarray  # (n_items,) P(true = positive); NaN where no modelled rater labelled
     iterations: int
@@ -106,6 +110,11 @@ class LatentClass:
     @property
     def method(self) -> str:
         return latent_class_method(self.judge_mode)
+
+    @property
+    def judge(self) -> RaterAccuracy | None:
+        """The one judge's figures (None without a judge)."""
+        return self.judges[0] if self.judges else None
 
 
 def latent_class_method(judge_mode: str) -> str:
@@ -151,12 +160,17 @@ def latent_class_fit(
     ``codes`` (n_items, n_raters) holds category codes, ``MISSING`` where unrated; ``positive``
     is the code of "met" and any other code is "not met". ``raters`` names the columns.
     ``clusters`` (n_items,) indexes each item's cluster (its case), which the bootstrap
-    resamples. ``judge`` (n_items,) holds the judge's codes, held out unless
-    ``judge_as_rater``. Raises ``ValueError`` below ``MIN_RATERS`` modelled raters.
+    resamples. ``judge`` (n_items,) holds a judge's codes, or (n_items, J) several judges',
+    held out unless ``judge_as_rater`` (one judge only). Raises ``ValueError`` below
+    ``MIN_RATERS`` modelled raters.
     """
     codes = np.asarray(codes)
     clusters = np.asarray(clusters, dtype=np.intp)
     include = judge is not None and judge_as_rater
+    if judge is not None:
+        judge = np.asarray(judge).reshape(codes.shape[0], -1)
+        if include and judge.shape[1] != 1:
+            raise ValueError("one judge at most is fitted as a rater")
     columns = np.column_stack([codes, judge]) if include else codes
     pos, neg = _indicators(columns, positive)
     if pos.shape[1] < MIN_RATERS:
@@ -164,7 +178,7 @@ def latent_class_fit(
             f"{pos.shape[1]} rater(s): Dawid-Skene needs at least {MIN_RATERS} "
             "(two binary raters do not identify the model)"
         )
-    held_out = None if judge is None or include else _indicators(judge[:, None], positive)
+    held_out = None if judge is None or include else _indicators(judge, positive)
     modelled = (pos + neg).sum(axis=1) > 0
     n_clusters = int(clusters.max(initial=-1)) + 1
     patterns = _patterns_build(
@@ -208,11 +222,11 @@ def latent_class_fit(
         _estimate(value[0], successes, trials, what, interval, clusters, n_clusters)
         for value, (successes, trials, what), interval in zip(rows, counts, intervals, strict=True)
     ]
-    accuracy, judge_accuracy = _accuracies(estimates, pos + neg, held_out, modelled, include)
+    accuracy, judges = _accuracies(estimates, pos + neg, held_out, modelled, include)
     return LatentClass(
         judge_mode=AS_RATER if include else HELD_OUT,
         raters=dict(zip(raters, accuracy, strict=True)),
-        judge=judge_accuracy,
+        judges=judges,
         prevalence=estimates[-1],
         posterior=posterior,
         iterations=fit.iterations,
@@ -229,18 +243,23 @@ def _accuracies(
     held_out: tuple[np.ndarray, np.ndarray] | None,
     modelled: np.ndarray,
     include: bool,
-) -> tuple[list[RaterAccuracy], RaterAccuracy | None]:
-    """The figures of ``_rows``' layout, per expert and for the judge (the last modelled
-    rater when included, else the two figures after the raters' when held out)."""
+) -> tuple[list[RaterAccuracy], tuple[RaterAccuracy, ...]]:
+    """The figures of ``_rows``' layout, per expert and per judge (the last modelled rater
+    when included; when held out, the J judges' sensitivities after the raters' figures, then
+    their specificities)."""
     r = seen.shape[1]
     items = seen.sum(axis=0).astype(int)
     accuracy = [RaterAccuracy(int(items[j]), estimates[j], estimates[r + j]) for j in range(r)]
     if include:
-        return accuracy[:-1], accuracy[-1]
+        return accuracy[:-1], (accuracy[-1],)
     if held_out is None:
-        return accuracy, None
-    judge_items = int((held_out[0] + held_out[1])[modelled].sum())
-    return accuracy, RaterAccuracy(judge_items, estimates[2 * r], estimates[2 * r + 1])
+        return accuracy, ()
+    judge_items = (held_out[0] + held_out[1])[modelled].sum(axis=0).astype(int)
+    n = len(judge_items)
+    return accuracy, tuple(
+        RaterAccuracy(int(judge_items[j]), estimates[2 * r + j], estimates[2 * r + n + j])
+        for j in range(n)
+    )
 
 
 @dataclass(frozen=True)
@@ -250,7 +269,7 @@ class _Patterns:
 
     pos: np.ndarray  # (P, R) said met, per modelled rater
     neg: np.ndarray  # (P, R) said not met
-    held_out: tuple[np.ndarray, np.ndarray] | None  # the held-out judge's (P, 1) each
+    held_out: tuple[np.ndarray, np.ndarray] | None  # the held-out judges' (P, J) each
     per_cluster: np.ndarray  # (n_clusters, P) modelled items of each pattern in each cluster
     inverse: np.ndarray  # (n_items,) each item's pattern
 
@@ -264,7 +283,7 @@ def _patterns_build(
     n_clusters: int,
     modelled: np.ndarray,
 ) -> _Patterns:
-    """Patterns of ``columns`` (the modelled raters, then the held-out judge if any)."""
+    """Patterns of ``columns`` (the modelled raters, then the held-out judges if any)."""
     distinct, inverse = np.unique(np.asarray(columns), axis=0, return_inverse=True)
     inverse = inverse.reshape(-1)
     pos, neg = _indicators(distinct, positive)
@@ -354,20 +373,27 @@ def _em(
     start: np.ndarray,
     tolerance: float,
     max_iterations: int,
+    accelerated: bool = False,
 ) -> _Fit:
-    """EM for B weighted copies of the data at once (weights (B, n)), from ``start``."""
+    """EM for B weighted copies of the data at once (weights (B, n)), from ``start``. A copy
+    has converged when one plain EM step moves none of its drawn items' posteriors by more
+    than ``tolerance``; ``accelerated`` moves the others on by a SQUAREM step instead."""
     posterior = np.array(np.broadcast_to(start, weights.shape), dtype=float)
     converged = np.zeros(weights.shape[0], dtype=bool)
     active = np.arange(weights.shape[0])  # copies still moving: only they are iterated
     iterations = 0
     for iterations in range(1, max_iterations + 1):  # noqa: B007 (the count is reported)
         drawn, before = weights[active], posterior[active]
-        after = _posterior(_parameters(before, drawn, pos, neg), pos, neg)
-        posterior[active] = after
+        after = _em_step(before, drawn, pos, neg)
         # Items a resample did not draw do not decide its convergence.
         moved = np.where(drawn > 0, np.abs(after - before), 0.0).max(axis=1, initial=0.0)
-        converged[active[moved <= tolerance]] = True
-        active = active[moved > tolerance]
+        done = moved <= tolerance
+        if accelerated and not done.all():
+            going = ~done
+            after[going] = _squarem(before[going], after[going], drawn[going], pos, neg)
+        posterior[active] = after
+        converged[active[done]] = True
+        active = active[~done]
         if active.size == 0:
             break
     parameters = _parameters(posterior, weights, pos, neg)
@@ -379,9 +405,41 @@ def _em(
     return _Fit(posterior, log_likelihood, iterations, converged)
 
 
+def _em_step(
+    posterior: np.ndarray, weights: np.ndarray, pos: np.ndarray, neg: np.ndarray
+) -> np.ndarray:
+    """One EM iteration: the M-step on ``posterior``, then the E-step."""
+    return _posterior(_parameters(posterior, weights, pos, neg), pos, neg)
+
+
+def _squarem(
+    start: np.ndarray, first: np.ndarray, weights: np.ndarray, pos: np.ndarray, neg: np.ndarray
+) -> np.ndarray:
+    """One SQUAREM step (Varadhan & Roland 2008, SqS3) per copy from ``start`` and its EM step
+    ``first``: a second EM step, an extrapolation along the two (step length at least that
+    of plain EM, posteriors kept in [0, 1]), then one EM step from there; where that has a
+    lower likelihood than the two plain steps, the two plain steps (EM never goes down)."""
+    second = _em_step(first, weights, pos, neg)
+    r = first - start
+    v = second - first - r
+    with np.errstate(divide="ignore", invalid="ignore"):
+        alpha = -np.sqrt((r * r).sum(axis=1) / (v * v).sum(axis=1))
+    alpha = np.where(np.isfinite(alpha), np.minimum(alpha, -1.0), -1.0)[:, None]
+    jumped = np.clip(start - 2 * alpha * r + alpha**2 * v, 0.0, 1.0)
+    landed = _em_step(jumped, weights, pos, neg)
+
+    def likelihood(posterior: np.ndarray) -> np.ndarray:
+        return _log_likelihood(_parameters(posterior, weights, pos, neg), weights, pos, neg)
+
+    worse = likelihood(landed) < likelihood(second)
+    landed[worse] = second[worse]
+    return landed
+
+
 def _rows(posterior: np.ndarray, weights: np.ndarray, patterns: "_Patterns") -> np.ndarray:
-    """The reported figures (m, B): sensitivities, specificities, the held-out judge's two,
-    the prevalence; NaN below ``MIN_EXPECTED`` expected positives (negatives)."""
+    """The reported figures (m, B): sensitivities, specificities, the held-out judges'
+    sensitivities and then their specificities, the prevalence; NaN below ``MIN_EXPECTED``
+    expected positives (negatives)."""
     fitted = _parameters(posterior, weights, patterns.pos, patterns.neg)
     parts = [
         np.where(fitted.positives >= MIN_EXPECTED, fitted.sensitivity, np.nan).T,
@@ -420,6 +478,7 @@ def _statistic(
             start=start[None, :],
             tolerance=tolerance,
             max_iterations=max_iterations,
+            accelerated=True,
         )
         unconverged[0] += int((~fit.converged).sum())
         out.append(_rows(fit.posterior, weights, patterns))
@@ -436,7 +495,7 @@ def _expected_counts(
     """Per reported figure, per item (successes, trials) as posterior-expected counts, and
     what the trials are (for a reason)."""
     columns = [(pos[:, j], neg[:, j]) for j in range(pos.shape[1])]
-    judge = [] if held_out is None else [(held_out[0][:, 0], held_out[1][:, 0])]
+    judge = [] if held_out is None else list(zip(held_out[0].T, held_out[1].T, strict=True))
     judge = [(p * modelled, n * modelled) for p, n in judge]
 
     def positives(p: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray, str]:

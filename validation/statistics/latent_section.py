@@ -1,7 +1,7 @@
 """The latent-class estimate as `heartbench agreement` shows it: JSON-ready data and a few
 terminal lines (the model itself is ``validation.statistics.latent_class``)."""
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -28,6 +28,7 @@ def latent_class_summary(
     gold: np.ndarray | None = None,
     positive: Hashable | None = None,
     judge_as_rater: bool = False,
+    judges: Mapping[str, np.ndarray] | None = None,
 ) -> dict[str, Any]:
     """The latent-class section of `heartbench agreement` (and of a report), JSON-ready.
 
@@ -35,8 +36,12 @@ def latent_class_summary(
     the majority gold's codes, for the gold's expected accuracy under the posterior.
     ``positive`` is the category that means met: by default ``hit`` when the scheme has it,
     else the first category (the section names it). Undefined throughout, with a reason,
-    when the scheme is not binary or fewer than three raters are modelled.
+    when the scheme is not binary or fewer than three raters are modelled. ``judges`` (name →
+    codes, instead of ``judge``) holds several judges out of one fit: the section's
+    ``judges`` then gives each one's figures.
     """
+    if judges:
+        judge = np.column_stack(list(judges.values()))
     include = judge is not None and judge_as_rater
     section: dict[str, Any] = {
         "method": latent_class_method(AS_RATER if include else HELD_OUT),
@@ -85,7 +90,7 @@ def latent_class_summary(
         "unconverged_refits": fit.unconverged_refits if bootstrap is not None else None,
         "prevalence": fit.prevalence.as_dict(),
         "raters": {name: a.as_dict() for name, a in fit.raters.items()},
-        "judge": fit.judge.as_dict() if fit.judge is not None else None,
+        "judge": fit.judge.as_dict() if fit.judge is not None and not judges else None,
         "gold_expected_accuracy": expected_accuracy(
             posterior=fit.posterior, codes=gold, positive=code
         ),
@@ -94,6 +99,10 @@ def latent_class_summary(
             for (unit, item), p in zip(ratings.items, fit.posterior, strict=True)
         ],
     }
+    if judges:
+        section["judges"] = {
+            name: figures.as_dict() for name, figures in zip(judges, fit.judges, strict=True)
+        }
     return section
 
 
