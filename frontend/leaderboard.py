@@ -153,3 +153,70 @@ def badge_get(*, dataset: Dataset, judge: str) -> JudgeBadge | None:
     if study is None:
         return None
     return judge_badge_keep(study=study, judge=judge)
+
+
+def pairwise_views(*, dataset: Dataset) -> list[dict[str, Any]]:
+    """Each judged pairwise set of the dataset as its board section shows it: the models by
+    Bradley–Terry strength with intervals and observed win shares, and the win-rate matrix
+    (row beat column), in the ranking's order. Per-model aggregates only, as the page is."""
+    # Deferred: the board's statistics load numpy.
+    from benchmark.selectors.pairwise import pairwise_sets_judged
+    from validation.pairwise_board import pairwise_board
+
+    return [
+        _pairwise_view(pairwise_board(pair_set=pair_set))
+        for pair_set in pairwise_sets_judged(dataset=dataset)
+    ]
+
+
+def _pairwise_view(board: dict[str, Any]) -> dict[str, Any]:
+    view = {
+        "name": board["pairwise_set"],
+        "judge": board["judge"],
+        "judges": board["judges"],
+        "pairs": board["pairs"],
+        "usable": board["usable_pairs"],
+        "inconsistent": board["position_inconsistent"],
+        "models": board["models"],
+        "reason": board.get("reason"),
+    }
+    if not board["models"]:
+        return view
+    model, rates, compared = board["bradley_terry"], board["win_rate"], board["compared"]
+    rows = []
+    for rank, name in enumerate(board["models"], start=1):
+        ci = model["ci95"][name]
+        games = sum(compared[name].values())
+        won = sum(
+            share * compared[name][other]
+            for other, share in rates[name].items()
+            if share is not None
+        )
+        rows.append(
+            {
+                "rank": rank,
+                "model": name,
+                "strength": model["strength"][name],
+                "low": ci["low"],
+                "high": ci["high"],
+                "won": won / games if games else None,
+                "games": games,
+            }
+        )
+    matrix = [
+        {
+            "model": a,
+            "cells": [
+                None if a == b else {"share": rates[a].get(b), "n": compared[a].get(b, 0)}
+                for b in board["models"]
+            ],
+        }
+        for a in board["models"]
+    ]
+    withheld = any(row["low"] is None for row in rows)
+    return view | {
+        "rows": rows,
+        "matrix": matrix,
+        "prior": model["prior"]["used"],
+        "withheld": withheld,
+    }

@@ -3,7 +3,7 @@
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from django.db.models import Count, Q
+from django.db.models import Count, Max, Q
 
 from benchmark.llm.pairwise_reply import ORDERS, STORED, SWAPPED, pair_outcome
 from benchmark.models import (
@@ -82,6 +82,28 @@ def pairwise_run_newest(*, judge_id: int, pair_set_id: int, **options) -> Pairwi
         .order_by("-created_at", "-id")
         .first()
     )
+
+
+def pairwise_sets_judged(*, dataset: Dataset) -> list[PairwiseSet]:
+    """The dataset's pairwise sets some judge has a run over, by name."""
+    judged = PairwiseSet.objects.filter(dataset=dataset, runs__isnull=False).distinct()
+    return list(judged.order_by("name"))
+
+
+def pairwise_runs_newest(*, pair_set: PairwiseSet) -> dict[str, PairwiseRun]:
+    """Each judge's newest run over the set (judge name → run, by name), with how many
+    verdicts it holds (``verdicts_stored``) and its last verdict's id (``verdict_last``):
+    together they change with every verdict stored."""
+    runs = (
+        PairwiseRun.objects.filter(pair_set=pair_set)
+        .select_related("judge")
+        .annotate(verdicts_stored=Count("verdicts"), verdict_last=Max("verdicts__id"))
+        .order_by("judge__name", "-created_at", "-id")
+    )
+    newest: dict[str, PairwiseRun] = {}
+    for run in runs:
+        newest.setdefault(run.judge.name, run)
+    return newest
 
 
 def pairwise_run_pairs(*, run: PairwiseRun):

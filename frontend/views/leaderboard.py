@@ -101,6 +101,7 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
         ],
         "staff": staff,
         "settings": _settings(board),
+        "pairwise": page.pairwise_views(dataset=dataset),
     }
     status = 400 if comparison.error else 200
     return render(request, "frontend/leaderboard.html", context, status=status)

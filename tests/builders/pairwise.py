@@ -38,9 +38,9 @@ def draw(*args: str) -> str:
     return out.getvalue()
 
 
-def judge_pairwise(fake, name: str, *args: str) -> str:
+def judge_pairwise(fake, name: str, *args: str, judge: str = "fake-judge") -> str:
     out = io.StringIO()
-    call_command("judge", "--pairwise", name, "--judge", "fake-judge", "--judge-model",
+    call_command("judge", "--pairwise", name, "--judge", judge, "--judge-model",
                  "fake-judge-model", "--base-url", fake.base_url, *QUICK, *args,
                  stdout=out)  # fmt: skip
     return out.getvalue()

@@ -312,16 +312,28 @@ def _intervals(
         values = np.concatenate([np.exp(theta), p_win_matrix(theta)[..., rows, columns]], axis=-1)
         return np.moveaxis(values, -1, 0)
 
-    found = cluster_bootstrap(
-        statistic=tables_statistic(compute=compute, cluster_tables=tables),
-        n_clusters=tables.shape[0],
-        settings=bootstrap,
-    )
+    found = [
+        _spread_or_withheld(interval)
+        for interval in cluster_bootstrap(
+            statistic=tables_statistic(compute=compute, cluster_tables=tables),
+            n_clusters=tables.shape[0],
+            settings=bootstrap,
+        )
+    ]
     strength_ci = dict(zip(models, found[:m], strict=True))
     p_win_ci: dict[str, dict[str, Interval]] = {model: {} for model in models}
     for (i, j), interval in zip(off, found[m:], strict=True):
         p_win_ci[models[i]][models[j]] = interval
     return strength_ci, p_win_ci
+
+
+def _spread_or_withheld(interval: Interval) -> Interval:
+    """A zero-width interval withheld: when every resample of cases gives the same figure (the
+    cases all chose alike), the bootstrap says nothing about its uncertainty."""
+    if interval.low is None or interval.high - interval.low > 1e-12 * max(1.0, interval.high):
+        return interval
+    reason = "every resample of cases gives the same figure: the cases do not vary"
+    return replace(interval, low=None, high=None, method=None, reason=reason)
 
 
 @dataclass(frozen=True)
