@@ -53,6 +53,18 @@ class Command(BaseCommand):
             type=comma_list,
             help="answer 404 (model not found) to a request for any other model",
         )
+        parser.add_argument(
+            "--position-bias",
+            type=fraction_0_1,
+            default=0.0,
+            help="0..1: a pairwise prompt picks the response shown first with this chance "
+            "(drawn per prompt), whatever the responses say",
+        )
+        parser.add_argument(
+            "--length-bias",
+            action="store_true",
+            help="a pairwise prompt prefers the longer response",
+        )
 
     def handle(self, *args, **options):
         mix = tuple(f.strip() for f in options["faults"].split(",") if f.strip())
@@ -85,4 +97,6 @@ class Command(BaseCommand):
             api_key=options["require_key"],
             skilled=not options["plain"],
             models=tuple(options["models"]) if options["models"] else None,
+            position_bias=options["position_bias"],
+            length_bias=options["length_bias"],
         )

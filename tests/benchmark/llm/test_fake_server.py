@@ -15,8 +15,10 @@ from django.core.management import call_command
 
 from benchmark.llm.fake_server import FakeLLM, fake_verdict, model_skill
 from benchmark.llm.parser import ReplyError
+from benchmark.llm.prompts import dialogue_render
 from benchmark.llm.rubric_reply import rubric_reply_read
 from benchmark.models import Verdict
+from benchmark.services.pairwise_judging import pairwise_template_load
 from tests.builders.datasets import DatasetFactory, case_with_rubric
 from tests.services import free_port
 
@@ -183,3 +185,31 @@ def _stdout(*args: str) -> str:
     out = io.StringIO()
     call_command(*args, stdout=out)
     return out.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("flags", "winner"),
+    [([], "A"), (["--length-bias"], "B"), (["--position-bias", "1"], "A")],
+)
+def test_the_command_takes_the_pairwise_biases(flags, winner):
+    # "你你" says 你 more often (the content rule: A); B is longer (the length bias).
+    prompt = pairwise_template_load().render(
+        dialogue=dialogue_render([{"role": "A", "content": "我睡不着。"}]),
+        response_a="你你",
+        response_b="我在听，慢慢说就好。",
+    )
+    port = free_port()
+    proc = subprocess.Popen(
+        [CLI, "fake-llm", "--port", str(port), *flags], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert "fake LLM endpoint at" in proc.stdout.readline()
+        reply = httpx.post(
+            f"http://127.0.0.1:{port}/v1/chat/completions",
+            json={"model": "j", "messages": [{"role": "user", "content": prompt}]},
+            timeout=10,
+        ).json()
+        assert json.loads(reply["choices"][0]["message"]["content"])["winner"] == winner
+    finally:
+        proc.terminate()
+        proc.wait(10)
