@@ -18,6 +18,7 @@ declared categories are a hit and a miss spelling (``hit,miss``, ``命中,未命
 every spelling above maps onto them by meaning, still one pair per file.
 """
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -168,3 +169,36 @@ class LabelReader:
         if scheme is not None and scheme.binary is not None:
             return scheme.binary[0] if positive else scheme.binary[1]
         return HIT if positive else MISS
+
+
+class NumberReader:
+    """Reads labels that are numbers (`heartbench agreement --level interval|ratio`, and
+    ``ordinal`` without declared categories): each label a finite number, not negative for
+    ratio data; a label is kept in one spelling per value (``3`` for ``3.0``), and the
+    categories are the values seen, smallest first. Same interface as ``LabelReader``."""
+
+    spelling = None
+    binary = False
+
+    def __init__(self, *, level: str) -> None:
+        self.level = level
+        self.first: tuple[int, str] | None = None
+        self.values: dict[str, float] = {}
+
+    def read(self, label: str, *, line: int) -> str:
+        try:
+            value = float(label.strip())
+        except ValueError:
+            value = math.nan
+        if not math.isfinite(value):
+            order = "; declare the order with --categories" if self.level == "ordinal" else ""
+            raise LabelSchemeError(f"label {label!r} is not a number (--level {self.level}){order}")
+        if self.level == "ratio" and value < 0:
+            raise LabelSchemeError(f"label {label!r} is negative: ratio data never is")
+        name = str(int(value)) if value.is_integer() else repr(value)
+        self.values[name] = value
+        self.first = self.first or (line, label)
+        return name
+
+    def categories(self) -> tuple[str, ...]:
+        return tuple(sorted(self.values, key=self.values.__getitem__))

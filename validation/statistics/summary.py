@@ -5,7 +5,7 @@ its undefined figures and ``ci95`` for its intervals, so the JSON reads at a gla
 still says why a figure is missing.
 """
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 from validation.gate import status_word
@@ -18,6 +18,7 @@ from validation.statistics.baseline import (
 )
 from validation.statistics.coding import MISSING, Ratings
 from validation.statistics.latent_section import latent_class_lines, latent_class_summary
+from validation.statistics.levels import level_reliability
 from validation.statistics.multirater import rater_reliability
 from validation.statistics.pairwise import (
     PairwiseAgreement,
@@ -55,6 +56,16 @@ def _section(estimates: dict[str, Estimate]) -> dict[str, Any]:
     if reasons:
         section["reasons"] = reasons
     return section
+
+
+def _replace_figures(section: dict[str, Any], figures: dict[str, Any]) -> None:
+    """Put ``_section``'s figures into ``section`` in place of any of the same name, with
+    their intervals and reasons (and none left of the figures they replace)."""
+    for key in ("ci95", "reasons"):
+        kept = {k: v for k, v in section.pop(key, {}).items() if k not in figures}
+        if merged := kept | figures.pop(key, {}):
+            section[key] = merged
+    section |= figures
 
 
 def _judge_vs_gold(result: PairwiseAgreement) -> dict[str, Any]:
@@ -109,6 +120,8 @@ def agreement_summary(
     cluster: str = "unit",
     positive: Hashable | None = None,
     judge_as_rater: bool = False,
+    level: str = "nominal",
+    values: Sequence[float] | None = None,
 ) -> dict[str, Any]:
     """Everything `heartbench agreement` reports, as JSON-ready data.
 
@@ -117,6 +130,10 @@ def agreement_summary(
     ``ratings``, the values of the CSV's column ``cluster`` (recorded in the output).
     ``delta`` is the judge's non-inferiority margin. ``positive`` (the category meaning met)
     and ``judge_as_rater`` shape the latent-class section (``latent_class_summary``).
+    ``level`` (with the categories' ``values``, in their order) is the labels' level of
+    measurement: the raters' Krippendorff's α is at that level, and for interval and ratio
+    numbers the raters get ICC(1,1) too (``validation.statistics.levels``); every other
+    figure compares labels as categories.
     """
     reliability = rater_reliability(
         counts=ratings.counts(),
@@ -161,6 +178,17 @@ def agreement_summary(
             "cluster": cluster,
         },
     }
+    summary["raters"]["level"] = level
+    if level != "nominal":
+        found = level_reliability(
+            counts=ratings.counts(),
+            categories=[str(c) for c in ratings.categories],
+            values=values if values is not None else range(ratings.n_categories),
+            level=level,
+            clusters=ratings.clusters,
+            bootstrap=bootstrap,
+        )
+        _replace_figures(summary["raters"], _section(found))
     judge = None if judge_labels is None else ratings.encode(labels=judge_labels)
     summary["latent_class"] = latent_class_summary(
         ratings=ratings,
@@ -269,8 +297,19 @@ def agreement_table(summary: dict[str, Any]) -> str:
     gold = summary["gold"]
     boot = summary["bootstrap"]
     lines = [
-        f"Raters: {raters['n_raters']} on {raters['n_items']} items",
-        *_rows(raters, ["percent_agreement", "krippendorff_alpha", "fleiss_kappa", "gwet_ac1"]),
+        f"Raters: {raters['n_raters']} on {raters['n_items']} items"
+        + (
+            f" (level {raters['level']}: Krippendorff's alpha"
+            + (" and the ICC" if "icc" in raters else "")
+            + " at that level, the rest as categories)"
+            if raters["level"] != "nominal"
+            else ""
+        ),
+        *_rows(
+            raters,
+            ["percent_agreement", "krippendorff_alpha", "fleiss_kappa", "gwet_ac1"]
+            + (["icc"] if "icc" in raters else []),
+        ),
         f"Gold (majority): {gold['n']} items, {gold['ties']} ties excluded "
         f"({gold['unanimous']} unanimous, {gold['split']} split, "
         f"{gold['single_rating']} single rating)",

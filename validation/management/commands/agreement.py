@@ -1,5 +1,5 @@
 """`heartbench agreement --ratings FILE [--judge FILE] [--categories A,B] [--cluster COLUMN]
-[--latent-judge held-out|rater] [--format json|table]`."""
+[--level nominal|ordinal|interval|ratio] [--latent-judge held-out|rater] [--format json|table]`."""
 
 import json
 import math
@@ -9,7 +9,12 @@ from django.core.management.base import BaseCommand, CommandParser
 
 from config.cli_exits import UsageError
 from config.cli_types import comma_list, int_at_least, non_negative_int
-from validation.label_spellings import LabelReader, LabelSchemeError, scheme_declare
+from validation.label_spellings import (
+    LabelReader,
+    LabelSchemeError,
+    NumberReader,
+    scheme_declare,
+)
 from validation.ratings_csv import RatingsFileError, judge_csv_read, ratings_csv_read
 from validation.statistics import (
     NONINFERIORITY_DELTA,
@@ -17,6 +22,7 @@ from validation.statistics import (
     agreement_summary,
     ratings_build,
 )
+from validation.statistics.levels import LEVELS, NUMERIC_LEVELS
 from validation.statistics.summary import agreement_table
 
 
@@ -51,6 +57,14 @@ class Command(BaseCommand):
             help="the latent-class (Dawid-Skene) estimate: hold the judge out and measure it "
             "against the experts' posterior (default), or fit it as one more rater",
         )
+        parser.add_argument(
+            "--level",
+            choices=LEVELS,
+            default="nominal",
+            help="the labels' level of measurement, for Krippendorff's alpha (and, for interval "
+            "and ratio numbers, the ICC): ordinal takes --categories in their order or numbers; "
+            "interval and ratio take numbers (default nominal)",
+        )
         parser.add_argument("--resamples", type=int_at_least(100), default=defaults.resamples)
         parser.add_argument("--seed", type=non_negative_int, default=defaults.seed)
         parser.add_argument(
@@ -66,11 +80,17 @@ class Command(BaseCommand):
         delta = options["noninferiority_delta"]
         if not (math.isfinite(delta) and delta <= 0):
             raise UsageError("--noninferiority-delta: a margin is a number at most 0")
+        level = options["level"]
+        if options["categories"] and level in NUMERIC_LEVELS:
+            raise UsageError(f"--categories: with --level {level} the labels are numbers")
         try:
             scheme = scheme_declare(options["categories"]) if options["categories"] else None
         except LabelSchemeError as exc:
             raise UsageError(f"--categories: {exc}") from exc
-        rating_labels, judge_labels = LabelReader(scheme=scheme), LabelReader(scheme=scheme)
+        if level == "nominal" or scheme is not None:
+            rating_labels, judge_labels = LabelReader(scheme=scheme), LabelReader(scheme=scheme)
+        else:
+            rating_labels, judge_labels = NumberReader(level=level), NumberReader(level=level)
         try:
             rated = ratings_csv_read(
                 path=options["ratings"], labels=rating_labels, cluster=options["cluster"]
@@ -96,6 +116,10 @@ class Command(BaseCommand):
             cluster=rated.cluster,
             positive=scheme.binary[0] if scheme is not None and scheme.binary else None,
             judge_as_rater=options["latent_judge"] == "rater",
+            level=level,
+            values=[float(c) for c in ratings.categories]
+            if isinstance(rating_labels, NumberReader)
+            else list(range(ratings.n_categories)),
         )
         summary["label_spellings"] = {
             "ratings": rating_labels.spelling,
