@@ -48,7 +48,8 @@ def test_alpha_is_the_packages_at_every_level(level, seed):
 
 def test_icc_by_hand_balanced():
     # Items (3,4,3), (7,8,9), (1,1,2), (5,6,5): grand mean 4.5; MSB = 3 × 24⅓ / 3 = 24⅓,
-    # MSW = 4 / 8 = ½; ICC(1,1) = (24⅓ − ½) / (24⅓ + 2 × ½) = 143 / 152.
+    # MSW = 4 / 8 = ½; ICC(1,1) = (24⅓ − ½) / (24⅓ + 2 × ½) = 143 / 152 (pingouin 0.7.0, run
+    # outside the project, gives ICC1 = 0.940789 on the same table).
     ratings = [(3, 4, 3), (7, 8, 9), (1, 1, 2), (5, 6, 5)]
     values = np.arange(10.0)
     counts = np.array([[r.count(v) for v in range(10)] for r in ratings], dtype=float)
