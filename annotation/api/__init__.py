@@ -284,7 +284,7 @@ class DraftView(ExpertAPIView):
         responses={200: LeaseSerializer, 400: BAD_BODY, 404: NOT_YOURS, 409: LEASE_CONFLICT},
     )
     def put(self, request, assignment_id):
-        assignment = services.draft_save(
+        assignment = services.assignment_autosave(
             assignment=self.assignment(assignment_id),
             labels=self.body_field("labels"),
             active_seconds=self.body_field("active_seconds"),

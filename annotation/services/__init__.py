@@ -26,9 +26,9 @@ from annotation.services.claims import (
     assignment_claim_next_with_state,
 )
 from annotation.services.core import (
+    assignment_autosave,
     assignment_reassign,
     assignment_renew,
-    draft_save,
     expert_create,
     leases_expire,
     pool_create,
@@ -65,6 +65,7 @@ __all__ = [
     "SubmissionConflict",
     "adjudication_claim_next",
     "adjudication_submit",
+    "assignment_autosave",
     "assignment_claim_next",
     "assignment_claim_next_in_study",
     "assignment_claim_next_with_state",
@@ -80,7 +81,6 @@ __all__ = [
     "comment_post",
     "comment_set_hidden",
     "comment_vote",
-    "draft_save",
     "expert_create",
     "expert_require_recalibration",
     "expert_set_active",

@@ -260,7 +260,7 @@ def assignment_renew(*, assignment: Assignment, now: datetime | None = None) -> 
     return lease_extend(assignment=assignment, now=now or timezone.now())
 
 
-def draft_save(
+def assignment_autosave(
     *,
     assignment: Assignment,
     labels: object,

@@ -1,6 +1,6 @@
 """Run many chat conversations against one endpoint: concurrency, cache, re-asks, budget.
 
-The engine knows nothing about the database. The caller hands it :class:`Unit` s and a
+The engine knows nothing about the database. The caller hands it :class:`WorkItem` s and a
 :class:`Store` of async callbacks; the moment a usable reply arrives it is cached and its
 result handed to the store, so a killed run loses at most what was in flight. ``concurrency``
 bounds the units asking at once: a unit keeps its slot through its re-asks and gives it up
@@ -52,7 +52,7 @@ def reason_kind(reason: str) -> str:
 
 
 @dataclass(frozen=True)
-class Unit:
+class WorkItem:
     ident: Any  # the caller's handle (a response id, a rubric item id, …)
     messages: list[dict]
     expected: int = 0  # criteria to judge; 0 for generation
@@ -89,13 +89,13 @@ class Call:
 class Store(Protocol):
     async def cached(self, keys: list[str]) -> dict[str, CachedReply]: ...
     async def remember(self, key: str, reply: Completion) -> None: ...
-    async def accept(self, unit: Unit, result: Any, raw: str, call: Call) -> None: ...
-    async def fail(self, unit: Unit, reason: str, raw: str, call: Call) -> None: ...
+    async def accept(self, unit: WorkItem, result: Any, raw: str, call: Call) -> None: ...
+    async def fail(self, unit: WorkItem, reason: str, raw: str, call: Call) -> None: ...
     async def checkpoint(self, progress: Progress, tally: Tally) -> None: ...
 
 
-Interpret = Callable[[Unit, str | None, str | None], Any]  # raises ReplyError
-Reask = Callable[[Unit, list[dict], str | None, str], list[dict]]
+Interpret = Callable[[WorkItem, str | None, str | None], Any]  # raises ReplyError
+Reask = Callable[[WorkItem, list[dict], str | None, str], list[dict]]
 
 
 @dataclass
@@ -160,7 +160,7 @@ class Engine:
         self._base_calls = self.tally.calls
         self._base_retries = self.tally.retries
 
-    async def run(self, units: Iterable[Unit], *, total: int, done: int, errors: int) -> None:
+    async def run(self, units: Iterable[WorkItem], *, total: int, done: int, errors: int) -> None:
         """Work through ``units``; ``total/done/errors`` include what earlier sessions did."""
         self._total, self._done, self._errors = total, done, errors
         self._session_done = 0
@@ -177,7 +177,7 @@ class Engine:
             keys = [key for unit in units for key in self._keys(unit.messages).values()]
             self._prefetched = await self.store.cached(keys)
 
-        async def guarded(unit: Unit) -> None:
+        async def guarded(unit: WorkItem) -> None:
             async with in_flight:
                 async with asking:
                     self._unstarted -= 1
@@ -211,7 +211,7 @@ class Engine:
         self.tally.calls = self._base_calls + self.client.counters.calls
         self.tally.retries = self._base_retries + self.client.counters.retries
 
-    async def _unit(self, unit: Unit) -> Awaitable[None] | None:
+    async def _unit(self, unit: WorkItem) -> Awaitable[None] | None:
         """Ask until a usable reply or give up; return the store's write of the outcome (None
         when the budget stopped the run), for the caller to await once the unit's slot is
         free."""
@@ -262,11 +262,11 @@ class Engine:
             return None
         return self._written(unit, self.store.fail(unit, reason, raw, call()), error=True)
 
-    async def _written(self, unit: Unit, *writes: Awaitable[None], error: bool) -> None:
+    async def _written(self, unit: WorkItem, *writes: Awaitable[None], error: bool) -> None:
         await asyncio.gather(*writes)
         self._finished(unit, error=error)
 
-    def _finished(self, unit: Unit, *, error: bool) -> None:
+    def _finished(self, unit: WorkItem, *, error: bool) -> None:
         self._done += unit.weight
         self._session_done += unit.weight
         self._errors += unit.weight if error else 0
@@ -291,7 +291,7 @@ class Engine:
         }
 
     async def _complete(
-        self, unit: Unit, messages: list[dict], *, first: bool
+        self, unit: WorkItem, messages: list[dict], *, first: bool
     ) -> tuple[Completion, str | None]:
         """The reply and the cache key to keep it under (None when it came from the cache)."""
         rf = self.config.response_format if self.client.structured_ok is not False else None
@@ -360,7 +360,7 @@ class Engine:
 
     async def _hedged(
         self,
-        unit: Unit,
+        unit: WorkItem,
         sent: asyncio.Future,
         messages: list[dict],
         rf: dict | None,
@@ -394,7 +394,7 @@ class Engine:
         if not task.cancelled():
             task.exception()  # a loser's failure is not its unit's: retrieved, dropped
 
-    def _usable(self, unit: Unit, reply: Completion) -> bool:
+    def _usable(self, unit: WorkItem, reply: Completion) -> bool:
         try:
             self.interpret(unit, reply.text, reply.refusal)
         except ReplyError:

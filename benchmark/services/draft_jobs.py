@@ -8,7 +8,7 @@ from typing import TypeVar
 from django.db import transaction
 
 from benchmark.llm.accounting import Tally
-from benchmark.llm.engine import Call, Unit
+from benchmark.llm.engine import Call, WorkItem
 from benchmark.llm.progress import Progress
 from benchmark.models import (
     ConstructionProject,
@@ -66,11 +66,11 @@ class FailureListingStore(RunStore):
         super().__init__(**kwargs)
         self.failures: list[dict] = []
 
-    def failure_note(self, unit: Unit, reason: str) -> None:
+    def failure_note(self, unit: WorkItem, reason: str) -> None:
         if len(self.failures) < MAX_LISTED_FAILURES:
             self.failures.append({"draft_id": unit.ident, "reason": reason[:300]})
 
-    async def fail(self, unit: Unit, reason: str, raw: str, call: Call) -> None:
+    async def fail(self, unit: WorkItem, reason: str, raw: str, call: Call) -> None:
         self.failure_note(unit, reason)
 
     async def checkpoint(self, progress: Progress, tally: Tally) -> None:

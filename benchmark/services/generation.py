@@ -16,7 +16,7 @@ from django.utils.translation import gettext
 from benchmark.llm.accounting import Tally
 from benchmark.llm.client import Endpoint
 from benchmark.llm.credentials import api_key_resolve, base_url_resolve
-from benchmark.llm.engine import Call, EngineConfig, Interpret, Reask, Unit
+from benchmark.llm.engine import Call, EngineConfig, Interpret, Reask, WorkItem
 from benchmark.llm.parser import ReplyError
 from benchmark.llm.progress import Progress
 from benchmark.llm.prompts import DEFAULT_GENERATE_TEMPLATE, dialogue_render, template_load
@@ -114,7 +114,7 @@ def generation_run_execute(
     template = template_load(Path(DEFAULT_GENERATE_TEMPLATE), allowed=frozenset({"dialogue"}))
     cases = run_selectors.generation_todo(run=run)
     units = [
-        Unit(
+        WorkItem(
             ident=case.pk,
             messages=[
                 {
@@ -145,7 +145,7 @@ def model_job_execute(
     model: ModelUnderTest,
     options: EngineOptions,
     template_version: str,
-    units: list[Unit],
+    units: list[WorkItem],
     total: int,
     store_factory: Callable[..., RunStore],
     interpret: Interpret,
@@ -287,13 +287,13 @@ class _GenerationStore(RunStore):
         super().__init__(**kwargs)
         self.failures: list[dict] = []
 
-    async def accept(self, unit: Unit, result: str, raw: str, call: Call) -> None:
+    async def accept(self, unit: WorkItem, result: str, raw: str, call: Call) -> None:
         model_id = self.run.model_id
         await self.call_sync(
             lambda: response_store(model_id=model_id, case_id=unit.ident, text=result)
         )
 
-    async def fail(self, unit: Unit, reason: str, raw: str, call: Call) -> None:
+    async def fail(self, unit: WorkItem, reason: str, raw: str, call: Call) -> None:
         if len(self.failures) < MAX_LISTED_FAILURES:
             self.failures.append({"case_id": unit.ident, "reason": reason[:300]})
 
@@ -305,7 +305,7 @@ class _GenerationStore(RunStore):
         )
 
 
-def answer_interpret(unit: Unit, text: str | None, refusal: str | None) -> str:
+def answer_interpret(unit: WorkItem, text: str | None, refusal: str | None) -> str:
     if text is None:
         raise ReplyError(f"the model refused: {refusal or 'no content'}")
     if not text.strip():
@@ -313,7 +313,9 @@ def answer_interpret(unit: Unit, text: str | None, refusal: str | None) -> str:
     return text.strip()
 
 
-def answer_reask(unit: Unit, messages: list[dict], text: str | None, problem: str) -> list[dict]:
+def answer_reask(
+    unit: WorkItem, messages: list[dict], text: str | None, problem: str
+) -> list[dict]:
     # An empty or refused answer is asked again unchanged: a correction turn would change
     # what is being measured.
     return messages

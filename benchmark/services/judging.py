@@ -17,7 +17,7 @@ from django.db import transaction
 from benchmark.llm.accounting import Tally
 from benchmark.llm.client import Endpoint
 from benchmark.llm.credentials import api_key_resolve, base_url_resolve
-from benchmark.llm.engine import Call, EngineConfig, Unit
+from benchmark.llm.engine import Call, EngineConfig, WorkItem
 from benchmark.llm.parser import VERDICT_SCHEMA, JudgeReply, ReplyError, judge_reply_parse
 from benchmark.llm.progress import Progress
 from benchmark.llm.prompts import (
@@ -290,7 +290,7 @@ def engine_options_for_worker(*, judge: Judge) -> EngineOptions:
 
 
 class _JudgeStore(RunStore):
-    async def accept(self, unit: Unit, result: JudgeReply, raw: str, call: Call) -> None:
+    async def accept(self, unit: WorkItem, result: JudgeReply, raw: str, call: Call) -> None:
         response_id, item_ids, versions = unit.ident
         await self.call_sync(
             lambda: verdicts_store(
@@ -305,7 +305,7 @@ class _JudgeStore(RunStore):
             )
         )
 
-    async def fail(self, unit: Unit, reason: str, raw: str, call: Call) -> None:
+    async def fail(self, unit: WorkItem, reason: str, raw: str, call: Call) -> None:
         response_id, item_ids, versions = unit.ident
         await self.call_sync(
             lambda: verdicts_store(
@@ -413,7 +413,7 @@ def _judge_units(
     run: JudgeRun,
     template: PromptTemplate,
     response_ids: list[int] | None = None,
-) -> list[Unit]:
+) -> list[WorkItem]:
     units = []
     for response in run_selectors.judge_run_todo(run=run, response_ids=response_ids):
         items = response.criteria
@@ -429,7 +429,7 @@ def _judge_units(
                 rubric_count=len(group),
             )
             units.append(
-                Unit(
+                WorkItem(
                     # The versions go with the prompt: the verdict is on the text it showed.
                     ident=(response.id, [i.id for i in group], [i.version for i in group]),
                     messages=[{"role": "user", "content": prompt}],
@@ -439,13 +439,13 @@ def _judge_units(
     return units
 
 
-def _interpret_verdicts(unit: Unit, text: str | None, refusal: str | None) -> JudgeReply:
+def _interpret_verdicts(unit: WorkItem, text: str | None, refusal: str | None) -> JudgeReply:
     if text is None:
         raise ReplyError(f"the judge refused: {refusal or 'no content'}")
     return judge_reply_parse(text, expected=unit.expected)
 
 
-def _reask(unit: Unit, messages: list[dict], text: str | None, problem: str) -> list[dict]:
+def _reask(unit: WorkItem, messages: list[dict], text: str | None, problem: str) -> list[dict]:
     return [
         *messages,
         {"role": "assistant", "content": text or "(no content)"},

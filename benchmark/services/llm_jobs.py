@@ -4,7 +4,7 @@ A job kind supplies four things and gets resumption, the reply cache, the budget
 limiting, retries, checkpoints and the run's status for free:
 
 1. a run model inheriting :class:`benchmark.models.LLMRun` (status, progress, accounting);
-2. its :class:`benchmark.llm.engine.Unit` s, one per prompt still to send;
+2. its :class:`benchmark.llm.engine.WorkItem` s, one per prompt still to send;
 3. a :class:`RunStore` subclass whose ``accept`` and ``fail`` store one unit's result or failure
    (the cache and the checkpoints are the base class's), and an ``interpret`` (with its
    ``reask``) that turns a reply into a result or raises ``ReplyError``;
@@ -31,7 +31,7 @@ from benchmark.llm.engine import (
     EngineConfig,
     Interpret,
     Reask,
-    Unit,
+    WorkItem,
 )
 from benchmark.llm.progress import Progress
 from benchmark.llm.ratelimit import limiter_build
@@ -262,7 +262,7 @@ def job_execute(
     endpoint: Endpoint,
     config: EngineConfig,
     options: EngineOptions,
-    units: list[Unit],
+    units: list[WorkItem],
     counts: dict[str, int],
     store_factory: type[RunStore],
     interpret: Interpret,

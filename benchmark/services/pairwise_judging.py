@@ -17,7 +17,7 @@ from django.db import transaction
 
 from benchmark.llm.client import Endpoint
 from benchmark.llm.credentials import base_url_resolve
-from benchmark.llm.engine import Call, EngineConfig, Unit
+from benchmark.llm.engine import Call, EngineConfig, WorkItem
 from benchmark.llm.pairwise_reply import (
     PairwiseReply,
     canonical_choice,
@@ -165,7 +165,7 @@ def pairwise_verdict_store(
 
 
 class _PairwiseStore(RunStore):
-    async def accept(self, unit: Unit, result: PairwiseReply, raw: str, call: Call) -> None:
+    async def accept(self, unit: WorkItem, result: PairwiseReply, raw: str, call: Call) -> None:
         pair_id, order = unit.ident
         await self.call_sync(
             lambda: pairwise_verdict_store(
@@ -173,7 +173,7 @@ class _PairwiseStore(RunStore):
             )
         )
 
-    async def fail(self, unit: Unit, reason: str, raw: str, call: Call) -> None:
+    async def fail(self, unit: WorkItem, reason: str, raw: str, call: Call) -> None:
         pair_id, order = unit.ident
         await self.call_sync(
             lambda: pairwise_verdict_store(
@@ -188,7 +188,7 @@ class _PairwiseStore(RunStore):
         )
 
 
-def _units(*, run: PairwiseRun, template: PromptTemplate) -> list[Unit]:
+def _units(*, run: PairwiseRun, template: PromptTemplate) -> list[WorkItem]:
     units = []
     for todo in selectors.pairwise_run_todo(run=run):
         first, second = shown_pair(
@@ -198,16 +198,18 @@ def _units(*, run: PairwiseRun, template: PromptTemplate) -> list[Unit]:
             dialogue=dialogue_render(todo.dialogue), response_a=first, response_b=second
         )
         units.append(
-            Unit(ident=(todo.pair_id, todo.order), messages=[{"role": "user", "content": prompt}])
+            WorkItem(
+                ident=(todo.pair_id, todo.order), messages=[{"role": "user", "content": prompt}]
+            )
         )
     return units
 
 
-def _interpret(unit: Unit, text: str | None, refusal: str | None) -> PairwiseReply:
+def _interpret(unit: WorkItem, text: str | None, refusal: str | None) -> PairwiseReply:
     return pairwise_reply_parse(text, refusal)
 
 
-def _reask(unit: Unit, messages: list[dict], text: str | None, problem: str) -> list[dict]:
+def _reask(unit: WorkItem, messages: list[dict], text: str | None, problem: str) -> list[dict]:
     return [
         *messages,
         {"role": "assistant", "content": text or "(no content)"},

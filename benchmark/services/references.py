@@ -15,7 +15,7 @@ from pathlib import Path
 from django.db import transaction
 
 from benchmark.audit_actions import BenchmarkAction
-from benchmark.llm.engine import Call, Unit
+from benchmark.llm.engine import Call, WorkItem
 from benchmark.llm.progress import Progress
 from benchmark.llm.prompts import DEFAULT_GENERATE_TEMPLATE, dialogue_render, template_load
 from benchmark.models import (
@@ -58,7 +58,7 @@ class _ReferenceStore(FailureListingStore):
         super().__init__(**kwargs)
         self.from_rewrite = from_rewrite  # draft id -> the model was shown the rewrite
 
-    async def accept(self, unit: Unit, result: str, raw: str, call: Call) -> None:
+    async def accept(self, unit: WorkItem, result: str, raw: str, call: Call) -> None:
         model_id, rewritten = self.run.model_id, self.from_rewrite.get(unit.ident, False)
         await self.call_sync(
             lambda: draft_response_store(
@@ -83,7 +83,7 @@ def reference_run_execute(
     )
     todo: list[DraftCase] = [draft for draft in drafts if draft.pk not in answered]
     units = [
-        Unit(
+        WorkItem(
             ident=draft.pk,
             messages=[
                 {

@@ -18,7 +18,7 @@ from django.db.models import QuerySet
 from benchmark.audit_actions import BenchmarkAction
 from benchmark.importing import ImportFailure
 from benchmark.importing.dataset import dialogue_parse
-from benchmark.llm.engine import Call, Unit
+from benchmark.llm.engine import Call, WorkItem
 from benchmark.llm.parser import ReplyError
 from benchmark.llm.progress import Progress
 from benchmark.llm.prompts import DEFAULT_REWRITE_TEMPLATE, template_load
@@ -54,10 +54,10 @@ def rewrite_todo(*, project: ConstructionProject, sample_ids: str = "") -> list[
     return list(_in_scope(project=project, sample_ids=sample_ids).filter(rewrite__isnull=True))
 
 
-def rewrite_interpret(roles: list[str]) -> Callable[[Unit, str | None, str | None], list]:
+def rewrite_interpret(roles: list[str]) -> Callable[[WorkItem, str | None, str | None], list]:
     """The reply check for one seed: a JSON ``{"dialogue": [...]}`` with the seed's roles."""
 
-    def interpret(unit: Unit, text: str | None, refusal: str | None) -> list[dict[str, str]]:
+    def interpret(unit: WorkItem, text: str | None, refusal: str | None) -> list[dict[str, str]]:
         if text is None:
             raise ReplyError(f"the model refused: {refusal or 'no content'}")
         try:
@@ -75,7 +75,7 @@ def rewrite_interpret(roles: list[str]) -> Callable[[Unit, str | None, str | Non
     return interpret
 
 
-def _reask(unit: Unit, messages: list[dict], text: str | None, problem: str) -> list[dict]:
+def _reask(unit: WorkItem, messages: list[dict], text: str | None, problem: str) -> list[dict]:
     return [
         *messages,
         {"role": "assistant", "content": text or ""},
@@ -105,13 +105,13 @@ def draft_rewrite_store(
 
 
 class _RewriteStore(RunStore):
-    async def accept(self, unit: Unit, result: list[dict], raw: str, call: Call) -> None:
+    async def accept(self, unit: WorkItem, result: list[dict], raw: str, call: Call) -> None:
         name = self.endpoint.model
         await self.call_sync(
             lambda: draft_rewrite_store(draft_id=unit.ident, model_name=name, dialogue=result)
         )
 
-    async def fail(self, unit: Unit, reason: str, raw: str, call: Call) -> None:
+    async def fail(self, unit: WorkItem, reason: str, raw: str, call: Call) -> None:
         name = self.endpoint.model
         await self.call_sync(
             lambda: draft_rewrite_store(draft_id=unit.ident, model_name=name, error=reason)
@@ -130,7 +130,7 @@ def rewrite_run_execute(
     roles = {draft.pk: [turn["role"] for turn in draft.dialogue] for draft in todo}
     checks = {pk: rewrite_interpret(expected) for pk, expected in roles.items()}
     units = [
-        Unit(
+        WorkItem(
             ident=draft.pk,
             messages=[
                 {

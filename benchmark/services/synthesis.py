@@ -16,7 +16,7 @@ from pathlib import Path
 
 from django.db import transaction
 
-from benchmark.llm.engine import Call, Unit
+from benchmark.llm.engine import Call, WorkItem
 from benchmark.llm.progress import Progress
 from benchmark.llm.prompts import (
     DEFAULT_RUBRIC_TEMPLATE,
@@ -126,7 +126,7 @@ def draft_criteria_synthesised_store(
 
 class _SynthesisStore(FailureListingStore):
     async def accept(
-        self, unit: Unit, result: list[ProposedCriterion], raw: str, call: Call
+        self, unit: WorkItem, result: list[ProposedCriterion], raw: str, call: Call
     ) -> None:
         provenance = {
             "synthesis_run": self.run,
@@ -146,7 +146,7 @@ class _SynthesisStore(FailureListingStore):
         await self.call_sync(store)
 
 
-def _reask(unit: Unit, messages: list[dict], text: str | None, problem: str) -> list[dict]:
+def _reask(unit: WorkItem, messages: list[dict], text: str | None, problem: str) -> list[dict]:
     return [
         *messages,
         {"role": "assistant", "content": text or ""},
@@ -154,7 +154,7 @@ def _reask(unit: Unit, messages: list[dict], text: str | None, problem: str) -> 
     ]
 
 
-def _interpret(unit: Unit, text: str | None, refusal: str | None) -> list[ProposedCriterion]:
+def _interpret(unit: WorkItem, text: str | None, refusal: str | None) -> list[ProposedCriterion]:
     return rubric_reply_read(text, refusal)
 
 
@@ -177,7 +177,7 @@ def synthesis_run_execute(
     )
     standards = standards_render(standards_current())
     units = [
-        Unit(
+        WorkItem(
             ident=draft.pk,
             messages=[
                 {

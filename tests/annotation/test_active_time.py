@@ -42,11 +42,11 @@ def claimed(cases=2):
 def test_the_draft_keeps_the_count_and_a_client_that_sends_none_does_not_reset_it():
     _, _, assignment = claimed()
     saved = Assignment.objects.filter(pk=assignment.pk)
-    services.draft_save(assignment=assignment, labels=[], active_seconds=42)
+    services.assignment_autosave(assignment=assignment, labels=[], active_seconds=42)
     assert saved.get().draft_active_seconds == 42
-    services.draft_save(assignment=assignment, labels=all_labels(assignment)[:1])
+    services.assignment_autosave(assignment=assignment, labels=all_labels(assignment)[:1])
     assert saved.get().draft_active_seconds == 42
-    services.draft_save(assignment=assignment, labels=[], active_seconds=61)
+    services.assignment_autosave(assignment=assignment, labels=[], active_seconds=61)
     assert saved.get().draft_active_seconds == 61
 
 
@@ -56,7 +56,7 @@ def test_a_bad_figure_writes_no_draft_and_renews_no_lease(value):
     _, _, assignment = claimed()
     lease = assignment.lease_expires_at
     with pytest.raises(InvalidActiveSeconds):
-        services.draft_save(assignment=assignment, labels=[], active_seconds=value)
+        services.assignment_autosave(assignment=assignment, labels=[], active_seconds=value)
     assignment.refresh_from_db()
     assert assignment.lease_expires_at == lease and assignment.draft_saved_at is None
 

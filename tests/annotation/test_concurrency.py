@@ -167,7 +167,7 @@ def test_row_locks_of_an_experts_work_lock_their_own_table_only(on_postgres):
     with CaptureQueriesContext(connection) as queries:
         for expert in experts:
             assignment = services.assignment_claim_next(user=expert.user, pool=study.pool)
-            services.draft_save(assignment=assignment, labels=all_labels(assignment)[:1])
+            services.assignment_autosave(assignment=assignment, labels=all_labels(assignment)[:1])
             services.assignment_renew(assignment=assignment)
             services.assignment_submit(assignment=assignment, labels=all_labels(assignment))
     locks = [q["sql"] for q in queries.captured_queries if " FOR " in q["sql"]]

@@ -33,14 +33,16 @@ def fresh(assignment: Assignment) -> Assignment:
 @pytest.mark.django_db
 def test_an_autosave_after_the_submit_is_refused_and_writes_nothing():
     (assignment,) = claimed()
-    services.draft_save(assignment=assignment, labels=all_labels(assignment)[:1], active_seconds=7)
+    services.assignment_autosave(
+        assignment=assignment, labels=all_labels(assignment)[:1], active_seconds=7
+    )
     saved = fresh(assignment)
     assert len(saved.draft_labels) == 1 and saved.draft_active_seconds == 7
     services.assignment_submit(assignment=fresh(assignment), labels=all_labels(assignment))
     submitted = fresh(assignment)
     assert submitted.draft_labels == {} and submitted.draft_saved_at is None
     with pytest.raises(services.AnnotationError, match="already submitted"):
-        services.draft_save(assignment=assignment, labels=all_labels(assignment)[:2])
+        services.assignment_autosave(assignment=assignment, labels=all_labels(assignment)[:2])
     after = fresh(assignment)
     assert after.draft_labels == {} and after.lease_expires_at == submitted.lease_expires_at
 
@@ -48,10 +50,12 @@ def test_an_autosave_after_the_submit_is_refused_and_writes_nothing():
 @pytest.mark.django_db
 def test_a_bad_label_writes_no_draft_and_keeps_the_one_saved():
     (assignment,) = claimed()
-    services.draft_save(assignment=assignment, labels=all_labels(assignment)[:1])
+    services.assignment_autosave(assignment=assignment, labels=all_labels(assignment)[:1])
     kept = fresh(assignment)
     with pytest.raises(services.InvalidLabels):
-        services.draft_save(assignment=assignment, labels=[{"criterion": "nope", "hit": True}])
+        services.assignment_autosave(
+            assignment=assignment, labels=[{"criterion": "nope", "hit": True}]
+        )
     assert fresh(assignment).draft_labels == kept.draft_labels
     assert fresh(assignment).lease_expires_at == kept.lease_expires_at
 
@@ -62,7 +66,7 @@ def test_an_expired_lease_is_won_back_by_the_autosave_and_by_the_submit():
     Assignment.objects.filter(pk=assignment.pk).update(
         status=Assignment.Status.EXPIRED, lease_expires_at=timezone.now() - timedelta(minutes=1)
     )
-    services.draft_save(assignment=fresh(assignment), labels=all_labels(assignment)[:1])
+    services.assignment_autosave(assignment=fresh(assignment), labels=all_labels(assignment)[:1])
     back = fresh(assignment)
     assert back.status == "leased" and back.lease_expires_at > timezone.now()
     assert len(back.draft_labels) == 1
@@ -80,7 +84,9 @@ def test_a_released_assignment_takes_neither_a_draft_nor_a_submission():
     (assignment,) = claimed()
     Assignment.objects.filter(pk=assignment.pk).update(status=Assignment.Status.RELEASED)
     with pytest.raises(services.LeaseLost):
-        services.draft_save(assignment=fresh(assignment), labels=all_labels(assignment)[:1])
+        services.assignment_autosave(
+            assignment=fresh(assignment), labels=all_labels(assignment)[:1]
+        )
     with pytest.raises(services.LeaseLost):
         services.assignment_submit(assignment=fresh(assignment), labels=all_labels(assignment))
     assert fresh(assignment).draft_saved_at is None and not Submission.objects.exists()
@@ -130,7 +136,7 @@ def test_an_autosave_behind_an_open_submit_waits_and_writes_no_draft(on_postgres
     autosave's UPDATE waits for the submit's row lock, then finds the assignment submitted and
     is refused; the submission's cleared draft stays cleared."""
     (assignment,) = claimed()
-    services.draft_save(assignment=fresh(assignment), labels=all_labels(assignment)[:1])
+    services.assignment_autosave(assignment=fresh(assignment), labels=all_labels(assignment)[:1])
     submitted, commit = threading.Event(), threading.Event()
     holder = hold_open(
         lambda: services.assignment_submit(
@@ -144,7 +150,9 @@ def test_an_autosave_behind_an_open_submit_waits_and_writes_no_draft(on_postgres
 
     def autosave() -> None:
         try:
-            services.draft_save(assignment=fresh(assignment), labels=all_labels(assignment)[:2])
+            services.assignment_autosave(
+                assignment=fresh(assignment), labels=all_labels(assignment)[:2]
+            )
         except services.AnnotationError as exc:
             refused.append(exc)
         finally:

@@ -23,7 +23,9 @@ def test_drafts_and_rating_counts_survive_the_migration_both_ways():
     for assignment in held[:2]:
         services.assignment_submit(assignment=assignment, labels=all_labels(assignment))
     drafted = held[2]
-    services.draft_save(assignment=drafted, labels=all_labels(drafted)[:1], active_seconds=33)
+    services.assignment_autosave(
+        assignment=drafted, labels=all_labels(drafted)[:1], active_seconds=33
+    )
     saved = Assignment.objects.get(pk=drafted.pk)
     counts = dict(Unit.objects.values_list("pk", "ratings"))
     assert sum(counts.values()) == 2

@@ -6,7 +6,7 @@ import io
 import pytest
 from django.core.management import CommandError, call_command
 
-from benchmark.llm.engine import Unit
+from benchmark.llm.engine import WorkItem
 from benchmark.llm.fake_server import REWRITTEN, FakeLLM
 from benchmark.llm.parser import ReplyError
 from benchmark.models import AuditEvent, DraftCase, RewriteRun
@@ -99,13 +99,15 @@ def test_rewrite_needs_a_model_and_a_base_url(project, monkeypatch):
 def test_a_reply_must_have_the_seeds_turns(reply, problem):
     check = rewrite_interpret(["A", "B"])
     with pytest.raises(ReplyError, match=problem):
-        check(Unit(ident=1, messages=[]), reply, None)
+        check(WorkItem(ident=1, messages=[]), reply, None)
 
 
 def test_a_fenced_reply_with_the_seeds_turns_is_used():
     check = rewrite_interpret(["A"])
     reply = '```json\n{"dialogue": [{"role": "A", "content": "改写后"}]}\n```'
-    assert check(Unit(ident=1, messages=[]), reply, None) == [{"role": "A", "content": "改写后"}]
+    assert check(WorkItem(ident=1, messages=[]), reply, None) == [
+        {"role": "A", "content": "改写后"}
+    ]
 
 
 def test_the_admin_shows_the_seed_beside_the_rewrite_escaped(project, fake, admin_client):

@@ -12,7 +12,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
-from benchmark.llm.engine import Unit
+from benchmark.llm.engine import WorkItem
 from benchmark.llm.fake_server import CATASTROPHIC_TEXT, REWRITTEN, FakeLLM, fake_rubric, prompt_key
 from benchmark.llm.parser import ReplyError
 from benchmark.llm.prompts import DEFAULT_RUBRIC_TEMPLATE, template_load
@@ -152,7 +152,7 @@ def test_the_reask_names_every_reason_after_the_unusable_reply():
     assert "criterion 1: The text asks a question" in problem
     assert "criterion 2: points must be a non-zero whole number" in problem
     first = [{"role": "user", "content": "prompt"}]
-    messages = _reask(Unit(ident=1, messages=first), first, bad, problem)
+    messages = _reask(WorkItem(ident=1, messages=first), first, bad, problem)
     assert messages[:2] == [*first, {"role": "assistant", "content": bad}]
     assert problem in messages[2]["content"] and messages[2]["role"] == "user"
 

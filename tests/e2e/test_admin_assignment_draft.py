@@ -20,7 +20,9 @@ def test_the_assignment_page_shows_the_saved_draft(live_server, page_in, artifac
     expert = ExpertFactory()
     study = open_study(cases=1, experts=[expert], name="draft-admin")
     assignment = services.assignment_claim_next(user=expert.user, pool=study.pool)
-    services.draft_save(assignment=assignment, labels=all_labels(assignment)[:1], active_seconds=75)
+    services.assignment_autosave(
+        assignment=assignment, labels=all_labels(assignment)[:1], active_seconds=75
+    )
     get_user_model().objects.create_superuser("admin-assign", "a@example.org", PASSWORD)
     page = page_in
     page.goto(f"{live_server.url}/admin/login/?next=/admin/")

@@ -6,7 +6,7 @@ Against the real fake endpoint; the assertions count requests, they do not time.
 import asyncio
 
 from benchmark.llm.client import ChatClient, Endpoint
-from benchmark.llm.engine import Engine, EngineConfig, Unit
+from benchmark.llm.engine import Engine, EngineConfig, WorkItem
 from benchmark.llm.fake_server import FakeLLM
 from benchmark.llm.parser import judge_reply_parse
 
@@ -72,7 +72,7 @@ def test_the_next_unit_asks_while_the_previous_ones_are_being_written():
                 reask=lambda unit, messages, text, problem: messages,
             )
             units = [
-                Unit(i, [{"role": "user", "content": f"请逐条判断：\n[共情][1] 标准 {i}\n"}], 1)
+                WorkItem(i, [{"role": "user", "content": f"请逐条判断：\n[共情][1] 标准 {i}\n"}], 1)
                 for i in range(N)
             ]
             try:

@@ -5,7 +5,7 @@ import asyncio
 
 from benchmark.llm.accounting import Price, tokens_estimate
 from benchmark.llm.client import ChatClient, Endpoint, RetryPolicy
-from benchmark.llm.engine import Engine, EngineConfig, Unit
+from benchmark.llm.engine import Engine, EngineConfig, WorkItem
 from benchmark.llm.fake_server import FakeLLM, fake_verdict
 from benchmark.llm.parser import judge_reply_parse
 
@@ -67,7 +67,9 @@ def judge_all(
             interpret=lambda unit, text, refusal: judge_reply_parse(text or "", expected=1),
             reask=lambda unit, messages, text, problem: messages,
         )
-        units = [Unit(i, [{"role": "user", "content": prompt(i)}], expected=1) for i in range(N)]
+        units = [
+            WorkItem(i, [{"role": "user", "content": prompt(i)}], expected=1) for i in range(N)
+        ]
         try:
             await engine.run(units, total=N, done=0, errors=0)
         finally:
