@@ -182,16 +182,13 @@ def _pairwise_view(board: dict[str, Any]) -> dict[str, Any]:
     }
     if not board["models"]:
         return view
+    from validation.pairwise_rank import won_share
+
     model, rates, compared = board["bradley_terry"], board["win_rate"], board["compared"]
     rows = []
     for rank, name in enumerate(board["models"], start=1):
         ci = model["ci95"][name]
-        games = sum(compared[name].values())
-        won = sum(
-            share * compared[name][other]
-            for other, share in rates[name].items()
-            if share is not None
-        )
+        won, games = won_share(board, name)
         rows.append(
             {
                 "rank": rank,
@@ -199,7 +196,7 @@ def _pairwise_view(board: dict[str, Any]) -> dict[str, Any]:
                 "strength": model["strength"][name],
                 "low": ci["low"],
                 "high": ci["high"],
-                "won": won / games if games else None,
+                "won": won,
                 "games": games,
             }
         )

@@ -49,6 +49,18 @@ def rank_summary(
     }
 
 
+def won_share(summary: dict[str, Any], model: str) -> tuple[float | None, int]:
+    """The share of its comparisons ``model`` won (a tie half), and how many it had."""
+    compared = summary["compared"][model]
+    games = sum(compared.values())
+    won = sum(
+        share * compared[other]
+        for other, share in summary["win_rate"][model].items()
+        if share is not None
+    )
+    return (won / games if games else None), games
+
+
 def _number(value: float | None) -> str:
     return "—" if value is None else f"{value:.3f}"
 
@@ -63,15 +75,10 @@ def rank_table(summary: dict[str, Any]) -> str:
     for rank, name in enumerate(names, start=1):
         ci = model["ci95"][name]
         interval = f"[{ci['low']:.3f}, {ci['high']:.3f}]" if ci["low"] is not None else "withheld"
-        compared = sum(summary["compared"][name].values())
-        won = sum(
-            share * summary["compared"][name][other]
-            for other, share in summary["win_rate"][name].items()
-            if share is not None
-        )
+        won, compared = won_share(summary, name)
         lines.append(
             f"{rank:>4}  {name:<{width}}  {model['strength'][name]:>8.3f}  {interval:<17}  "
-            f"{_number(won / compared if compared else None):>8}  {compared:>8}"
+            f"{_number(won):>8}  {compared:>8}"
         )
     boot = summary["bootstrap"]
     lines += [
