@@ -16,6 +16,7 @@ from annotation.models import (
     Label,
     LibraryEntry,
     MockScore,
+    PairwiseChoice,
     PayEntry,
     PayRate,
     PeerAgreement,
@@ -107,6 +108,12 @@ class LabelInline(admin.TabularInline):
         return False
 
 
+class PairwiseChoiceInline(LabelInline):
+    model = PairwiseChoice
+    fields = ["winner", "first_shown", "reason"]
+    readonly_fields = fields
+
+
 class SubmissionVersionInline(admin.TabularInline):
     model = SubmissionVersion
     fields = ["version", "submitted_at", "active_seconds", "labels"]
@@ -122,7 +129,7 @@ class SubmissionVersionInline(admin.TabularInline):
 class SubmissionAdmin(ReadOnlyAdmin):
     list_display = ["unit", "expert", "kind", "slot", "version", "submitted_at", "active_seconds"]
     list_filter = ["kind", "unit__pool"]
-    inlines = [LabelInline, SubmissionVersionInline]
+    inlines = [LabelInline, PairwiseChoiceInline, SubmissionVersionInline]
 
 
 @admin.register(ReviewFlag)

@@ -33,9 +33,27 @@ class CriterionSerializer(serializers.Serializer):
 
 class UnitSerializer(serializers.Serializer):
     token = serializers.CharField()
+    question_type = serializers.ChoiceField(
+        choices=["rubric", "pairwise"],
+        help_text="rubric: label each criterion of the response; pairwise: choose between the "
+        "two responses (a, b or tie), submitted as {choice, reason}",
+    )
     dialogue = TurnSerializer(many=True)
-    response = serializers.CharField()
-    criteria = CriterionSerializer(many=True)
+    response = serializers.CharField(help_text="empty for pairwise")
+    responses = serializers.ListField(
+        child=serializers.CharField(),
+        min_length=2,
+        max_length=2,
+        required=False,
+        help_text="pairwise only: the two responses, A (shown first) then B",
+    )
+    criteria = CriterionSerializer(many=True, help_text="empty for pairwise")
+
+    def to_representation(self, instance):
+        data = super().to_representation(instance)
+        if instance.responses is None:
+            data.pop("responses")
+        return data
 
 
 class AssignmentSerializer(serializers.Serializer):
@@ -65,21 +83,29 @@ class AssignmentSerializer(serializers.Serializer):
             "status": str(assignment.status),
             "kind": self.get_kind(instance),
             "lease_expires_at": _DATETIME.to_representation(assignment.lease_expires_at),
-            "unit": {
-                "token": str(unit.token),
-                "dialogue": [
-                    {"role": str(turn["role"]), "content": str(turn["content"])}
-                    for turn in unit.dialogue
-                ],
-                "response": str(unit.response),
-                "criteria": [_criterion(criterion) for criterion in unit.criteria],
-            },
+            "unit": _unit(unit),
             "draft": None if draft is None else {str(key): value for key, value in draft.items()},
             "active_seconds": None if active_seconds is None else int(active_seconds),
         }
 
 
 _DATETIME = serializers.DateTimeField()
+
+
+def _unit(unit) -> dict:
+    """``UnitSerializer``'s representation, written out."""
+    shown = {
+        "token": str(unit.token),
+        "question_type": str(unit.question_type),
+        "dialogue": [
+            {"role": str(turn["role"]), "content": str(turn["content"])} for turn in unit.dialogue
+        ],
+        "response": str(unit.response),
+        "criteria": [_criterion(criterion) for criterion in unit.criteria],
+    }
+    if unit.responses is not None:
+        shown["responses"] = [str(text) for text in unit.responses]
+    return shown
 
 
 def _criterion(criterion) -> dict:
@@ -113,6 +139,20 @@ class LabelsInSerializer(RevisedLabelsInSerializer):
         min_value=0,
         max_value=MAX_ACTIVE_SECONDS,
         help_text=ACTIVE_SECONDS_DOC,
+    )
+
+
+class AnswerInSerializer(LabelsInSerializer):
+    """Only documents the body: a rubric unit's labels, or a pairwise unit's choice."""
+
+    labels = LabelInSerializer(many=True, required=False, help_text="a rubric unit's")
+    choice = serializers.ChoiceField(
+        choices=["a", "b", "tie"],
+        required=False,
+        help_text="a pairwise unit's: a is the response shown first, b the second",
+    )
+    reason = serializers.CharField(
+        required=False, allow_blank=True, max_length=MAX_NOTE_CHARS, help_text="optional"
     )
 
 

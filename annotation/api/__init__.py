@@ -24,11 +24,12 @@ from rest_framework.views import APIView
 from annotation import selectors, services
 from annotation.active_time import MAX_ACTIVE_SECONDS, InvalidActiveSeconds
 from annotation.labels import InvalidLabels
-from annotation.models import Assignment
+from annotation.models import Assignment, Pool
 from annotation.selectors import quality as selectors_quality
 from annotation.selectors import work as selectors_work
 from annotation.selectors.work import NOTHING_TO_HAND_OUT, WorkState
 from annotation.serializers import (
+    AnswerInSerializer,
     AssignmentDetailSerializer,
     ClaimSerializer,
     CompletedSerializer,
@@ -305,7 +306,7 @@ class RenewView(ExpertAPIView):
 
 class SubmitView(ExpertAPIView):
     @extend_schema(
-        request=json_body(LabelsInSerializer),
+        request=json_body(AnswerInSerializer),
         parameters=[ASSIGNMENT_ID],
         responses={
             201: SubmissionOutSerializer,
@@ -317,11 +318,19 @@ class SubmitView(ExpertAPIView):
     )
     def post(self, request, assignment_id):
         assignment = self.assignment(assignment_id, pay_rate=True)
-        submission, created = services.assignment_submit(
-            assignment=assignment,
-            labels=self.body_field("labels"),
-            active_seconds=self.body_field("active_seconds"),
-        )
+        if assignment.pool.question_type == Pool.QuestionType.PAIRWISE:
+            submission, created = services.pairwise_choice_submit(
+                assignment=assignment,
+                choice=self.body_field("choice"),
+                reason=self.body_field("reason"),
+                active_seconds=self.body_field("active_seconds"),
+            )
+        else:
+            submission, created = services.assignment_submit(
+                assignment=assignment,
+                labels=self.body_field("labels"),
+                active_seconds=self.body_field("active_seconds"),
+            )
         data = SubmissionOutSerializer(submission).data
         # The submission that finished a calibration sitting tells the expert how it went.
         outcome = selectors_quality.calibration_outcome(assignment=assignment)

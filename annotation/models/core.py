@@ -73,9 +73,22 @@ class Pool(models.Model):
         OPEN = "open", _("open")
         CLOSED = "closed", _("closed")
 
+    class QuestionType(models.TextChoices):
+        # Each unit is one response, rated criterion by criterion.
+        RUBRIC = "rubric", _("rubric criteria")
+        # Each unit is a pair of responses to one case: the expert chooses A, B or a tie.
+        PAIRWISE = "pairwise", _("pairwise choice")
+
     name = models.CharField(_("name"), max_length=200, unique=True)
     status = models.CharField(
         _("status"), max_length=10, choices=Status.choices, default=Status.DRAFT
+    )
+    question_type = models.CharField(
+        _("question type"),
+        max_length=10,
+        choices=QuestionType.choices,
+        default=QuestionType.RUBRIC,
+        editable=False,
     )
     raters_per_unit = models.PositiveSmallIntegerField(_("raters per unit"), default=MAX_RATERS)
     lease_seconds = models.PositiveIntegerField(_("lease (seconds)"), default=30 * 60)
@@ -177,7 +190,8 @@ class PoolTally(models.Model):
 
 
 class Unit(models.Model):
-    """One model response to one case, shown to experts only under its opaque token."""
+    """One model response to one case (or, in a pairwise pool, a pair of responses to one
+    case), shown to experts only under its opaque token."""
 
     pool = models.ForeignKey(
         Pool, on_delete=models.CASCADE, related_name="units", verbose_name=_("pool")
@@ -187,6 +201,16 @@ class Unit(models.Model):
         on_delete=models.PROTECT,
         related_name="annotation_units",
         verbose_name=_("response"),
+    )
+    # A pairwise pool's unit: the pair, whose stored first response is ``response`` (so the
+    # case, its scene and its difficulty read as for any unit); null in a rubric pool.
+    pair = models.ForeignKey(
+        "benchmark.PairwisePair",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="annotation_units",
+        verbose_name=_("response pair"),
     )
     token = models.CharField(_("unit token"), max_length=20, unique=True, default=unit_token)
     # The senior queue's record: set when the pool closed before three ratings arrived (a
@@ -211,7 +235,14 @@ class Unit(models.Model):
         verbose_name = _("unit")
         verbose_name_plural = _("units")
         constraints = [
-            models.UniqueConstraint(fields=["pool", "response"], name="unit_pool_response"),
+            models.UniqueConstraint(
+                fields=["pool", "response"],
+                condition=Q(pair__isnull=True),
+                name="unit_pool_response",
+            ),
+            models.UniqueConstraint(
+                fields=["pool", "pair"], condition=Q(pair__isnull=False), name="unit_pool_pair"
+            ),
         ]
         # The claim reads a window of a pool's units still waiting for ratings, in id order
         # from a point on (``annotation.selectors.work.rating_candidates``).
@@ -394,6 +425,34 @@ class Label(models.Model):
 
     def __str__(self) -> str:
         return f"{self.rubric_item_id}: {'hit' if self.hit else 'miss'}"
+
+
+class PairwiseChoice(models.Model):
+    """A rating submission's answer on a pair: which response is better, in the pair's stored
+    order (``a`` is the pair's ``response_a``), and which of the two the expert saw first."""
+
+    class Winner(models.TextChoices):
+        A = "a", _("response a")
+        B = "b", _("response b")
+        TIE = "tie", _("tie")
+
+    class Shown(models.TextChoices):
+        A = "a", _("response a first")
+        B = "b", _("response b first")
+
+    submission = models.OneToOneField(
+        Submission, on_delete=models.PROTECT, related_name="choice", verbose_name=_("submission")
+    )
+    winner = models.CharField(_("winner"), max_length=3, choices=Winner.choices)
+    first_shown = models.CharField(_("shown first"), max_length=1, choices=Shown.choices)
+    reason = models.TextField(_("reason"), blank=True)
+
+    class Meta:
+        verbose_name = _("pairwise choice")
+        verbose_name_plural = _("pairwise choices")
+
+    def __str__(self) -> str:
+        return f"{self.submission_id}: {self.winner}"
 
 
 class PeerAgreement(models.Model):

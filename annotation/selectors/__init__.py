@@ -21,6 +21,7 @@ from django.utils.translation import gettext
 
 from annotation.blinding import criterion_token, shuffled
 from annotation.models import Assignment, Expert, Label, Pool, Submission, Unit
+from annotation.pairwise import first_shown
 from annotation.selectors.pay import pay_rate_annotations
 from benchmark.models import RubricItem
 from benchmark.selectors.rubric import case_criteria
@@ -312,6 +313,13 @@ class BlindUnit:
     dialogue: list[dict[str, str]]
     response: str
     criteria: list[BlindCriterion]
+    # A pairwise unit: its two responses in the order this assignment shows them (A first);
+    # then ``response`` is empty and there are no criteria. None for a rubric unit.
+    responses: tuple[str, str] | None = None
+
+    @property
+    def question_type(self) -> str:
+        return "rubric" if self.responses is None else "pairwise"
 
 
 def unit_get_for_expert(*, user, assignment: Assignment) -> BlindUnit:
@@ -319,6 +327,8 @@ def unit_get_for_expert(*, user, assignment: Assignment) -> BlindUnit:
     if assignment.expert.user_id != user.pk:
         raise Http404(gettext("no such assignment"))
     response = assignment.unit.response
+    if assignment.unit.pair_id is not None:
+        return _blind_pair(assignment)
     key = f"{assignment.public_id}:{assignment.shuffle_seed}"
     show_ability = _shows_ability(assignment)
     criteria = [
@@ -335,6 +345,24 @@ def unit_get_for_expert(*, user, assignment: Assignment) -> BlindUnit:
         dialogue=blind_dialogue(case=response.case),
         response=response.text,
         criteria=shuffled(criteria, seed=assignment.shuffle_seed),
+    )
+
+
+def _blind_pair(assignment: Assignment) -> BlindUnit:
+    """A pairwise unit as the expert sees it: the case's dialogue and the two responses in
+    the assignment's order (``annotation.pairwise.first_shown``), neither model named."""
+    text_a, text_b = (
+        Unit.objects.filter(pk=assignment.unit_id)
+        .values_list("pair__response_a__text", "pair__response_b__text")
+        .get()
+    )
+    shown = (text_a, text_b) if first_shown(assignment.shuffle_seed) == "a" else (text_b, text_a)
+    return BlindUnit(
+        token=assignment.unit.token,
+        dialogue=blind_dialogue(case=assignment.unit.response.case),
+        response="",
+        criteria=[],
+        responses=shown,
     )
 
 

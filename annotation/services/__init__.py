@@ -53,7 +53,11 @@ from annotation.services.routing import (
     expert_set_active,
     unit_route_to_expert,
 )
-from annotation.services.submissions import adjudication_submit, assignment_submit
+from annotation.services.submissions import (
+    adjudication_submit,
+    assignment_submit,
+    pairwise_choice_submit,
+)
 
 __all__ = [
     "AnnotationError",
@@ -87,6 +91,7 @@ __all__ = [
     "flag_answer",
     "knowledge_demo_load",
     "leases_expire",
+    "pairwise_choice_submit",
     "pay_correct",
     "pay_rate_set",
     "pay_record_earning",

@@ -93,7 +93,9 @@ def calibration_create(
         calibration_set = CalibrationSet.objects.create(
             pool=pool, pass_threshold=pass_threshold, reference_by=senior
         )
-        units = pool_units_create(pool=pool, responses=[response for response, _ in planned])
+        units = pool_units_create(
+            pool=pool, units=[Unit(pool=pool, response=response) for response, _ in planned]
+        )
         ReferenceLabel.objects.bulk_create(
             ReferenceLabel(unit=unit, rubric_item=item, hit=hit)
             for unit, (_, labels) in zip(units, planned, strict=True)

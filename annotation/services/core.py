@@ -23,7 +23,7 @@ from annotation.models import Assignment, Expert, Pool, Unit
 from annotation.services.errors import AnnotationError
 from annotation.services.leases import lease_extend, leases_lapse
 from annotation.services.locks import assignment_lock, pool_lock
-from benchmark.models import Response
+from benchmark.models import PairwisePair, Response
 from benchmark.services.audit import audit_record
 
 
@@ -104,13 +104,16 @@ def _messages(error: ValidationError) -> str:
 def pool_create(
     *,
     name: str,
-    responses: Iterable[Response],
+    responses: Iterable[Response] = (),
     experts: Iterable[Expert],
     raters_per_unit: int,
     lease_seconds: int,
-    show_ability: bool,
+    show_ability: bool = False,
+    pairs: Iterable[PairwisePair] | None = None,
 ) -> Pool:
-    """A draft pool with one unit per response; callers open it with ``pool_set_status``."""
+    """A draft pool with one unit per response, or with ``pairs`` a pairwise pool with one
+    unit per pair (the expert chooses between its two responses); callers open it with
+    ``pool_set_status``."""
     if lease_seconds < 60:
         # A shorter lease would expire while the expert reads the first criterion.
         raise AnnotationError(f"a lease lasts at least a minute, got {lease_seconds} seconds")
@@ -120,16 +123,23 @@ def pool_create(
             raters_per_unit=raters_per_unit,
             lease_seconds=lease_seconds,
             show_ability=show_ability,
+            question_type=Pool.QuestionType.RUBRIC if pairs is None else Pool.QuestionType.PAIRWISE,
         )
         pool.experts.set(list(experts))
-        pool_units_create(pool=pool, responses=responses)
+        if pairs is None:
+            pool_units_create(pool=pool, units=[Unit(pool=pool, response=r) for r in responses])
+        else:
+            pool_units_create(
+                pool=pool,
+                units=[Unit(pool=pool, response_id=p.response_a_id, pair=p) for p in pairs],
+            )
     return pool
 
 
-def pool_units_create(*, pool: Pool, responses: Iterable[Response]) -> list[Unit]:
-    """The new pool's units, one per response, in order, with the pool's record of them: the
-    first and last unit id and the count (a pool's units are made once, here)."""
-    units = Unit.objects.bulk_create([Unit(pool=pool, response=r) for r in responses])
+def pool_units_create(*, pool: Pool, units: list[Unit]) -> list[Unit]:
+    """The new pool's units, in order, with the pool's record of them: the first and last
+    unit id and the count (a pool's units are made once, here)."""
+    units = Unit.objects.bulk_create(units)
     if units:
         ids = [unit.pk for unit in units]
         pool.unit_id_first, pool.unit_id_last = min(ids), max(ids)

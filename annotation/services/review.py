@@ -57,6 +57,10 @@ def submission_revise(
     now = now or timezone.now()
     if assignment.expert.user_id != user.pk:
         raise AnnotationError(gettext("no such assignment"))
+    if assignment.unit.pair_id is not None:
+        raise AnnotationError(
+            gettext("a choice between two responses is final; flag it for review instead")
+        )
     tokens = selectors.criterion_tokens(assignment=assignment)
     parsed = labels_parse(labels, criteria=tokens, complete=True)
     wanted = {tokens[token]: value for token, value in parsed.items()}

@@ -11,6 +11,7 @@ expert work adds its entry point here and its entry in ``_AFTER``.
 
 from collections.abc import Callable, Mapping
 from datetime import datetime
+from typing import NamedTuple
 
 from django.db import connection, transaction
 from django.utils import timezone
@@ -20,8 +21,9 @@ from annotation import events, selectors
 from annotation.active_time import active_seconds_parse
 from annotation.audit_actions import AnnotationAction
 from annotation.decisions import decisions_parse
-from annotation.labels import LabelValue, label_versions, labels_parse
-from annotation.models import Assignment, Label, PoolTally, Submission, Unit
+from annotation.labels import InvalidLabels, LabelValue, label_versions, labels_parse
+from annotation.models import Assignment, Label, PairwiseChoice, Pool, PoolTally, Submission, Unit
+from annotation.pairwise import Choice, choice_parse
 from annotation.selectors import adjudication as queue
 from annotation.selectors.pay import pay_rate_annotations
 from annotation.services.agreement import unit_record_peer_agreement
@@ -52,17 +54,43 @@ def assignment_submit(
     if assignment.kind == Assignment.Kind.ADJUDICATION:
         # Decisions need a reason each and cover only the criteria to decide.
         raise AnnotationError(gettext("adjudications are decided in the senior queue"))
+    if _pairwise(assignment):
+        raise InvalidLabels(gettext("this unit is a pair of responses: send a choice"))
     tokens = selectors.criterion_tokens(assignment=assignment)
     parsed = labels_parse(labels, criteria=tokens, complete=True)
     wanted = {tokens[token]: value for token, value in parsed.items()}
+    versions = selectors.criterion_versions(assignment=assignment)
     return _record(
         assignment=assignment,
-        wanted=wanted,
+        answer=_Labels(wanted, submission_labels_shown(wanted=wanted, versions=versions)),
         active_seconds=active_seconds_parse(active_seconds),
         now=now or timezone.now(),
         conflict=gettext("this assignment was already submitted with other labels"),
         audit={"slot": assignment.slot, "labels": len(wanted)},
-        versions=selectors.criterion_versions(assignment=assignment),
+    )
+
+
+def pairwise_choice_submit(
+    *,
+    assignment: Assignment,
+    choice: object,
+    reason: object = None,
+    active_seconds: int | None = None,
+    now: datetime | None = None,
+) -> tuple[Submission, bool]:
+    """Record the expert's choice on a pair once (``annotation.pairwise``: ``a`` is the
+    response shown first); returns (submission, created) as ``assignment_submit`` does, the
+    identical choice again answered with the stored one, a different one refused."""
+    if assignment.kind != Assignment.Kind.RATING or not _pairwise(assignment):
+        raise InvalidLabels(gettext("this unit is not a pair of responses: send labels"))
+    parsed = choice_parse(choice=choice, reason=reason, shuffle_seed=assignment.shuffle_seed)
+    return _record(
+        assignment=assignment,
+        answer=_Choice(parsed),
+        active_seconds=active_seconds_parse(active_seconds),
+        now=now or timezone.now(),
+        conflict=gettext("this assignment was already submitted with another choice"),
+        audit={"slot": assignment.slot, "winner": parsed.winner},
     )
 
 
@@ -82,12 +110,11 @@ def adjudication_submit(
     wanted = {tokens[token]: value for token, value in parsed.items()}
     return _record(
         assignment=assignment,
-        wanted=wanted,
+        answer=_Labels(wanted, submission_labels_shown(wanted=wanted)),
         active_seconds=None,
         now=now or timezone.now(),
         conflict=gettext("this unit was already adjudicated with other decisions"),
         audit={"decisions": {str(pk): value.hit for pk, value in wanted.items()}},
-        versions=None,
     )
 
 
@@ -199,20 +226,56 @@ def _close(*, assignment: Assignment, now: datetime) -> bool:
     return bool(closed)
 
 
+class _Labels(NamedTuple):
+    """A submission's labels, each with the criterion version shown (checked)."""
+
+    wanted: dict[int, LabelValue]
+    shown: Mapping[int, int]
+
+    def same_as(self, submission: Submission) -> bool:
+        return submission_labels_equal(submission, self.wanted)
+
+    def write(self, submission: Submission) -> None:
+        submission_labels_write(submission=submission, wanted=self.wanted, shown=self.shown)
+
+
+class _Choice(NamedTuple):
+    """A submission's choice on a pair."""
+
+    choice: Choice
+
+    def same_as(self, submission: Submission) -> bool:
+        stored = PairwiseChoice.objects.filter(submission=submission).first()
+        return stored is not None and (stored.winner, stored.reason) == (
+            self.choice.winner,
+            self.choice.reason,
+        )
+
+    def write(self, submission: Submission) -> None:
+        PairwiseChoice.objects.create(
+            submission=submission,
+            winner=self.choice.winner,
+            first_shown=self.choice.first_shown,
+            reason=self.choice.reason,
+        )
+
+
+def _pairwise(assignment: Assignment) -> bool:
+    return assignment.pool.question_type == Pool.QuestionType.PAIRWISE
+
+
 def _record(
     *,
     assignment: Assignment,
-    wanted: dict[int, LabelValue],
+    answer: _Labels | _Choice,
     active_seconds: int | None,
     now: datetime,
     conflict: str,
     audit: dict[str, object],
-    versions: Mapping[int, int] | None,
 ) -> tuple[Submission, bool]:
     # Everything that refuses the request is checked before the first write.
-    shown = submission_labels_shown(wanted=wanted, versions=versions)
     assignment = _with_pay_rate(assignment)
-    store = dict(wanted=wanted, active_seconds=active_seconds, now=now, audit=audit, shown=shown)
+    store = dict(answer=answer, active_seconds=active_seconds, now=now, audit=audit)
     # The lease still out, as almost always: closing the assignment is what locks it. Inside
     # a caller's transaction this block opens no savepoint: nothing in it refuses, and an
     # error in it (a failed settle) leaves the caller's transaction to be rolled back whole.
@@ -223,7 +286,7 @@ def _record(
         locked = assignment_lock(assignment_id=assignment.pk)
         if locked.status == Assignment.Status.SUBMITTED:
             submission = locked.submission
-            if submission_labels_equal(submission, wanted):
+            if answer.same_as(submission):
                 return submission, False
             raise SubmissionConflict(conflict)
         lease_hold(assignment=locked, now=now)  # win back an expired lease, or refuse
@@ -234,14 +297,13 @@ def _record(
 def _store(
     *,
     assignment: Assignment,
-    wanted: dict[int, LabelValue],
+    answer: _Labels | _Choice,
     active_seconds: int | None,
     now: datetime,
     audit: dict[str, object],
-    shown: Mapping[int, int],
 ) -> Submission:
-    """The submission of the just-closed assignment, its labels, pay and audit row, and what
-    its kind sets off, in the caller's transaction."""
+    """The submission of the just-closed assignment, its answer (labels or a choice), pay and
+    audit row, and what its kind sets off, in the caller's transaction."""
     submission = Submission.objects.create(
         assignment=assignment,
         unit_id=assignment.unit_id,
@@ -250,7 +312,7 @@ def _store(
         slot=assignment.slot,
         active_seconds=active_seconds,
     )
-    submission_labels_write(submission=submission, wanted=wanted, shown=shown)
+    answer.write(submission)
     pay_record_earning(
         submission=submission,
         pool=assignment.pool,
@@ -276,7 +338,7 @@ def _rating_recorded(*, assignment: Assignment, now: datetime) -> None:
     done = unit_count_rating(unit_id=unit_id, raters=raters)
     if done >= raters:
         ratings = selectors.unit_rating_rows(unit_id=unit_id)  # read once, for both
-        if done >= 2:  # agreement needs another rater
+        if done >= 2 and not _pairwise(assignment):  # agreement: another rater's labels
             unit_record_peer_agreement(unit_id=unit_id, pool_id=pool_id, ratings=ratings)
         events.unit_rated(unit_id, ratings=ratings)
         pool_count_complete(pool_id=pool_id, unit_id=unit_id)

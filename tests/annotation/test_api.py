@@ -39,7 +39,8 @@ def test_token_login_then_claim_draft_submit_and_next():
     assert first.status_code == 201
     body = first.json()
     assert {"id", "lease_expires_at", "unit"} <= set(body)
-    assert set(body["unit"]) == {"token", "dialogue", "response", "criteria"}
+    assert set(body["unit"]) == {"token", "question_type", "dialogue", "response", "criteria"}
+    assert body["unit"]["question_type"] == "rubric"
     assert {t["role"] for t in body["unit"]["dialogue"]} == {"user", "counsellor"}
     some = labels(body)[:2]
     draft = client.put(f"/api/v1/assignments/{body['id']}/draft/", {"labels": some}, format="json")

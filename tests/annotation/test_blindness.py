@@ -24,6 +24,9 @@ ALLOWED_KEYS = {
     "id", "status", "kind", "lease_expires_at", "unit", "draft", "token", "dialogue", "role",
     "content", "response", "criteria", "text", "ability", "submitted_at", "study", "name",
     "hit", "note",
+    # A unit's kind of question (rubric or pairwise) and, for a pair, its two responses as
+    # this assignment shows them: nothing about which model wrote which.
+    "question_type", "responses",
     # A criterion's rubric version: says the text was edited, nothing about model, judge,
     # other raters or the study's progress.
     "version",
