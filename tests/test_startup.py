@@ -112,6 +112,21 @@ def test_help_on_one_command_still_goes_through_django(tmp_path, args, expected)
     assert expected in result.stdout
 
 
+@pytest.mark.parametrize("command", ["study", "agreement", "leaderboard", "pairwise", "judge"])
+def test_a_commands_help_leaves_scipy_stats_unloaded(tmp_path, command):
+    # scipy.stats costs a second or more at import; the suite runs these commands in hundreds
+    # of subprocesses, and a user asking for help waits for nothing it needs
+    # (validation.statistics.lazy_scipy).
+    code = (f"import sys; sys.argv = ['heartbench', {command!r}, '--help']\n"
+            "from config.cli import main\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
+            "print('LOADED' if 'scipy.stats' in sys.modules else 'LIGHT')")  # fmt: skip
+    result = _run(["-c", code], tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().endswith("LIGHT"), (
+        f"heartbench {command} --help loaded scipy.stats"
+    )
+
+
 BLAS_THREADS = """
 import ctypes, pathlib, sys
 if sys.argv[1] == "config":

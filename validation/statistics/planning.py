@@ -26,7 +26,8 @@ from collections.abc import Hashable, Sequence
 from dataclasses import asdict, dataclass
 
 import numpy as np
-from scipy import stats
+
+from validation.statistics.lazy_scipy import stats
 
 # Judge–gold disagreements cluster in cases (a hard dialogue, a long reply), but the case
 # explains a modest share of them: in cluster-randomised studies the ICC of binary outcomes is

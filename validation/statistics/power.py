@@ -42,8 +42,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
+from validation.statistics.lazy_scipy import stats
 from validation.statistics.proportion import clopper_pearson
 
 DEFAULT_POWER = 0.80

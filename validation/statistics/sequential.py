@@ -29,9 +29,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import optimize, stats
 
 from validation.gate import FAILED, NOT_ENOUGH_DATA, PASSED, UNDECIDED, condition_decide
+from validation.statistics.lazy_scipy import optimize, stats
 
 ALPHA = 0.05
 FUTILITY_POWER = 0.10
