@@ -22,7 +22,7 @@ def test_the_stability_section_on_the_report_page(live_server, page_in, artifact
     text = section.inner_text()
     heading = {
         "en": "Judge stability over repeated runs",
-        "zh-hans": "评审模型在重复运行中的稳定性",
+        "zh-hans": "评判模型在重复运行中的稳定性",
     }
     assert heading[page.language] in text and "judge-a" in text
     for width in WIDTHS:

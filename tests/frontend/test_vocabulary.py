@@ -78,3 +78,11 @@ def test_exports_spell_an_outcome_as_the_judge_does():
     assert "`met`, `not_met`" in formats
     schema = (ROOT / "validation/schemas/study-export.schema.json").read_text(encoding="utf-8")
     assert '"enum": ["met", "not_met", ""]' in schema and '"hit"' not in schema
+
+
+def test_the_judge_has_one_chinese_name():
+    # 评判模型 throughout; 评审模型 had crept into some strings (the pairwise board's first
+    # translations among them).
+    for path in CATALOGUES:
+        mixed = [msgid for msgid, msgstr in entries(path) if "评审模型" in str(msgstr)]
+        assert mixed == [], (path.name, mixed)
