@@ -15,7 +15,11 @@ from typing import Any
 from django.core.cache import cache
 
 from benchmark.models import PairwiseSet
-from benchmark.selectors.pairwise import pairwise_run_outcomes, pairwise_runs_newest
+from benchmark.selectors.pairwise import (
+    pairwise_run_outcomes,
+    pairwise_runs_newest,
+    pairwise_usable_pairs,
+)
 from config.code_digest import code_digest
 from validation.pairwise_rank import rank_summary, rank_table
 from validation.statistics.preference import Comparison, PreferenceError
@@ -47,15 +51,18 @@ def pairwise_board(
             f"judge {judge!r} has no run over the pairwise set {pair_set.name!r}; "
             f"judges with one: {', '.join(runs)}"
         )
-    outcomes = {name: pairwise_run_outcomes(run=run) for name, run in runs.items()}
-    usable = {name: [o for o in found if o.outcome] for name, found in outcomes.items()}
-    chosen = judge or min(runs, key=lambda name: (-len(usable[name]), name))
+    if judge is None:
+        usable = pairwise_usable_pairs(runs=runs.values())
+        judge_chosen = min(runs, key=lambda name: (-usable.get(runs[name].pk, 0), name))
+    chosen = judge or judge_chosen
     run = runs[chosen]
     state = (pair_set.pk, run.pk, run.verdicts_stored, run.verdict_last, bootstrap)
     key = hashlib.sha256(repr((state, code_digest(packages=_CODE))).encode()).hexdigest()
     board = cache.get(f"validation:pairwise-board:{key}")
     if board is None:
-        board = _compute(pair_set, run, outcomes[chosen], usable[chosen], bootstrap)
+        outcomes = pairwise_run_outcomes(run=run)
+        found = [o for o in outcomes if o.outcome]
+        board = _compute(pair_set, run, outcomes, found, bootstrap)
         cache.set(f"validation:pairwise-board:{key}", board, CACHE_SECONDS)
     return board | {
         "judges": list(runs),

@@ -106,6 +106,22 @@ def pairwise_runs_newest(*, pair_set: PairwiseSet) -> dict[str, PairwiseRun]:
     return newest
 
 
+def pairwise_usable_pairs(*, runs: Iterable[PairwiseRun]) -> dict[int, int]:
+    """Run id → its pairs with a verdict in both orders and no error, as
+    ``pairwise_run_outcomes`` counts them, from the verdicts alone (no pair or text read)."""
+    orders: dict[tuple[int, int], list[str]] = {}
+    rows = PairwiseVerdict.objects.filter(run__in=list(runs)).values_list(
+        "run_id", "pair_id", "choice"
+    )
+    for run_id, pair_id, choice in rows:
+        orders.setdefault((run_id, pair_id), []).append(choice)
+    usable: dict[int, int] = {}
+    for (run_id, _), choices in orders.items():
+        if len(choices) == 2 and PairwiseVerdict.Choice.ERROR not in choices:
+            usable[run_id] = usable.get(run_id, 0) + 1
+    return usable
+
+
 def pairwise_run_pairs(*, run: PairwiseRun):
     """The run's pairs: the set's, as far as the run's ``--sample-id`` / ``--limit`` go."""
     cases = cases_chosen(run.pair_set.dataset.cases.all(), run=run)
