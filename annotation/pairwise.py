@@ -35,9 +35,20 @@ def first_shown(shuffle_seed: int) -> str:
     return "b" if shuffle_seed % 2 else "a"
 
 
-def choice_parse(*, choice: object, reason: object, shuffle_seed: int) -> Choice:
-    """The expert's choice about the order shown (``a`` first, ``b`` second, ``tie``) and an
-    optional reason, in the pair's stored order; InvalidChoice names what is wrong."""
+def as_shown(winner: str, *, shuffle_seed: int) -> str:
+    """A choice stored in the pair's order (``a``, ``b``, ``tie``) as the assignment shows it
+    (``a``: the response shown first)."""
+    if winner == "tie" or first_shown(shuffle_seed) == "a":
+        return winner
+    return "b" if winner == "a" else "a"
+
+
+def choice_parse(
+    *, choice: object, reason: object, shuffle_seed: int, reason_required: bool = False
+) -> Choice:
+    """The expert's choice about the order shown (``a`` first, ``b`` second, ``tie``) and a
+    reason (optional unless ``reason_required``: a senior's decision is shown with its
+    reason), in the pair's stored order; InvalidChoice names what is wrong."""
     if choice not in SHOWN_CHOICES:
         raise InvalidChoice(gettext("choose a, b or tie"))
     if reason is None:
@@ -49,6 +60,8 @@ def choice_parse(*, choice: object, reason: object, shuffle_seed: int) -> Choice
             gettext("the reason is longer than %(n)d characters") % {"n": MAX_NOTE_CHARS},
             field="reason",
         )
+    if reason_required and not reason.strip():
+        raise InvalidChoice(gettext("a reason is required for a decision"), field="reason")
     first = first_shown(shuffle_seed)
     second = "b" if first == "a" else "a"
     winner = {"a": first, "b": second, "tie": "tie"}[str(choice)]

@@ -18,7 +18,7 @@ from annotation.api import (
     STUDY_PARAMETER,
     ExpertAPIView,
 )
-from annotation.models import Assignment
+from annotation.models import Assignment, Pool
 from annotation.selectors import adjudication as queue
 from annotation.serializers import SubmissionOutSerializer, TurnSerializer
 from config.openapi import bad_request, json_body, refusal
@@ -40,12 +40,34 @@ class TalliedCriterionSerializer(serializers.Serializer):
         return data
 
 
+class ChoiceTallySerializer(serializers.Serializer):
+    a = serializers.IntegerField(help_text="ratings that chose the response shown first")
+    b = serializers.IntegerField(help_text="ratings that chose the response shown second")
+    tie = serializers.IntegerField(help_text="ratings that called it a tie")
+
+
 class BlindAdjudicationSerializer(serializers.Serializer):
     token = serializers.CharField()
+    question_type = serializers.ChoiceField(choices=["rubric", "pairwise"])
     dialogue = TurnSerializer(many=True)
-    response = serializers.CharField()
+    response = serializers.CharField(help_text="empty for pairwise")
+    responses = serializers.ListField(
+        child=serializers.CharField(),
+        required=False,
+        help_text="pairwise only: the two responses, A (shown first) then B",
+    )
+    choices = ChoiceTallySerializer(
+        required=False, help_text="pairwise only: the raters' choices as shown here"
+    )
     whole_unit = serializers.BooleanField(help_text="the unit never got three ratings")
-    criteria = TalliedCriterionSerializer(many=True)
+    criteria = TalliedCriterionSerializer(many=True, help_text="empty for pairwise")
+
+    def to_representation(self, instance):
+        data = super().to_representation(instance)
+        if instance.responses is None:
+            data.pop("responses")
+            data.pop("choices")
+        return data
 
 
 class AdjudicationSerializer(serializers.Serializer):
@@ -62,9 +84,16 @@ class DecisionInSerializer(serializers.Serializer):
 
 
 class DecisionsInSerializer(serializers.Serializer):
-    """Only documents the body; ``annotation.decisions.decisions_parse`` does the checking."""
+    """Only documents the body: a rubric unit's decisions
+    (``annotation.decisions.decisions_parse`` checks them), or a pair's choice and reason."""
 
-    decisions = DecisionInSerializer(many=True)
+    decisions = DecisionInSerializer(many=True, required=False)
+    choice = serializers.ChoiceField(
+        choices=["a", "b", "tie"],
+        required=False,
+        help_text="a pair's: a is the response shown first, b the second",
+    )
+    reason = serializers.CharField(required=False, help_text="a pair's: required")
 
 
 class SeniorAPIView(ExpertAPIView):
@@ -127,9 +156,17 @@ class AdjudicationSubmitView(SeniorAPIView):
     )
     def post(self, request, assignment_id):
         assignment = self.adjudication(assignment_id)
-        submission, created = services.adjudication_submit(
-            assignment=assignment, decisions=self.body_field("decisions")
-        )
+        if assignment.pool.question_type == Pool.QuestionType.PAIRWISE:
+            submission, created = services.pairwise_choice_submit(
+                assignment=assignment,
+                choice=self.body_field("choice"),
+                reason=self.body_field("reason"),
+                decision=True,
+            )
+        else:
+            submission, created = services.adjudication_submit(
+                assignment=assignment, decisions=self.body_field("decisions")
+            )
         return Response(
             SubmissionOutSerializer(submission).data,
             status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,

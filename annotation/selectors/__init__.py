@@ -20,7 +20,7 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 from annotation.blinding import criterion_token, shuffled
-from annotation.models import Assignment, Expert, Label, Pool, Submission, Unit
+from annotation.models import Assignment, Expert, Label, PairwiseChoice, Pool, Submission, Unit
 from annotation.pairwise import first_shown
 from annotation.selectors.pay import pay_rate_annotations
 from benchmark.models import RubricItem
@@ -82,6 +82,33 @@ def _rating_rows_of(*, unit_id: int) -> QuerySet:
 def rating_labels() -> QuerySet[Label]:
     """The labels of every rating submission (see ``rating_submissions``)."""
     return Label.objects.filter(submission__kind=Assignment.Kind.RATING)
+
+
+def unit_pair_choices(*, unit_id: int) -> tuple[list[str], str | None]:
+    """A pair's rating choices and its senior's choice (None: none), each in the pair's
+    stored order (``PairwiseChoice.winner``)."""
+    rows = PairwiseChoice.objects.filter(submission__unit_id=unit_id).values_list(
+        "submission__kind", "winner"
+    )
+    ratings, decision = [], None
+    for kind, winner in rows.order_by("submission_id"):
+        if kind == Assignment.Kind.ADJUDICATION:
+            decision = winner
+        elif kind == Assignment.Kind.RATING:
+            ratings.append(winner)
+    return ratings, decision
+
+
+def pool_pair_choices(*, pool: Pool) -> list[tuple[int, str, str]]:
+    """Every rating choice of a pairwise pool: (pair id, rater pseudonym, winner in the
+    pair's stored order), oldest first."""
+    return list(
+        PairwiseChoice.objects.filter(
+            submission__unit__pool=pool, submission__kind=Assignment.Kind.RATING
+        )
+        .order_by("submission_id")
+        .values_list("submission__unit__pair_id", "submission__expert__pseudonym", "winner")
+    )
 
 
 def decision_submissions() -> QuerySet[Submission]:

@@ -17,12 +17,14 @@ from annotation.models import (
     Assignment,
     Expert,
     Label,
+    PairwiseChoice,
     Pool,
     ReviewFlag,
     Submission,
     Unit,
     could_name_a_study,
 )
+from annotation.pairwise import as_shown
 from benchmark.selectors.rubric import case_criteria
 
 
@@ -106,6 +108,31 @@ class BlindAdjudication:
     response: str
     whole_unit: bool
     criteria: list[TalliedCriterion]
+    # A pair: its two responses in this assignment's order (A first) and how many ratings
+    # chose each as shown (``a``, ``b``, ``tie``); None for a rubric unit.
+    responses: tuple[str, str] | None = None
+    choices: dict[str, int] | None = None
+
+    @property
+    def question_type(self) -> str:
+        return "rubric" if self.responses is None else "pairwise"
+
+
+def _pair_tallied(*, unit: selectors.BlindUnit, assignment: Assignment) -> BlindAdjudication:
+    choices = {"a": 0, "b": 0, "tie": 0}
+    for winner in PairwiseChoice.objects.filter(
+        submission__unit_id=assignment.unit_id, submission__kind=Assignment.Kind.RATING
+    ).values_list("winner", flat=True):
+        choices[as_shown(winner, shuffle_seed=assignment.shuffle_seed)] += 1
+    return BlindAdjudication(
+        token=unit.token,
+        dialogue=unit.dialogue,
+        response="",
+        whole_unit=sum(choices.values()) < assignment.pool.raters_per_unit,
+        criteria=[],
+        responses=unit.responses,
+        choices=choices,
+    )
 
 
 def adjudication_get_for_senior(*, user, assignment: Assignment) -> BlindAdjudication:
@@ -115,6 +142,8 @@ def adjudication_get_for_senior(*, user, assignment: Assignment) -> BlindAdjudic
     if assignment.kind != Assignment.Kind.ADJUDICATION:
         raise Http404("no such adjudication")
     unit = selectors.unit_get_for_expert(user=user, assignment=assignment)
+    if unit.responses is not None:
+        return _pair_tallied(unit=unit, assignment=assignment)
     tokens = adjudication_tokens(assignment=assignment)
     met: dict[int, int] = {}
     not_met: dict[int, int] = {}

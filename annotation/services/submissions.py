@@ -76,14 +76,24 @@ def pairwise_choice_submit(
     choice: object,
     reason: object = None,
     active_seconds: int | None = None,
+    decision: bool = False,
     now: datetime | None = None,
 ) -> tuple[Submission, bool]:
     """Record the expert's choice on a pair once (``annotation.pairwise``: ``a`` is the
     response shown first); returns (submission, created) as ``assignment_submit`` does, the
-    identical choice again answered with the stored one, a different one refused."""
-    if assignment.kind != Assignment.Kind.RATING or not _pairwise(assignment):
+    identical choice again answered with the stored one, a different one refused. A senior's
+    ``decision`` settles a pair its raters split three ways, and needs its reason."""
+    if not _pairwise(assignment):
         raise InvalidLabels(gettext("this unit is not a pair of responses: send labels"))
-    parsed = choice_parse(choice=choice, reason=reason, shuffle_seed=assignment.shuffle_seed)
+    if decision != (assignment.kind == Assignment.Kind.ADJUDICATION):
+        raise AnnotationError(
+            gettext("this assignment is not an adjudication")
+            if decision
+            else gettext("adjudications are decided in the senior queue")
+        )
+    parsed = choice_parse(
+        choice=choice, reason=reason, shuffle_seed=assignment.shuffle_seed, reason_required=decision
+    )
     return _record(
         assignment=assignment,
         answer=_Choice(parsed),
