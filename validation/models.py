@@ -50,6 +50,17 @@ class Study(models.Model):
     judge_runs = models.ManyToManyField(
         "benchmark.JudgeRun", related_name="+", blank=True, verbose_name=_("judge runs")
     )
+    # A pairwise study: the experts choose between the pairs of this set drawn for the sampled
+    # cases, and the judge's pairwise runs over the set are what it validates. Empty: a rubric
+    # study over the models' responses.
+    pair_set = models.ForeignKey(
+        "benchmark.PairwiseSet",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("pairwise set"),
+    )
     fraction = models.FloatField(_("sampled fraction of cases"), default=0.3)
     stratify_by = models.JSONField(_("stratify by"), default=default_strata)
     seed = models.BigIntegerField(_("random seed"))
@@ -153,6 +164,10 @@ class Study(models.Model):
         return self.pool.status
 
     @property
+    def is_pairwise(self) -> bool:
+        return self.pair_set_id is not None
+
+    @property
     def planned_cases(self) -> int:
         """Cases the study set out to rate: those sampled (the planner's number when planned)."""
         return sum(s["sampled"] for s in self.sampling.values())
@@ -197,8 +212,11 @@ class StudyUnit(models.Model):
     case = models.ForeignKey(
         "benchmark.Case", on_delete=models.PROTECT, related_name="+", verbose_name=_("case")
     )
+    # Empty for a pair, which names both of its models (``unit.pair``).
     model = models.ForeignKey(
         "benchmark.ModelUnderTest",
+        null=True,
+        blank=True,
         on_delete=models.PROTECT,
         related_name="+",
         verbose_name=_("model"),
@@ -260,6 +278,34 @@ class GoldLabel(models.Model):
 
     def __str__(self) -> str:
         return f"{self.rubric_item_id}: {'hit' if self.hit else 'miss'} ({self.provenance})"
+
+
+class PairwiseGold(models.Model):
+    """The golden standard of a pair: the raters' majority choice, or a senior's where they
+    split three ways; ``winner`` in the pair's stored order (``a``: its ``response_a``)."""
+
+    study_unit = models.OneToOneField(
+        StudyUnit,
+        on_delete=models.CASCADE,
+        related_name="pairwise_gold",
+        verbose_name=_("study unit"),
+    )
+    winner = models.CharField(
+        _("preferred"),
+        max_length=3,
+        choices=[("a", _("response A")), ("b", _("response B")), ("tie", _("tie"))],
+    )
+    provenance = models.CharField(
+        _("provenance"), max_length=12, choices=GoldLabel.Provenance.choices
+    )
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("pairwise gold")
+        verbose_name_plural = _("pairwise gold")
+
+    def __str__(self) -> str:
+        return f"{self.winner} ({self.provenance})"
 
 
 class StoredFigures(StoredValue):

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from validation.adjudication import split_items
-from validation.gold import ADJUDICATED, gold_from_votes
+from validation.gold import ADJUDICATED, gold_from_choices, gold_from_votes
 
 
 @dataclass(frozen=True)
@@ -46,7 +46,17 @@ class Waiting:
     ratings: int  # ratings in so far, fewer than the policy's raters
 
 
-UnitOutcome = Settled | NeedsSenior | Waiting
+@dataclass(frozen=True)
+class PairSettled:
+    winner: str  # a, b or tie, in the pair's stored order
+    provenance: str  # "3/3", "2/1" or "adjudicated"
+
+    @property
+    def adjudicated(self) -> bool:
+        return self.provenance == ADJUDICATED
+
+
+UnitOutcome = Settled | PairSettled | NeedsSenior | Waiting
 
 
 def unit_outcome(
@@ -86,3 +96,19 @@ def unit_outcome(
 
 def _majorities(votes: Mapping[int, Sequence[bool]]) -> dict[int, Gold]:
     return {pk: Gold(*gold_from_votes(v)) for pk, v in votes.items()}
+
+
+def pair_outcome(
+    *, choices: Sequence[str], decision: str | None, raters: int, queued: bool
+) -> PairSettled | NeedsSenior | Waiting:
+    """A pair's outcome from its raters' ``choices`` (a, b, tie in the pair's order), a
+    senior's ``decision`` (None: none yet) and whether it waits in the senior queue: the
+    senior's choice, else the majority of all its ratings, else (three ways split) a senior."""
+    if decision is not None:
+        return PairSettled(winner=decision, provenance=ADJUDICATED)
+    if queued:
+        return NeedsSenior(items=())
+    if len(choices) < raters:
+        return Waiting(ratings=len(choices))
+    gold = gold_from_choices(choices)
+    return NeedsSenior(items=()) if gold is None else PairSettled(*gold)

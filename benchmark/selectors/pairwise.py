@@ -7,6 +7,7 @@ from django.db.models import Count, Max, Q
 
 from benchmark.llm.pairwise_reply import ORDERS, STORED, SWAPPED, pair_outcome
 from benchmark.models import (
+    Case,
     Dataset,
     JudgeRun,
     ModelUnderTest,
@@ -68,6 +69,28 @@ def pairwise_pairs(*, pair_set: PairwiseSet) -> list[PairwisePair]:
         pair_set.pairs.select_related("case", "response_a__model", "response_b__model").order_by(
             "case__position", "response_a__model__name", "response_b__model__name"
         )
+    )
+
+
+def pairs_of_cases(*, pair_set: PairwiseSet, cases: Iterable[Case]) -> list[PairwisePair]:
+    """The set's pairs on these cases, with their case, in order."""
+    return list(
+        pair_set.pairs.filter(case__in=list(cases))
+        .select_related("case")
+        .order_by("case__position", "pk")
+    )
+
+
+def pairwise_run_choices(
+    *, run: PairwiseRun, pair_ids: Iterable[int]
+) -> list[tuple[int, str, str]]:
+    """The run's usable verdicts on these pairs: (pair id, order shown, choice in the pair's
+    stored order), errors left out."""
+    return list(
+        PairwiseVerdict.objects.filter(run=run, pair_id__in=list(pair_ids))
+        .exclude(choice=PairwiseVerdict.Choice.ERROR)
+        .order_by("pk")
+        .values_list("pair_id", "order", "choice")
     )
 
 

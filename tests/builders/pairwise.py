@@ -77,3 +77,43 @@ def pairs_of(name: str) -> list[PairwisePair]:
             "response_a__model", "response_b__model", "case"
         )
     )
+
+
+def pairwise_study(name: str = "pairs", *, fraction: str = "1", seed: str = "5"):
+    """`heartbench study create NAME --pairwise set` over the set drawn, opened."""
+    from validation import services
+    from validation.models import Study
+
+    call_command("study", "create", name, "--pairwise", "set", "--fraction", fraction,
+                 "--seed", seed, stdout=io.StringIO())  # fmt: skip
+    study = Study.objects.get(name=name)
+    services.study_open(study=study)
+    return study
+
+
+def choose_all(raters, choose, *, study: str = "pairs", limit: int | None = None) -> None:
+    """Each rater claims and answers (over the API) up to ``limit`` pairs of ``study``, with
+    ``choose(pair, rater_index)`` giving the winner in the pair's stored order."""
+    from annotation.models import Assignment
+    from annotation.pairwise import as_shown
+    from tests.builders.adjudication import api_for
+
+    for index, rater in enumerate(raters):
+        client, done = api_for(rater), 0
+        while limit is None or done < limit:
+            claimed = client.post(f"/api/v1/work/rating/next/?study={study}")
+            if claimed.status_code == 204:
+                break
+            assignment = Assignment.objects.select_related(
+                "unit__pair__response_a__model", "unit__pair__response_b__model", "unit__pair__case"
+            ).get(public_id=claimed.json()["id"])
+            shown = as_shown(
+                choose(assignment.unit.pair, index), shuffle_seed=assignment.shuffle_seed
+            )
+            sent = client.post(
+                f"/api/v1/work/rating/{assignment.public_id}/submit/",
+                {"choice": shown},
+                format="json",
+            )
+            assert sent.status_code == 201, sent.content
+            done += 1

@@ -8,7 +8,7 @@ from django.utils.translation import gettext
 
 from annotation.models import Pool
 from annotation.selectors import decision_labels, rating_count, rating_labels
-from benchmark.models import Dataset, JudgeRun, ModelUnderTest
+from benchmark.models import Dataset, JudgeRun, ModelUnderTest, PairwiseSet
 from benchmark.selectors import models_under_test, run_lists
 from benchmark.selectors.datasets import dataset_newest_named, datasets_with_responses
 from benchmark.selectors.rubric import cases_criteria
@@ -63,6 +63,18 @@ def dataset_newest(*, name: str) -> Dataset:
     if dataset is None:
         raise UnknownName(gettext("no dataset named %(name)r") % {"name": name}, field="dataset")
     return dataset
+
+
+def pairwise_set_named(*, name: str) -> PairwiseSet:
+    """The pairwise set of this name."""
+    # Deferred: the pairwise selectors load numpy (tests/test_startup.py).
+    from benchmark.selectors.pairwise import pairwise_set_exists, pairwise_set_get
+
+    if not pairwise_set_exists(name=name):
+        raise UnknownName(
+            gettext("no pairwise set named %(name)r") % {"name": name}, field="pair_set"
+        )
+    return pairwise_set_get(name=name)
 
 
 def models_named(*, names: Sequence[str]) -> list[ModelUnderTest]:

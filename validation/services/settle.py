@@ -22,8 +22,16 @@ from benchmark.selectors.rubric import criteria_by_id
 from benchmark.services.audit import audit_record
 from config import compiled
 from validation.audit_actions import ValidationAction
-from validation.models import GoldLabel, Study, StudyUnit
-from validation.outcome import NeedsSenior, Policy, Settled, UnitOutcome, unit_outcome
+from validation.models import GoldLabel, PairwiseGold, Study, StudyUnit
+from validation.outcome import (
+    NeedsSenior,
+    PairSettled,
+    Policy,
+    Settled,
+    UnitOutcome,
+    pair_outcome,
+    unit_outcome,
+)
 from validation.services.announce import gold_ready_announce
 from validation.services.locks import study_units_locked
 from validation.services.stored import GOLD_PAUSE, study_figures_warm_later
@@ -74,7 +82,7 @@ def study_settle(*, study: Study) -> dict[str, int]:
         )
         for study_unit in list(waiting):
             outcome = _settle(study_unit)
-            if isinstance(outcome, Settled):
+            if isinstance(outcome, Settled | PairSettled):
                 done["adjudicated" if outcome.adjudicated else "gold"] += 1
     return done
 
@@ -94,6 +102,8 @@ def _settle(study_unit: StudyUnit, ratings: list[RatingRow] | None = None) -> Un
     """Decide the locked, unsettled study unit's outcome and write it (from its rating rows,
     read here unless the caller has them)."""
     study, unit = study_unit.study, study_unit.unit
+    if unit.pair_id is not None:
+        return _settle_pair(study_unit)
     if ratings is None:
         ratings = annotation_selectors.unit_rating_rows(unit_id=unit.pk)
     votes, submitted = _rating_votes(ratings)
@@ -122,36 +132,76 @@ def _settle(study_unit: StudyUnit, ratings: list[RatingRow] | None = None) -> Un
             ("study_unit_id", "rubric_item_id", "hit", "provenance", "created_at"),
             ((study_unit.pk, pk, g.hit, g.provenance, now) for pk, g in outcome.gold.items()),
         )
-        study_unit.state = (
-            StudyUnit.State.ADJUDICATED if outcome.adjudicated else StudyUnit.State.GOLD
+        _gold_written(
+            study_unit,
+            outcome,
+            decided={
+                "decided": outcome.decided,
+                "by_majority": len(outcome.gold) - outcome.decided,
+            },
+            decision=decision,
         )
-        study_unit.save(update_fields=["state"])
-        gold_ready_announce(study_unit=study_unit)
-        if study.closed_at is not None:  # a senior's decision after the close: a new report
-            study_figures_warm_later(study=study, countdown=GOLD_PAUSE)
-        if outcome.adjudicated:
-            audit_record(
-                actor=decision.expert.user,
-                action=ValidationAction.ADJUDICATION_DECIDE,
-                obj=study_unit,
-                data={
-                    "submission": decision.pk,
-                    "decided": outcome.decided,
-                    "by_majority": len(outcome.gold) - outcome.decided,
-                },
-            )
-    elif isinstance(outcome, NeedsSenior) and study_unit.state == StudyUnit.State.PENDING:
-        items = list(outcome.items)
-        annotation_services.unit_queue_adjudication(unit_id=unit.pk, items=items)
-        study_unit.state = StudyUnit.State.AWAITING
-        study_unit.save(update_fields=["state"])
-        audit_record(
-            actor=None,
-            action=ValidationAction.STUDY_UNIT_AWAIT_ADJUDICATION,
-            obj=study_unit,
-            data={"unit": unit.pk, "items": items, "chosen": study.adjudicate_splits},
-        )
+    elif isinstance(outcome, NeedsSenior):
+        _to_senior(study_unit, outcome)
     return outcome
+
+
+def _settle_pair(study_unit: StudyUnit) -> UnitOutcome:
+    """A pair's outcome (``validation.outcome.pair_outcome``) written: its gold, or the
+    senior queue for a three-way split."""
+    unit = study_unit.unit
+    choices, decided = annotation_selectors.unit_pair_choices(unit_id=unit.pk)
+    outcome = pair_outcome(
+        choices=choices,
+        decision=decided,
+        raters=study_unit.study.pool.raters_per_unit,
+        queued=unit.needs_adjudication,
+    )
+    if isinstance(outcome, PairSettled):
+        PairwiseGold.objects.create(
+            study_unit=study_unit, winner=outcome.winner, provenance=outcome.provenance
+        )
+        decision = None
+        if outcome.adjudicated:
+            decision = compiled.first(("decision of a unit",), _decision_of, unit_id=unit.pk)
+        _gold_written(study_unit, outcome, decided={"winner": outcome.winner}, decision=decision)
+    elif isinstance(outcome, NeedsSenior):
+        _to_senior(study_unit, outcome)
+    return outcome
+
+
+def _gold_written(study_unit: StudyUnit, outcome, *, decided: dict, decision) -> None:
+    """The unit's state after its gold was written, the announcement and the audit."""
+    study = study_unit.study
+    study_unit.state = StudyUnit.State.ADJUDICATED if outcome.adjudicated else StudyUnit.State.GOLD
+    study_unit.save(update_fields=["state"])
+    gold_ready_announce(study_unit=study_unit)
+    if study.closed_at is not None:  # a senior's decision after the close: a new report
+        study_figures_warm_later(study=study, countdown=GOLD_PAUSE)
+    if outcome.adjudicated:
+        audit_record(
+            actor=decision.expert.user,
+            action=ValidationAction.ADJUDICATION_DECIDE,
+            obj=study_unit,
+            data={"submission": decision.pk, **decided},
+        )
+
+
+def _to_senior(study_unit: StudyUnit, outcome: NeedsSenior) -> None:
+    """Queue a pending unit for a senior (a unit already waiting is left as it is)."""
+    if study_unit.state != StudyUnit.State.PENDING:
+        return
+    study, unit = study_unit.study, study_unit.unit
+    items = list(outcome.items)
+    annotation_services.unit_queue_adjudication(unit_id=unit.pk, items=items)
+    study_unit.state = StudyUnit.State.AWAITING
+    study_unit.save(update_fields=["state"])
+    audit_record(
+        actor=None,
+        action=ValidationAction.STUDY_UNIT_AWAIT_ADJUDICATION,
+        obj=study_unit,
+        data={"unit": unit.pk, "items": items, "chosen": study.adjudicate_splits},
+    )
 
 
 def _decision_of(*, unit_id: int) -> QuerySet[Submission]:

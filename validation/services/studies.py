@@ -11,7 +11,7 @@ from django.utils.translation import gettext
 from annotation import services as annotation_services
 from annotation.models import Expert
 from annotation.selectors import experts_active, pool_units
-from benchmark.models import Dataset, JudgeRun, ModelUnderTest
+from benchmark.models import Dataset, JudgeRun, ModelUnderTest, PairwiseSet
 from benchmark.sampling import sample_stratified, stratum_label
 from benchmark.selectors.responses import responses_of_cases
 from benchmark.services.audit import audit_record
@@ -116,16 +116,31 @@ def study_create(
     plan: "Plan | None" = None,
     look_every: int | None = None,
     gate: GateConfig | None = None,
+    pair_set: PairwiseSet | None = None,
     actor=None,
 ) -> Study:
     """Draw the stratified sample of cases and create a draft study over the models' responses.
 
     Units are sampled case × model response: the sampled cases are rated for every chosen
     model, so judge agreement can be compared between models on the same cases. With a
+    ``pair_set`` the study is pairwise: its dataset and models are the set's, and its units
+    are the set's pairs of the sampled cases (the judge's pairwise runs over the set are what
+    it validates; a three-way split always goes to a senior). With a
     ``plan`` (``validation.selectors.planning.study_plan``) the fraction is the planned one
     and the plan is kept on the study; ``look_every`` makes the gate be looked at every that
     many completed cases (group-sequential monitoring).
     """
+    if pair_set is not None:
+        if judge_runs or plan is not None or look_every is not None:
+            raise StudyError(
+                gettext(
+                    "a pairwise study validates the judge's pairwise runs of its set: "
+                    "no rubric judge run, plan or sequential look"
+                ),
+                field="pair_set",
+            )
+        dataset, models = pair_set.dataset, list(pair_set.models_under_test.order_by("name"))
+        adjudicate_splits = ()  # a pair split three ways has no majority: a senior decides
     if plan is not None:
         if not plan.reachable:
             raise StudyError(
@@ -186,10 +201,21 @@ def study_create(
         fraction=fraction,
         seed=seed,
     )
-    responses = list(responses_of_cases(cases=[by_key[k] for k in sample.keys], models=models))
+    sampled = [by_key[k] for k in sample.keys]
+    if pair_set is None:
+        responses = list(responses_of_cases(cases=sampled, models=models))
+        key = "response_id"
+    else:
+        from benchmark.selectors.pairwise import pairs_of_cases  # loads numpy: deferred
+
+        responses = pairs_of_cases(pair_set=pair_set, cases=sampled)
+        key = "pair_id"
     if not responses:
         raise StudyError(
-            gettext("the chosen models have no responses on the sampled cases"), field="models"
+            gettext("the chosen models have no responses on the sampled cases")
+            if pair_set is None
+            else gettext("the set has no pairs on the sampled cases"),
+            field="models",
         )
     experts = study_experts_allowed(
         dataset=dataset, experts=experts_active() if experts is None else experts, named=experts
@@ -197,7 +223,7 @@ def study_create(
     with transaction.atomic():
         pool = annotation_services.pool_create(
             name=name,
-            responses=responses,
+            **({"responses": responses} if pair_set is None else {"pairs": responses}),
             experts=experts,
             raters_per_unit=raters_per_unit,
             lease_seconds=lease_minutes * 60,
@@ -213,19 +239,20 @@ def study_create(
             adjudicate_splits=splits,
             plan={} if plan is None else plan.as_dict(),
             look_every=look_every,
+            pair_set=pair_set,
             created_by=actor,
             **{GATE_FIELDS[name]: value for name, value in gate.as_dict().items()},
             sampling={s: {"sampled": k, "cases": n} for s, (k, n) in sample.strata.items()},
         )
         study.models_under_test.set(models)
         study.judge_runs.set(judge_runs)
-        unit_of = {u.response_id: u for u in pool_units(pool=pool)}
+        unit_of = {getattr(u, key): u for u in pool_units(pool=pool)}
         StudyUnit.objects.bulk_create(
             StudyUnit(
                 study=study,
                 unit=unit_of[r.pk],
                 case=r.case,
-                model=r.model,
+                model=r.model if pair_set is None else None,
                 stratum=stratum_label([getattr(r.case, f) for f in stratify_by]),
             )
             for r in responses
@@ -239,7 +266,11 @@ def study_create(
                 "fraction": fraction,
                 "cases": len(sample.keys),
                 "units": len(responses),
-                "missing_responses": len(sample.keys) * len(models) - len(responses),
+                **(
+                    {"missing_responses": len(sample.keys) * len(models) - len(responses)}
+                    if pair_set is None
+                    else {"pair_set": pair_set.name}
+                ),
                 "adjudicate_splits": splits,
                 "plan": {} if plan is None else plan.as_dict(),
                 "look_every": look_every,

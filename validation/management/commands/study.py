@@ -24,9 +24,9 @@ from validation import closing, selectors, services
 from validation.export import FORMATS, rows_write
 from validation.gate import GateConfig
 from validation.report import FORMATS as REPORT_FORMATS
-from validation.report import report_compute, report_render
-from validation.report.selectors import study_report_data
+from validation.report import report_render
 from validation.selectors.planning import study_plan, study_power
+from validation.selectors.report import study_report_compute
 from validation.statistics import BootstrapSettings
 from validation.statistics.planning import DEFAULT_AGREEMENT, DEFAULT_HALF_WIDTH, PlanningError
 from validation.statistics.power import (
@@ -232,8 +232,13 @@ class Command(BaseCommand):
         sub = parser.add_subparsers(dest="action", required=True)
         create = sub.add_parser("create", help="draw the sample and create a draft study")
         create.add_argument("name")
-        create.add_argument("--dataset", required=True)
-        create.add_argument("--models", required=True, help="comma-separated model names")
+        create.add_argument("--dataset", help="required unless --pairwise")
+        create.add_argument("--models", help="comma-separated model names; unless --pairwise")
+        create.add_argument(
+            "--pairwise",
+            metavar="SET",
+            help="a pairwise study over this set's pairs (its dataset and models)",
+        )
         create.add_argument("--judge", action="append", default=[], help="judge name or run id")
         create.add_argument(
             "--fraction",
@@ -357,6 +362,17 @@ class Command(BaseCommand):
             self.stdout.write("\n".join(_plan_lines(plan) + _power_lines(power)))
 
     def do_create(self, *, name, dataset, models, judge, fraction, seed, stratify, **options):
+        if options["pairwise"] is not None:
+            return self._create_pairwise(
+                name=name,
+                fraction=fraction,
+                seed=seed,
+                stratify=stratify,
+                given=(dataset, models, judge),
+                **options,
+            )
+        if dataset is None or models is None:
+            raise UsageError("give --dataset and --models (or --pairwise SET)")
         data = selectors.dataset_newest(name=dataset)
         chosen = selectors.models_named(names=[n.strip() for n in models.split(",") if n.strip()])
         plan = None
@@ -393,6 +409,39 @@ class Command(BaseCommand):
                 if study.adjudicate_splits
                 else ""
             )
+        )
+
+    def _create_pairwise(self, *, name, pairwise, fraction, seed, stratify, given, **options):
+        given = [
+            flag
+            for flag, value in (
+                *zip(("--dataset", "--models", "--judge"), given, strict=True),
+                ("--adjudicate-splits", options["adjudicate_splits"]),
+                ("--look-every", options["look_every"]),
+                ("--fraction auto", fraction == AUTO or None),
+                ("--gate-*", _gate_config(options) != GateConfig() or None),
+            )
+            if value
+        ]
+        if given:
+            raise UsageError(
+                f"{', '.join(given)}: not for a pairwise study (the set gives its dataset and "
+                "models, a three-way split goes to a senior, the judge's pairwise runs of the "
+                "set are compared)"
+            )
+        study = services.study_create(
+            name=name,
+            pair_set=selectors.pairwise_set_named(name=pairwise),
+            fraction=fraction,
+            seed=seed,
+            stratify_by=[s.strip() for s in stratify.split(",") if s.strip()],
+            lease_minutes=options["lease_minutes"],
+            dataset=None,
+            models=(),
+        )
+        self.stdout.write(
+            f"pairwise study {study.name} created (draft): {study.planned_cases} cases, "
+            f"{study.units.count()} pairs, seed {study.seed}, {len(study.sampling)} strata"
         )
 
     def do_open(self, *, name, **options):
@@ -495,9 +544,8 @@ class Command(BaseCommand):
         if resamples < 100:
             raise UsageError(f"--resamples must be at least 100, got {resamples}")
         study = self._study(name)
-        report = report_compute(
-            data=study_report_data(study=study),
-            bootstrap=BootstrapSettings(resamples=resamples, seed=seed),
+        report = study_report_compute(
+            study=study, bootstrap=BootstrapSettings(resamples=resamples, seed=seed)
         )
         text = report_render(report, fmt=format)
         if output == "-":
