@@ -318,10 +318,57 @@ def report_rows(report: dict[str, Any]) -> Iterator[Row]:
     yield from latent_class_csv_rows(report.get("latent_class"))
 
 
+def pairwise_report_rows(report: dict[str, Any]) -> Iterator[Row]:
+    """A pairwise study's figures, one row each (``validation.report.pairwise``)."""
+    from validation.report.pairwise_html import figure_flat  # loads the estimate as shown
+
+    counts = report["counts"]
+    for key in ("pairs", "cases", "choices", "gold"):
+        yield _plain("counts", "", "", "", key, counts[key])
+    for kind, n in counts["provenance"].items():
+        yield _plain("counts", "", "provenance", kind, "pairs", n)
+
+    def two_ways(section: str, judge: str, found: dict[str, Any]) -> Iterator[Row]:
+        for ties in ("with_ties", "without_ties"):
+            for key in ("agreement", "kappa"):
+                fig = figure_flat(found[ties][key])
+                yield _figure_row(section, judge, "", "", f"{key}_{ties}", fig)
+
+    def ranked(judge: str, who: str, board: dict[str, Any]) -> Iterator[Row]:
+        model = board.get("bradley_terry", {})
+        for name in board.get("models", []):
+            fig = {"value": model["strength"][name]} | model["ci95"][name]
+            yield _figure_row("bradley_terry", judge, who, name, "strength", fig)
+
+    yield from two_ways("human_baseline", "", report["experts"]["human_baseline"])
+    yield from ranked("", "experts", report["experts"]["ranking"])
+    for judge in report["judges"]:
+        name = judge["judge"]
+        yield from two_ways("judge_vs_gold", name, judge["vs_gold"])
+        for key in ("consistent", "first_shown_wins"):
+            yield _figure_row("position", name, "", "", key, figure_flat(judge["position"][key]))
+        for who, fig in judge["length_bias"]["slope"].items():
+            yield _figure_row("length_bias", name, "slope", who, "slope", figure_flat(fig))
+        yield from ranked(name, "judge", judge["ranking"])
+        if judge["ranking_tau"]:
+            tau = judge["ranking_tau"]
+            yield _plain("ranking_tau", name, "", "", "tau_b", tau["tau_b"])
+    preference = report["rubric_preference"]
+    yield _figure_row(
+        "rubric_preference",
+        preference["rubric_judge"] or "",
+        "",
+        "",
+        "higher_score_preferred",
+        figure_flat(preference["share"]),
+    )
+
+
 def report_csv(report: dict[str, Any]) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(COLUMNS)
-    for row in report_rows(report):
+    rows = pairwise_report_rows if report.get("question_type") == "pairwise" else report_rows
+    for row in rows(report):
         writer.writerow([csv_cell(cell) for cell in row])
     return out.getvalue()

@@ -251,7 +251,12 @@ def _judge_view(
 
 
 def report_context(report: dict[str, Any]) -> dict[str, Any]:
-    """What the templates show: the report, charts as inline SVG, figures in display order."""
+    """What the templates show: the report, charts as inline SVG, figures in display order
+    (a pairwise study's: ``validation.report.pairwise_html``)."""
+    if report.get("question_type") == "pairwise":
+        from validation.report.pairwise_html import pairwise_report_context
+
+        return pairwise_report_context(report)
     threshold = report["study"]["gate_threshold"]
     experts = report["experts"]
     reliability = [(str(label), experts[key]) for key, label in RELIABILITY]
@@ -259,6 +264,7 @@ def report_context(report: dict[str, Any]) -> dict[str, Any]:
     status = report["study"]["status"]
     return {
         "report": report,
+        "body_template": "validation/_report_body.html",
         # The report keeps ISO time for machines; people read it in the platform's time zone.
         "closed_at": parse_datetime(report["study"].get("closed_at") or ""),
         "status_label": str(STUDY_STATUS.get(status, status)),

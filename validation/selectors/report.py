@@ -16,10 +16,10 @@ from django.db.models import Count, Max, Sum
 
 from annotation.selectors.pool_state import pool_state_get
 from benchmark.selectors.rubric import dataset_criterion_versions
-from benchmark.selectors.run_lists import judge_repeats
+from benchmark.selectors.run_lists import judge_repeats, judge_runs_for
 from benchmark.selectors.verdicts import run_verdicts
 from config.code_digest import code_digest
-from validation.models import GoldLabel, Study
+from validation.models import GoldLabel, PairwiseGold, Study
 
 # The packages whose code the report's figures come from (gathering, statistics, scoring).
 CODE = ("validation", "benchmark", "annotation")
@@ -39,7 +39,25 @@ def study_report_fingerprint(*, study: Study) -> str:
     gold = GoldLabel.objects.filter(study_unit__study=study).aggregate(
         n=Count("id"), last=Max("id")
     )
-    runs = sorted(study.judge_runs.values_list("pk", "status", "judge__name"))
+    pairwise = None
+    if study.is_pairwise:
+        from benchmark.selectors.pairwise import pairwise_runs_newest  # loads numpy: deferred
+
+        # A pairwise study's report reads its pairs' gold, every pairwise run over its set and
+        # the dataset's rubric runs (the rubric case scores it is checked against).
+        gold = PairwiseGold.objects.filter(study_unit__study=study).aggregate(
+            n=Count("id"), last=Max("id")
+        )
+        pairwise = sorted(
+            (run.pk, run.status, run.verdicts_stored, str(run.verdict_last))
+            for run in pairwise_runs_newest(pair_set=study.pair_set).values()
+        )
+        models = study.pair_set.models_under_test.all()
+        runs = sorted(
+            judge_runs_for(dataset=study.dataset, models=models).values_list("pk", "status")
+        )
+    else:
+        runs = sorted(study.judge_runs.values_list("pk", "status", "judge__name"))
     # The stability section reads the repeats of the study's runs and their verdicts.
     repeats = sorted(
         judge_repeats(runs=[r[0] for r in runs]).values_list(
@@ -69,16 +87,27 @@ def study_report_fingerprint(*, study: Study) -> str:
         verdicts,
         models,
         rubric,
+        pairwise,
     )
     return hashlib.sha256(repr(parts).encode()).hexdigest()
 
 
-def study_report_compute(*, study: Study) -> dict[str, Any]:
-    """The report of ``study`` with the default bootstrap (as `heartbench study report`),
-    computed now; ``validation.services.stored.study_report_keep`` keeps it."""
+def study_report_compute(*, study: Study, bootstrap=None) -> dict[str, Any]:
+    """The report of ``study`` (a pairwise study's own, ``validation.report.pairwise``),
+    computed now, with the default bootstrap unless given (``BootstrapSettings``);
+    ``validation.services.stored.study_report_keep`` keeps it."""
     # Deferred: these load numpy and scipy, which only a report being computed needs.
-    from validation.report.compute import report_compute
-    from validation.report.selectors import study_report_data
     from validation.statistics import BootstrapSettings
 
-    return report_compute(data=study_report_data(study=study), bootstrap=BootstrapSettings())
+    bootstrap = bootstrap or BootstrapSettings()
+    if study.is_pairwise:
+        from validation.report.pairwise import pairwise_report_compute
+        from validation.report.pairwise_selectors import pairwise_study_inputs
+
+        return pairwise_report_compute(
+            inputs=pairwise_study_inputs(study=study), bootstrap=bootstrap
+        )
+    from validation.report.compute import report_compute
+    from validation.report.selectors import study_report_data
+
+    return report_compute(data=study_report_data(study=study), bootstrap=bootstrap)

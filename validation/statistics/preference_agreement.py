@@ -348,16 +348,17 @@ def length_bias(
     sizes["difference"] = min(sizes.values(), default=0)
     for (name, part), value, interval in zip(keys, point, intervals, strict=True):
         target = slopes if part == "slope" else intercepts
-        target[name] = (
-            Estimate(value=float(value), n=sizes[name], interval=interval)
-            if np.isfinite(value)
-            else Estimate(
+        if not sizes[name]:
+            target[name] = Estimate(value=None, n=0, reason="no choice of a side (ties left out)")
+        elif np.isfinite(value):
+            target[name] = Estimate(value=float(value), n=sizes[name], interval=interval)
+        else:
+            target[name] = Estimate(
                 value=None,
                 n=sizes[name],
                 reason="the choices are separated by length (one side of a threshold always "
                 "chosen): the estimate is infinite",
             )
-        )
     ties = {name: sum(r.winner == "tie" for r in data[name]) for name in names}
     return LengthBias(slopes=slopes, intercepts=intercepts, ties_left_out=ties, per=per)
 

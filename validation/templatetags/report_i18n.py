@@ -93,6 +93,24 @@ REASONS = [
     (r"perfect agreement", _("perfect agreement")),
     (r"no variance between subjects", _("no variance between subjects")),
     (r"interval undefined", _("interval undefined")),
+    # The pairwise report's (validation.statistics.preference_agreement, preference).
+    (
+        r"the choices are separated by length \(one side of a threshold always chosen\): the "
+        r"estimate is infinite",
+        _("the choices are separated by length (one side always chosen): the estimate is infinite"),
+    ),
+    (r"no choice of a side \(ties left out\)", _("no choice of a side (ties left out)")),
+    (
+        r"every resample of cases gives the same figure: the cases do not vary",
+        _("every resample of cases gives the same figure: the cases do not vary"),
+    ),
+    (r"no pair was judged in both orders", _("no pair was judged in both orders")),
+    (r"no verdict chose a side", _("no verdict chose a side")),
+    (
+        r"no pair has a preferred model and two different rubric scores",
+        _("no pair has a preferred model and two different rubric scores"),
+    ),
+    (r"no comparisons", _("no comparisons")),
     # The latent-class section's (validation.statistics.latent_class, latent_section).
     (r"no labels among the modelled items", _("no labels among the modelled items")),
     (

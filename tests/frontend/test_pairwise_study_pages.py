@@ -1,0 +1,88 @@
+"""Every page and API an admin or an expert can open on a pairwise study answers (no 500, no
+rubric figure where a pair has none): the report page shows the pairwise report in both
+languages, downloads in every format, and the rubric-only links are not offered."""
+
+import pytest
+from rest_framework.test import APIClient
+
+from annotation.models import Assignment
+from benchmark.llm.fake_server import FakeLLM
+from tests.builders.accounts import ExpertFactory
+from tests.builders.adjudication import api_for
+from tests.builders.pairwise import answered_by, choose_all, draw, judge_pairwise, pairwise_study
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("few_resamples")]
+
+ANSWERS = {"ann": "你好，你还好吗？", "bob": "我在这里，愿意听。", "cat": "你愿意说说你的感受吗？"}
+
+
+@pytest.fixture
+def study():
+    answered_by(names=list(ANSWERS), cases=2, texts=lambda i, n: f"{ANSWERS[n]}（{i}）", name="pw")
+    draw("set", "--dataset", "pw", "--models", "ann,bob,cat")
+    raters = [ExpertFactory() for _ in range(3)]
+    found = pairwise_study()
+    choose_all(raters, lambda pair, index: "a" if index else "tie")
+    with FakeLLM() as fake:
+        judge_pairwise(fake, "set")
+    return found, raters
+
+
+ADMIN_PAGES = [
+    "/admin/dashboard/",
+    "/admin/dashboard/studies/pairs/",
+    "/admin/studies/pairs/report/",
+    "/admin/studies/pairs/report/?format=json",
+    "/admin/studies/pairs/report/?format=csv",
+    "/admin/studies/pairs/report/?format=html",
+    "/admin/validation/study/",
+]
+API = [
+    "/api/v1/admin/studies/",
+    "/api/v1/admin/studies/pairs/",
+    "/api/v1/admin/studies/pairs/progress/",
+]
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_every_admin_page_of_a_pairwise_study_answers(admin_client, study, language):
+    admin_client.cookies["django_language"] = language
+    for url in ADMIN_PAGES:
+        response = admin_client.get(url)
+        assert response.status_code == 200, (url, response.status_code)
+    body = admin_client.get("/admin/studies/pairs/report/").content.decode()
+    assert ("Pairwise study" if language == "en" else "成对比较研究") in body
+    assert "fake-judge" in body and "Kendall" in body
+    assert "disagreements-link" not in body and "study-export" not in body
+
+
+def test_the_admin_api_serves_a_pairwise_study(admin_user, study):
+    client = APIClient()
+    client.force_authenticate(admin_user)
+    for url in API:
+        assert client.get(url).status_code == 200, url
+    report = client.get("/api/v1/admin/studies/pairs/report/")
+    assert report.status_code == 200 and report.json()["question_type"] == "pairwise"
+
+
+def test_every_expert_page_of_a_pairwise_study_answers_blind(client, study):
+    _, raters = study
+    client.force_login(raters[0].user)
+    for url in ("/", "/rate/pairs/", "/done/", "/profile/"):
+        response = client.get(url)
+        assert response.status_code == 200, url
+        body = response.content.decode()
+        assert not any(f">{name}<" in body for name in ANSWERS), url
+    done = api_for(raters[0]).get("/api/v1/work/rating/completed/?study=pairs")
+    assert done.status_code == 200
+    first = Assignment.objects.filter(expert=raters[0], status="submitted").first()
+    page = client.get(f"/done/{first.public_id}/")
+    assert page.status_code == 200 and "ann" not in page.content.decode()
+
+
+def test_the_senior_pages_of_a_pairwise_study_answer(client, study):
+    senior = ExpertFactory(tier="senior")
+    study[0].pool.experts.add(senior)
+    client.force_login(senior.user)
+    for url in ("/adjudicate/", "/adjudicate/pairs/"):
+        assert client.get(url).status_code == 200, url
