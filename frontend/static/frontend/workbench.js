@@ -1,5 +1,5 @@
-/* HeartBench workbench: claim a unit, label criteria with the keyboard, mouse or a finger,
-   autosave, submit.
+/* HeartBench workbench: claim a unit, label criteria (or, on a pairwise unit, choose the better
+   of two responses) with the keyboard, mouse or a finger, autosave, submit.
    Vendored, dependency-free; everything it shows comes from the blind expert API. */
 (function () {
   "use strict";
@@ -13,7 +13,8 @@
   const gettext = window.gettext || ((text) => text);
   const interpolate = window.interpolate || ((fmt, args) => fmt.replace(/%s/g, () => args.shift()));
   const ngettext = window.ngettext || ((one, many, n) => (n === 1 ? one : many));
-  const state = { assignment: null, labels: {}, current: 0, expires: null, saveTimer: null, lost: false, submitting: false };
+  const state = { assignment: null, labels: {}, choice: null, current: 0, expires: null, saveTimer: null, lost: false, submitting: false };
+  const pairwise = () => Boolean(state.assignment) && state.assignment.unit.question_type === "pairwise";
 
   // Shared with the senior queue's page (expert-common.js, loaded before this script).
   const { request, busyStatus, renderDialogue, leaseLeft, outcomeButtons, paintOutcome, kept } = window.HeartBenchExpert;
@@ -66,6 +67,7 @@
       }
       return row;
     }));
+    $("two-tabs-marks").hidden = !criteria.length;  // a pair has no marks to set side by side
     $("unit").hidden = true; $("two-tabs").hidden = false; status("");
     window.scrollTo(0, 0);
   }
@@ -119,7 +121,7 @@
   }
 
   function show(a) {
-    state.assignment = a; state.current = 0; state.labels = {};
+    state.assignment = a; state.current = 0; state.labels = {}; state.choice = null;
     timing.ms = (a.active_seconds || 0) * 1000; timing.lastInput = Date.now();
     // The draft, then what this browser kept and the server may not have (a lost session).
     const keep = kept.get(a.id) || {};
@@ -128,6 +130,7 @@
     $("unit-token").textContent = a.unit.token;
     renderDialogue($("dialogue"), a.unit.dialogue);
     $("response").textContent = a.unit.response;
+    showType(a.unit);
     const list = $("criteria"); list.replaceChildren();
     a.unit.criteria.forEach((c, i) => {
       const li = document.createElement("li"); li.dataset.id = c.id;
@@ -151,9 +154,32 @@
     });
     $("empty").hidden = true; $("keys").hidden = false; $("unit").hidden = false;
     state.submitting = false; $("submit").disabled = false;
-    status(gettext("Rate each criterion: does the response meet it?"));
+    status(pairwise() ? gettext("Read both responses, then choose the better one, or a tie.")
+      : gettext("Rate each criterion: does the response meet it?"));
     paint(false); tick(); openAtTop(root);
     if (Object.keys(keep).length) scheduleSave();
+  }
+
+  // The parts of the page for this kind of unit (data-for="rubric" or "pairwise"); a pair's two
+  // responses, in the order this assignment shows them, and no choice made yet. A pair's choice
+  // is not autosaved (the draft holds only criteria labels): it is one press away.
+  function showType(unit) {
+    const type = unit.question_type === "pairwise" ? "pairwise" : "rubric";
+    $("unit").dataset.question = type;
+    for (const el of root.querySelectorAll("[data-for]")) el.hidden = el.dataset.for !== type;
+    $("response").closest("section").hidden = type === "pairwise";
+    if (type !== "pairwise") return;
+    [$("response-a").textContent, $("response-b").textContent] = unit.responses;
+    $("reason").value = ""; paintChoice();
+  }
+
+  // a: the response shown first, b: the second, or a tie; it can be changed until the submit.
+  function choose(choice) {
+    state.choice = choice; confirmationDone(); paintChoice();
+  }
+
+  function paintChoice() {
+    for (const b of $("pair-choice").querySelectorAll("[data-choice]")) b.setAttribute("aria-pressed", String(b.dataset.choice === state.choice));
   }
 
   function label(id) { return (state.labels[id] = state.labels[id] || { hit: null, note: "" }); }
@@ -196,7 +222,7 @@
   }
 
   async function save() {
-    if (!state.assignment || state.lost) return;
+    if (!state.assignment || state.lost || pairwise()) return;
     const id = state.assignment.id, sent = JSON.stringify(state.labels);
     const { data } = await call("PUT", "work/rating/" + id + "/draft/", { labels: payload(), active_seconds: activeSeconds() });
     // The server has these marks now: the browser keeps only marks it has not (so a newer
@@ -208,6 +234,7 @@
 
   async function submit() {
     if (!state.assignment || state.lost || state.submitting) return;
+    if (pairwise() && !state.choice) { status(gettext("Choose A, B or a tie first.")); return; }
     const criteria = state.assignment.unit.criteria;
     const first = criteria.findIndex((c) => !marked(c));
     if (first >= 0) {
@@ -224,7 +251,8 @@
     $("calibration-result").hidden = true;
     let data;
     try {
-      ({ data } = await call("POST", "work/rating/" + state.assignment.id + "/submit/", { labels: payload(), active_seconds: activeSeconds() }));
+      const answer = pairwise() ? { choice: state.choice, reason: $("reason").value } : { labels: payload() };
+      ({ data } = await call("POST", "work/rating/" + state.assignment.id + "/submit/", { ...answer, active_seconds: activeSeconds() }));
     } catch (err) {
       state.submitting = false; $("submit").disabled = false;
       throw err;
@@ -261,7 +289,7 @@
   }
 
   function openNote() {
-    const note = $("criteria").children[state.current].querySelector("textarea");
+    const note = pairwise() ? $("reason") : $("criteria").children[state.current].querySelector("textarea");
     note.hidden = false; note.focus();
   }
 
@@ -287,13 +315,19 @@
     // Enter pressed at once is the expert's, not that hidden button's.
     const own = e.target.closest && e.target.closest(OWN_ENTER) && !e.target.closest("dialog:not([open])");
     if (e.key === "Enter" && own) return;
-    const keys = {
+    const keys = pairwise() ? {
+      a: () => choose("a"), 1: () => choose("a"), t: () => choose("tie"), 2: () => choose("tie"), "=": () => choose("tie"),
+      b: () => choose("b"), 3: () => choose("b"), Enter: () => submit(), n: openNote, "?": openHelp,
+    } : {
       j: () => move(1), ArrowDown: () => move(1), k: () => move(-1), ArrowUp: () => move(-1),
       1: () => mark(true), 0: () => mark(false), Enter: () => submit(), n: openNote, "?": openHelp,
     };
-    if (keys[e.key]) { e.preventDefault(); keys[e.key](); }
+    // A pair's letters work with Shift or Caps Lock too.
+    const key = pairwise() && e.key.length === 1 ? e.key.toLowerCase() : e.key;
+    if (keys[key]) { e.preventDefault(); keys[key](); }
   });
   $("submit").addEventListener("click", submit);
+  for (const b of $("pair-choice").querySelectorAll("[data-choice]")) b.addEventListener("click", () => choose(b.dataset.choice));
   $("help-open").addEventListener("click", openHelp);
   $("lost-next").addEventListener("click", next);
   $("two-tabs-next").addEventListener("click", next);
