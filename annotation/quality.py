@@ -46,6 +46,21 @@ def unit_peer_agreements(labels: Iterable[tuple[int, int, bool]]) -> dict[int, A
     }
 
 
+def unit_pair_agreements(choices: Iterable[tuple[int, str]]) -> dict[int, Agreement]:
+    """Each submission's agreement with the others of one pair: (submission id, choice) of
+    its rating submissions; a choice is compared with the other ``n - 1`` and agrees with
+    those that chose the same (a, b or tie)."""
+    choices = list(choices)
+    chosen = defaultdict(int)
+    for _, choice in choices:
+        chosen[choice] += 1
+    units = int(len(choices) > 1)
+    return {
+        submission_id: Agreement(agreed=chosen[choice] - 1, compared=len(choices) - 1, units=units)
+        for submission_id, choice in choices
+    }
+
+
 def unit_peer_agreements_by(
     labels: Iterable[tuple[int, int, bool]], *, group_of: Callable[[int], Hashable]
 ) -> dict[tuple[int, Hashable], Agreement]:

@@ -99,6 +99,17 @@ def unit_pair_choices(*, unit_id: int) -> tuple[list[str], str | None]:
     return ratings, decision
 
 
+def unit_pair_choice_rows(*, unit_id: int) -> list[tuple[int, int, str]]:
+    """A pair's rating choices: (submission id, expert id, winner in the stored order)."""
+    return list(
+        PairwiseChoice.objects.filter(
+            submission__unit_id=unit_id, submission__kind=Assignment.Kind.RATING
+        )
+        .order_by("submission_id")
+        .values_list("submission_id", "submission__expert_id", "winner")
+    )
+
+
 def pool_pair_choices(*, pool: Pool) -> list[tuple[int, str, str]]:
     """Every rating choice of a pairwise pool: (pair id, rater pseudonym, winner in the
     pair's stored order), oldest first."""

@@ -78,6 +78,10 @@ def peer_agreement_by(*, pool_ids: Iterable[int]) -> dict[tuple[int, int], quali
     }
 
 
+# The one "ability" of a pair's choice, under which its agreement is counted.
+PAIR_CHOICE = "pair"
+
+
 @dataclass(frozen=True)
 class RatingAgreement:
     """A rating submission of a completed unit and its agreement per ability of the criteria."""
@@ -91,10 +95,11 @@ class RatingAgreement:
 def peer_agreement_by_ability(*, pool_ids: Iterable[int]) -> list[RatingAgreement]:
     """Every rating submission of the pools' completed units (those with a recorded row), its
     pairwise agreement split by ability: the rows' rule (``quality.unit_peer_agreements_by``)
-    applied to the units' labels. Two queries: the rows, then the labels."""
+    applied to the units' labels; a pair's choice, which has no label, is counted whole under
+    ``PAIR_CHOICE``. Two queries: the rows, then the labels."""
     pool_ids = list(pool_ids)
     rated = PeerAgreement.objects.filter(pool_id__in=pool_ids).values_list(
-        "submission_id", "pool_id", "expert_id", "submission__submitted_at"
+        "submission_id", "pool_id", "expert_id", "submission__submitted_at", "agreed", "compared"
     )
     labels = (
         rating_labels()
@@ -120,9 +125,10 @@ def peer_agreement_by_ability(*, pool_ids: Iterable[int]) -> list[RatingAgreemen
             pool_id=pool_id,
             expert_id=expert_id,
             submitted_at=submitted_at,
-            abilities=parts.get(submission_id, {}),
+            abilities=parts.get(submission_id)
+            or {PAIR_CHOICE: quality.Agreement(agreed, compared, units=int(compared > 0))},
         )
-        for submission_id, pool_id, expert_id, submitted_at in rated
+        for submission_id, pool_id, expert_id, submitted_at, agreed, compared in rated
     ]
 
 

@@ -1,4 +1,5 @@
-"""Peer-agreement rows: each rating submission's agreement with the other raters of its unit.
+"""Peer-agreement rows: each rating submission's agreement with the other raters of its unit
+(on each criterion of a response, or on the choice of a pair).
 
 ``assignment_submit`` records a unit's rows in the transaction of the submit that completes it;
 ``peer_agreements_backfill`` records them for units completed without that submit (the
@@ -13,8 +14,8 @@ from django.apps import apps as installed_apps
 from django.db import transaction
 from django.db.models import Count, F, Q
 
-from annotation.quality import unit_peer_agreements
-from annotation.selectors import RatingRow
+from annotation.quality import Agreement, unit_pair_agreements, unit_peer_agreements
+from annotation.selectors import RatingRow, unit_pair_choice_rows
 from annotation.services.inserts import rows_insert
 
 BACKFILL_BATCH = 500
@@ -31,22 +32,22 @@ def _record(
     for unit_id, submission_id, expert_id, item_id, hit in labels:
         per_unit[unit_id].append((submission_id, item_id, hit))
         experts[submission_id] = expert_id
-    rows = (
+    return _insert(
         (
-            submission_id,
-            unit_pools[unit_id],
-            experts[submission_id],
-            agreement.agreed,
-            agreement.compared,
-        )
-        for unit_id, unit_labels in per_unit.items()
-        for submission_id, agreement in unit_peer_agreements(unit_labels).items()
+            (submission_id, unit_pools[unit_id], experts[submission_id], agreement)
+            for unit_id, unit_labels in per_unit.items()
+            for submission_id, agreement in unit_peer_agreements(unit_labels).items()
+        ),
+        row_model=row_model,
     )
+
+
+def _insert(rows: Iterable[tuple[int, int, int, Agreement]], *, row_model) -> int:
     # A row already there (a unit recorded twice) is the same row: keep the first.
     return rows_insert(
         row_model,
         ("submission_id", "pool_id", "expert_id", "agreed", "compared"),
-        rows,
+        ((s, pool, expert, a.agreed, a.compared) for s, pool, expert, a in rows),
         ignore_conflicts=True,
     )
 
@@ -61,6 +62,17 @@ def unit_record_peer_agreement(*, unit_id: int, pool_id: int, ratings: list[Rati
         if item_id is not None
     )
     return _record(labels=labels, unit_pools={unit_id: pool_id}, apps=installed_apps)
+
+
+def unit_record_pair_agreement(*, unit_id: int, pool_id: int) -> int:
+    """Record the rows of a pair that has just completed, from its rating choices; called
+    inside the submit's transaction. Returns how many rows (one per rating submission)."""
+    choices = unit_pair_choice_rows(unit_id=unit_id)
+    agreements = unit_pair_agreements((s, choice) for s, _, choice in choices)
+    return _insert(
+        ((s, pool_id, expert, agreements[s]) for s, expert, _ in choices),
+        row_model=installed_apps.get_model("annotation", "PeerAgreement"),
+    )
 
 
 def peer_agreements_backfill(*, apps=installed_apps, batch: int = BACKFILL_BATCH) -> int:

@@ -26,7 +26,7 @@ from annotation.models import Assignment, Label, PairwiseChoice, Pool, PoolTally
 from annotation.pairwise import Choice, choice_parse
 from annotation.selectors import adjudication as queue
 from annotation.selectors.pay import pay_rate_annotations
-from annotation.services.agreement import unit_record_peer_agreement
+from annotation.services.agreement import unit_record_pair_agreement, unit_record_peer_agreement
 from annotation.services.calibration import calibration_finish_if_complete
 from annotation.services.errors import AnnotationError, SubmissionConflict
 from annotation.services.inserts import row_update, rows_insert
@@ -348,7 +348,9 @@ def _rating_recorded(*, assignment: Assignment, now: datetime) -> None:
     done = unit_count_rating(unit_id=unit_id, raters=raters)
     if done >= raters:
         ratings = selectors.unit_rating_rows(unit_id=unit_id)  # read once, for both
-        if done >= 2 and not _pairwise(assignment):  # agreement: another rater's labels
+        if done >= 2 and _pairwise(assignment):  # agreement: another rater's choice
+            unit_record_pair_agreement(unit_id=unit_id, pool_id=pool_id)
+        elif done >= 2:  # agreement: another rater's labels
             unit_record_peer_agreement(unit_id=unit_id, pool_id=pool_id, ratings=ratings)
         events.unit_rated(unit_id, ratings=ratings)
         pool_count_complete(pool_id=pool_id, unit_id=unit_id)

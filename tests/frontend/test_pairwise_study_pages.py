@@ -3,9 +3,10 @@ rubric figure where a pair has none): the report page shows the pairwise report 
 languages, downloads in every format, and the rubric-only links are not offered."""
 
 import pytest
+from django.db.models import Sum
 from rest_framework.test import APIClient
 
-from annotation.models import Assignment
+from annotation.models import Assignment, PeerAgreement
 from benchmark.llm.fake_server import FakeLLM
 from tests.builders.accounts import ExpertFactory
 from tests.builders.adjudication import api_for
@@ -54,6 +55,23 @@ def test_every_admin_page_of_a_pairwise_study_answers(admin_client, study, langu
     assert ("Pairwise study" if language == "en" else "成对比较研究") in body
     assert "fake-judge" in body and "Kendall" in body
     assert "disagreements-link" not in body and "study-export" not in body
+
+
+def test_the_dashboard_shows_each_experts_agreement_on_the_pairs(admin_client, study):
+    # Every pair: rater 0 chose a tie, raters 1 and 2 the stored a. Each choice is compared
+    # with the other two: rater 0 agrees with neither (0 of 2), the others with one (1 of 2).
+    _, raters = study
+    rows = PeerAgreement.objects.values_list("expert_id").annotate(
+        agreed=Sum("agreed"), compared=Sum("compared")
+    )
+    assert dict((e, (a, c)) for e, a, c in rows) == {
+        raters[0].pk: (0, 12),
+        raters[1].pk: (6, 12),
+        raters[2].pk: (6, 12),
+    }
+    body = admin_client.get("/admin/dashboard/studies/pairs/").content.decode()
+    assert "choice on the same pair" in body and 'id="ability-table"' not in body
+    assert "0.500" in body and "disagreements-link" not in body
 
 
 def test_the_admin_api_serves_a_pairwise_study(admin_user, study):
