@@ -2,7 +2,7 @@
 judge runs by name, its figures; never an API key, never an expert's user name."""
 
 import argparse
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from rest_framework import serializers
 
@@ -55,8 +55,17 @@ class AdminStudyCreateSerializer(serializers.Serializer):
         help_text="1–100 letters (Chinese too), digits, `-`, `_` and `.`, starting with a "
         "letter or digit"
     )
-    dataset = serializers.CharField(help_text="a dataset's name (its newest version is used)")
-    models = serializers.ListField(child=serializers.CharField(), help_text="model names")
+    dataset = serializers.CharField(
+        required=False, help_text="a dataset's name (its newest version is used); not with pair_set"
+    )
+    models = serializers.ListField(
+        child=serializers.CharField(), required=False, help_text="model names; not with pair_set"
+    )
+    pair_set = serializers.CharField(
+        required=False,
+        help_text="a pairwise study over this pairwise set's pairs (its dataset and models); "
+        "then no dataset, models, judge_runs, adjudicate_splits, gate, plan or look_every",
+    )
     judge_runs = serializers.ListField(
         child=serializers.CharField(),
         required=False,
@@ -106,9 +115,30 @@ class AdminStudyCreateSerializer(serializers.Serializer):
             )
         return data
 
+    def to_internal_value(self, data):
+        # dataset and models are required unless pair_set: said with the other fields' errors.
+        errors, value = {}, None
+        try:
+            value = super().to_internal_value(data)
+        except serializers.ValidationError as exc:
+            errors = dict(exc.detail)
+        if isinstance(data, Mapping) and "pair_set" not in data:
+            for name in ("dataset", "models"):
+                if name not in data:
+                    errors.setdefault(name, [self.fields[name].error_messages["required"]])
+        if errors:
+            raise serializers.ValidationError(errors)
+        return value
+
 
 class AdminStudySerializer(serializers.Serializer):
     name = serializers.CharField()
+    question_type = serializers.ChoiceField(
+        choices=Pool.QuestionType.choices, source="pool.question_type"
+    )
+    pair_set = serializers.CharField(
+        source="pair_set.name", allow_null=True, help_text="a pairwise study's set; else null"
+    )
     status = serializers.ChoiceField(choices=Pool.Status.choices, source="pool.status")
     dataset = serializers.CharField(source="dataset.name")
     dataset_version = serializers.IntegerField(source="dataset.version")

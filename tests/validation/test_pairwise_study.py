@@ -8,6 +8,7 @@ import io
 
 import pytest
 from django.core.management import CommandError, call_command
+from rest_framework.test import APIClient
 
 from annotation.models import Assignment, PairwiseChoice, Unit
 from annotation.pairwise import as_shown
@@ -143,3 +144,23 @@ def test_a_pairwise_study_refuses_what_is_not_for_it(args, said):
     with pytest.raises(CommandError, match=said.replace("*", r"\*")):
         study("create", "p2", *args)
     assert not Study.objects.exists()
+
+
+def test_the_admin_api_creates_a_pairwise_study_and_refuses_rubric_options(admin_user):
+    answered_by(names=["ann", "bob", "cat"], cases=2, name="pw")
+    draw("set", "--dataset", "pw", "--models", "ann,bob,cat")
+    client = APIClient()
+    client.force_authenticate(admin_user)
+    url = "/api/v1/admin/studies/"
+    assert client.post(url, {"name": "x"}, format="json").json().keys() == {"dataset", "models"}
+    for extra in ({"dataset": "pw"}, {"models": ["ann"]}, {"gate": {"agreement_min": 0.5}}):
+        refused = client.post(url, {"name": "p", "pair_set": "set", **extra}, format="json")
+        assert refused.status_code == 400 and "pair_set" in refused.json(), extra
+    unknown = client.post(url, {"name": "p", "pair_set": "nope"}, format="json")
+    assert unknown.status_code == 400 and "nope" in unknown.json()["pair_set"][0]
+    made = client.post(url, {"name": "p", "pair_set": "set", "fraction": 1}, format="json")
+    assert made.status_code == 201, made.content
+    body = made.json()
+    assert (body["question_type"], body["pair_set"], body["units"]) == ("pairwise", "set", 6)
+    assert body["models"] == ["ann", "bob", "cat"] and body["dataset"] == "pw"
+    assert not Study.objects.exclude(name="p").exists()

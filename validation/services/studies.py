@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from django.db import transaction
 from django.utils import timezone
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_noop
 
 from annotation import services as annotation_services
 from annotation.models import Expert
@@ -29,6 +29,14 @@ if TYPE_CHECKING:  # the planner needs numpy and scipy; creating a study by hand
 STRATUM_FIELDS = ("difficulty", "primary_scene", "secondary_scene")
 
 
+# A pair split three ways has no majority: a senior decides it, whatever a rubric study chose.
+_PAIRWISE_REFUSES = gettext_noop(
+    "a pairwise study takes its dataset and models from its set and validates the judges' "
+    "pairwise runs of the set: no dataset, models, rubric judge run, gate, plan, sequential "
+    "look or splits to adjudicate"
+)
+
+
 class StudyError(Exception):
     """A study request the rules refuse; the message says why, and ``field`` (when one input
     is at fault) which input of ``study_create``."""
@@ -40,11 +48,12 @@ class StudyError(Exception):
 
 def study_create_named(
     *,
-    dataset: str,
-    models: Sequence[str],
+    dataset: str | None = None,
+    models: Sequence[str] = (),
     judge_runs: Sequence[str] = (),
     gate: dict | None = None,
     plan: dict | None = None,
+    pair_set: str | None = None,
     actor=None,
     **options,
 ) -> Study:
@@ -55,6 +64,11 @@ def study_create_named(
     ``UnknownName`` or ``StudyError`` name the input at fault in ``field``."""
     from validation import selectors  # the selectors read studies; the services write them
 
+    if pair_set is not None:
+        if dataset is not None or models or judge_runs or gate is not None or plan is not None:
+            raise StudyError(gettext(_PAIRWISE_REFUSES), field="pair_set")
+        found_set = selectors.pairwise_set_named(name=pair_set)
+        return study_create(**options, dataset=None, models=(), pair_set=found_set, actor=actor)
     found = selectors.dataset_newest(name=dataset)
     chosen = selectors.models_named(names=models)
     runs = selectors.judge_runs_named(values=judge_runs, dataset=found, models=chosen)
@@ -131,16 +145,10 @@ def study_create(
     many completed cases (group-sequential monitoring).
     """
     if pair_set is not None:
-        if judge_runs or plan is not None or look_every is not None:
-            raise StudyError(
-                gettext(
-                    "a pairwise study validates the judge's pairwise runs of its set: "
-                    "no rubric judge run, plan or sequential look"
-                ),
-                field="pair_set",
-            )
+        refused = (judge_runs, plan, look_every, gate, adjudicate_splits)
+        if any(value not in (None, (), [], "") for value in refused):
+            raise StudyError(gettext(_PAIRWISE_REFUSES), field="pair_set")
         dataset, models = pair_set.dataset, list(pair_set.models_under_test.order_by("name"))
-        adjudicate_splits = ()  # a pair split three ways has no majority: a senior decides
     if plan is not None:
         if not plan.reachable:
             raise StudyError(
