@@ -51,15 +51,16 @@ def focus_problems(page, name: str, presses: int = 40) -> list[str]:
     return sorted(set(problems))
 
 
-def wait_for_unit(page, *, after: str = "") -> str:
-    """Wait until the workbench shows a unit other than ``after``; its token."""
+def wait_for_unit(page, *, after: str = "", ready: str = "#criteria li") -> str:
+    """Wait until the workbench shows a unit other than ``after`` (and ``ready``: its
+    criteria, or a pair's first response); its token."""
     page.wait_for_function(
         "(after) => { const t = document.getElementById('unit-token');"
         " return t && t.textContent && t.textContent !== after"
         " && !document.getElementById('unit').hidden; }",
         arg=after,
     )
-    page.wait_for_selector("#criteria li")
+    page.wait_for_selector(ready)
     return page.inner_text("#unit-token")
 
 

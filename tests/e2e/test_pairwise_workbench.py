@@ -10,10 +10,10 @@ import pytest
 
 from annotation import services
 from annotation.models import Assignment, Label, PairwiseChoice, Pool, Submission
-from annotation.pairwise import first_shown
+from annotation.pairwise import as_shown, first_shown
 from benchmark.models import PairwisePair
 from tests.builders.accounts import PASSWORD, ExpertFactory
-from tests.builders.browser import AXE, LONG_RESPONSE
+from tests.builders.browser import AXE, LONG_RESPONSE, wait_for_unit
 from tests.builders.pairwise import answered_by, draw
 from tests.conftest import require
 from tests.e2e.conftest import login
@@ -56,20 +56,14 @@ def held(expert) -> Assignment:
 
 
 def stored(assignment: Assignment, shown: str) -> str:
-    """A choice about the order shown (a: the response shown first) in the pair's order."""
-    first = first_shown(assignment.shuffle_seed)
-    return {"a": first, "b": "b" if first == "a" else "a", "tie": "tie"}[shown]
+    """A choice about the order shown (a: the response shown first) in the pair's order (the
+    mapping is its own inverse: ``as_shown`` both ways)."""
+    return as_shown(shown, shuffle_seed=assignment.shuffle_seed)
 
 
 def wait_for_pair(page, *, after: str = "") -> str:
     """Wait until the workbench shows a pair other than ``after``; its token."""
-    page.wait_for_function(
-        "(after) => { const t = document.getElementById('unit-token').textContent;"
-        " return t && t !== after && !document.getElementById('unit').hidden"
-        " && document.getElementById('response-a').textContent; }",
-        arg=after,
-    )
-    return page.inner_text("#unit-token")
+    return wait_for_unit(page, after=after, ready="#response-a:not(:empty)")
 
 
 def pressed(page) -> list[str]:

@@ -261,13 +261,8 @@ def report_context(report: dict[str, Any]) -> dict[str, Any]:
     experts = report["experts"]
     reliability = [(str(label), experts[key]) for key, label in RELIABILITY]
     counts = report["counts"]
-    status = report["study"]["status"]
     return {
-        "report": report,
-        "body_template": "validation/_report_body.html",
-        # The report keeps ISO time for machines; people read it in the platform's time zone.
-        "closed_at": parse_datetime(report["study"].get("closed_at") or ""),
-        "status_label": str(STUDY_STATUS.get(status, status)),
+        **report_head(report, body="validation/_report_body.html"),
         "units_by_state": [
             (str(UNIT_STATES.get(state, state)), n) for state, n in counts["units_by_state"].items()
         ],
@@ -301,6 +296,19 @@ def report_context(report: dict[str, Any]) -> dict[str, Any]:
         "rater_quality": report.get("rater_quality", []),
         "dropped": _dropped_view(report.get("dropped")),
         "latent_class": latent_class_view(report.get("latent_class")),
+    }
+
+
+def report_head(report: dict[str, Any], *, body: str) -> dict[str, Any]:
+    """What every study report's page starts with: the report, its body's template, the
+    close time and the status in words."""
+    status = report["study"]["status"]
+    return {
+        "report": report,
+        "body_template": body,
+        # The report keeps ISO time for machines; people read it in the platform's time zone.
+        "closed_at": parse_datetime(report["study"].get("closed_at") or ""),
+        "status_label": str(STUDY_STATUS.get(status, status)),
     }
 
 

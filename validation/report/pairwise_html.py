@@ -3,10 +3,9 @@ its figures flattened for ``validation/_figure.html``, in display order."""
 
 from typing import Any
 
-from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext as _
 
-from validation.report.html import PROVENANCE, STUDY_STATUS
+from validation.report.html import PROVENANCE, report_head
 
 
 def figure_flat(estimate: dict[str, Any] | None) -> dict[str, Any]:
@@ -53,12 +52,9 @@ def _ranking(board: dict[str, Any]) -> dict[str, Any]:
 
 
 def pairwise_report_context(report: dict[str, Any]) -> dict[str, Any]:
-    experts, status = report["experts"], report["study"]["status"]
+    experts = report["experts"]
     return {
-        "report": report,
-        "body_template": "validation/_pairwise_report_body.html",
-        "closed_at": parse_datetime(report["study"].get("closed_at") or ""),
-        "status_label": str(STUDY_STATUS.get(status, status)),
+        **report_head(report, body="validation/_pairwise_report_body.html"),
         "provenance": [
             (str(PROVENANCE.get(kind, kind)), n)
             for kind, n in report["counts"]["provenance"].items()
