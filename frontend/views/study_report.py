@@ -2,12 +2,12 @@
 
 import io
 
-from django.contrib import admin
 from django.contrib.admin.views.decorators import staff_member_required
 from django.http import Http404
 from django.shortcuts import render
 from django.utils.translation import gettext as _
 
+from frontend.views.staff import staff_context
 from validation import export
 from validation.downloads import study_file_response
 from validation.report import FORMATS, report_render
@@ -28,9 +28,8 @@ def study_report(request, name: str):
     report = study_report_keep(study=study)
     if fmt is None:
         title = _("Study report: %(name)s") % {"name": study.name}
-        # The admin's own context: its header says the platform's name, not Django's.
-        context = admin.site.each_context(request) | report_context(report)
-        context |= {"title": title, "study": study}
+        # The admin's header (the platform's name, not Django's), as the dashboard's pages.
+        context = staff_context(request, title, study=study) | report_context(report)
         return render(request, "frontend/study_report_page.html", context)
     return study_file_response(
         study=study, what="report", fmt=fmt, text=report_render(report, fmt=fmt)

@@ -18,6 +18,7 @@ def figure_flat(estimate: dict[str, Any] | None) -> dict[str, Any]:
         "reason": estimate.get("reason"),
         "low": interval.get("low"),
         "high": interval.get("high"),
+        "interval_reason": interval.get("reason"),
     }
 
 

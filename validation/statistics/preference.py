@@ -26,7 +26,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from validation.statistics.bootstrap import cluster_bootstrap, tables_statistic
-from validation.statistics.results import BootstrapSettings, Interval
+from validation.statistics.results import BootstrapSettings, Interval, spread_or_withheld
 
 WINNERS = ("a", "b", "tie")
 TIES = ("half", "drop")
@@ -313,7 +313,7 @@ def _intervals(
         return np.moveaxis(values, -1, 0)
 
     found = [
-        _spread_or_withheld(interval)
+        spread_or_withheld(interval)
         for interval in cluster_bootstrap(
             statistic=tables_statistic(compute=compute, cluster_tables=tables),
             n_clusters=tables.shape[0],
@@ -325,15 +325,6 @@ def _intervals(
     for (i, j), interval in zip(off, found[m:], strict=True):
         p_win_ci[models[i]][models[j]] = interval
     return strength_ci, p_win_ci
-
-
-def _spread_or_withheld(interval: Interval) -> Interval:
-    """A zero-width interval withheld: when every resample of cases gives the same figure (the
-    cases all chose alike), the bootstrap says nothing about its uncertainty."""
-    if interval.low is None or interval.high - interval.low > 1e-12 * max(1.0, interval.high):
-        return interval
-    reason = "every resample of cases gives the same figure: the cases do not vary"
-    return replace(interval, low=None, high=None, method=None, reason=reason)
 
 
 @dataclass(frozen=True)

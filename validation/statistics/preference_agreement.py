@@ -10,7 +10,7 @@ bootstrap cannot be trusted (``validation.statistics.proportion``).
 """
 
 from collections.abc import Hashable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -20,7 +20,7 @@ from validation.statistics.bootstrap import cluster_bootstrap
 from validation.statistics.coding import MISSING, RatingRecord, ratings_build
 from validation.statistics.pairwise import PairwiseAgreement, pairwise_agreement
 from validation.statistics.preference import Comparison, PreferenceError, comparisons_check
-from validation.statistics.results import BootstrapSettings, Estimate
+from validation.statistics.results import BootstrapSettings, Estimate, spread_or_withheld
 from validation.statistics.scores import kendall_tau_test
 from validation.statistics.tables import proportion_statistic, table_estimates
 
@@ -72,11 +72,9 @@ class TwoWays:
 
     def as_dict(self) -> dict[str, Any]:
         def brief(found: PairwiseAgreement) -> dict[str, Any]:
-            return {
-                "n": found.n,
-                "agreement": found.agreement.as_dict(),
-                "kappa": found.cohen_kappa.as_dict(),
-            }
+            kappa = found.cohen_kappa  # a proportion's interval is never of zero width; κ's is
+            kappa = replace(kappa, interval=spread_or_withheld(kappa.interval))
+            return {"n": found.n, "agreement": found.agreement.as_dict(), "kappa": kappa.as_dict()}
 
         return {
             "pairs": self.pairs,

@@ -5,7 +5,7 @@ A statistic that cannot be computed (one category only, nothing pairable) is an
 a number, and nothing downstream mistakes an undefined figure for perfect agreement.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 
@@ -72,3 +72,15 @@ class Estimate:
         if self.interval is not None:
             data["ci95" if self.interval.level == 0.95 else "interval"] = self.interval.as_dict()
         return data
+
+
+def spread_or_withheld(interval: Interval | None) -> Interval | None:
+    """A zero-width interval withheld: when every resample of cases gives the same figure (the
+    cases all chose alike), the bootstrap says nothing about its uncertainty. (A proportion's
+    never has zero width: ``validation.statistics.proportion``.)"""
+    if interval is None or interval.low is None:
+        return interval
+    if interval.high - interval.low > 1e-12 * max(1.0, abs(interval.high)):
+        return interval
+    reason = "every resample of cases gives the same figure: the cases do not vary"
+    return replace(interval, low=None, high=None, method=None, reason=reason)
