@@ -12,7 +12,7 @@ from benchmark.admin import StoredValueAdmin
 from validation import closing, services
 from validation.adjudication import UnknownAbility, splits_parse
 from validation.gate import GateConfig
-from validation.models import GATE_FIELDS, GoldLabel, StoredFigures, Study, StudyUnit
+from validation.models import GATE_FIELDS, GoldLabel, PairwiseGold, StoredFigures, Study, StudyUnit
 from validation.report.html import STUDY_STATUS
 
 
@@ -166,6 +166,12 @@ class StudyUnitAdmin(admin.ModelAdmin):
 @admin.register(GoldLabel)
 class GoldLabelAdmin(StudyUnitAdmin):
     list_display = ["study_unit", "rubric_item", "hit", "provenance"]
+    list_filter = ["provenance", "study_unit__study"]
+
+
+@admin.register(PairwiseGold)
+class PairwiseGoldAdmin(StudyUnitAdmin):
+    list_display = ["study_unit", "winner", "provenance"]
     list_filter = ["provenance", "study_unit__study"]
 
 

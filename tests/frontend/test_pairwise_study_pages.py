@@ -6,7 +6,7 @@ import pytest
 from django.db.models import Sum
 from rest_framework.test import APIClient
 
-from annotation.models import Assignment, PeerAgreement
+from annotation.models import Assignment, PeerAgreement, Submission
 from benchmark.llm.fake_server import FakeLLM
 from tests.builders.accounts import ExpertFactory
 from tests.builders.adjudication import api_for
@@ -37,6 +37,11 @@ ADMIN_PAGES = [
     "/admin/studies/pairs/report/?format=csv",
     "/admin/studies/pairs/report/?format=html",
     "/admin/validation/study/",
+    "/admin/validation/studyunit/",
+    "/admin/validation/pairwisegold/",
+    "/admin/annotation/pool/",
+    "/admin/annotation/assignment/",
+    "/admin/annotation/submission/",
 ]
 API = [
     "/api/v1/admin/studies/",
@@ -48,7 +53,17 @@ API = [
 @pytest.mark.parametrize("language", ["en", "zh-hans"])
 def test_every_admin_page_of_a_pairwise_study_answers(admin_client, study, language):
     admin_client.cookies["django_language"] = language
-    for url in ADMIN_PAGES:
+    found, _ = study
+    unit = found.units.first()
+    pages = [
+        *ADMIN_PAGES,
+        f"/admin/validation/study/{found.pk}/change/",
+        f"/admin/validation/studyunit/{unit.pk}/change/",
+        f"/admin/annotation/submission/{Submission.objects.first().pk}/change/",
+        f"/admin/annotation/assignment/{Assignment.objects.first().pk}/change/",
+        f"/admin/annotation/pool/{found.pool_id}/change/",
+    ]
+    for url in pages:
         response = admin_client.get(url)
         assert response.status_code == 200, (url, response.status_code)
     body = admin_client.get("/admin/studies/pairs/report/").content.decode()
