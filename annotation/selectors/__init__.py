@@ -122,6 +122,24 @@ def pool_pair_choices(*, pool: Pool) -> list[tuple[int, str, str]]:
     )
 
 
+def pool_pair_answers(*, pool: Pool) -> QuerySet[PairwiseChoice]:
+    """Every choice made on a pairwise pool, the raters' and the seniors', as rows: (unit id,
+    kind, rater slot, pseudonym, winner in the stored order, side shown first, reason)."""
+    return (
+        PairwiseChoice.objects.filter(submission__unit__pool=pool)
+        .order_by("submission_id")
+        .values_list(
+            "submission__unit_id",
+            "submission__kind",
+            "submission__slot",
+            "submission__expert__pseudonym",
+            "winner",
+            "first_shown",
+            "reason",
+        )
+    )
+
+
 def decision_submissions() -> QuerySet[Submission]:
     """Every senior's decision (an adjudication submission; its labels are the decisions)."""
     return Submission.objects.filter(kind=Assignment.Kind.ADJUDICATION)

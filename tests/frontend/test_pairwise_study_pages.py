@@ -36,6 +36,8 @@ ADMIN_PAGES = [
     "/admin/studies/pairs/report/?format=json",
     "/admin/studies/pairs/report/?format=csv",
     "/admin/studies/pairs/report/?format=html",
+    "/admin/studies/pairs/export/?format=csv",
+    "/admin/studies/pairs/export/?format=jsonl",
     "/admin/validation/study/",
     "/admin/validation/studyunit/",
     "/admin/validation/pairwisegold/",
@@ -47,6 +49,7 @@ API = [
     "/api/v1/admin/studies/",
     "/api/v1/admin/studies/pairs/",
     "/api/v1/admin/studies/pairs/progress/",
+    "/api/v1/admin/studies/pairs/export/",
 ]
 
 
@@ -69,7 +72,8 @@ def test_every_admin_page_of_a_pairwise_study_answers(admin_client, study, langu
     body = admin_client.get("/admin/studies/pairs/report/").content.decode()
     assert ("Pairwise study" if language == "en" else "成对比较研究") in body
     assert "fake-judge" in body and "Kendall" in body
-    assert "disagreements-link" not in body and "study-export" not in body
+    assert "disagreements-link" not in body
+    assert ("Every choice, per pair:" if language == "en" else "每次选择，按配对：") in body
 
 
 def test_the_dashboard_shows_each_experts_agreement_on_the_pairs(admin_client, study):

@@ -14,6 +14,7 @@ from benchmark.llm.fake_server import FakeLLM
 from benchmark.models import PairwisePair
 from tests.builders.accounts import ExpertFactory
 from tests.builders.pairwise import answered_by, choose_all, draw, judge_pairwise, pairwise_study
+from tests.builders.schemas import schema_validator
 
 pytestmark = pytest.mark.django_db
 
@@ -58,7 +59,7 @@ def report():
 
 
 def test_the_pairwise_report_worked_by_hand(report):
-    # SCHEMA schema_validator("pairwise-study-report").validate(report)
+    schema_validator("pairwise-study-report").validate(report)
     assert report["question_type"] == "pairwise" and report["study"]["pairwise_set"] == "set"
     counts = report["counts"]
     assert (counts["pairs"], counts["cases"], counts["choices"], counts["gold"]) == (6, 2, 18, 6)
@@ -97,6 +98,31 @@ def test_the_pairwise_report_worked_by_hand(report):
     preference = report["rubric_preference"]
     assert preference["rubric_judge"] is None and preference["left_out"]["unscored"] == 5
     assert preference["share"]["value"] is None
+
+
+def test_the_pairwise_export_has_a_row_per_pair_with_every_choice(report):
+    rows = [
+        json.loads(line)
+        for line in command("study", "export", "pairs", "--format", "jsonl").splitlines()
+    ]
+    validator = schema_validator("pairwise-study-export")
+    for row in rows:
+        validator.validate(row)
+    assert len(rows) == 6 and {r["provenance"] for r in rows} == {"3/3", "2/1"}
+    for row in rows:
+        pair = PairwisePair.objects.get(
+            case__question_id=row["case"],
+            response_a__model__name=row["model_a"],
+            response_b__model__name=row["model_b"],
+        )
+        choices = [row[f"rater_{slot}_choice"] for slot in (1, 2, 3)]
+        assert sorted(choices) == sorted(planned(pair, rater) for rater in range(3))
+        assert row["judge:fake-judge"] == rule_winner(pair)  # the fake judges by content
+        assert row["judge:fake-judge:ab"] == row["judge:fake-judge:ba"] == rule_winner(pair)
+        assert {row["rater_1_shown_first"], row["rater_2_shown_first"]} <= {"a", "b"}
+        assert row["gold"] == max(set(choices), key=choices.count)
+    csv_text = command("study", "export", "pairs", "--format", "csv")
+    assert csv_text.splitlines()[0].startswith("study,unit,case,model_a,model_b,")
 
 
 def test_the_pairwise_report_renders_as_csv_and_html(report):

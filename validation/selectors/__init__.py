@@ -191,7 +191,13 @@ def _judge_labels(runs: list[JudgeRun]) -> dict[int, str]:
 
 def study_export_rows(*, study: Study) -> Iterator[dict]:
     """One row per (unit, criterion): case, model, ability, points, raters (pseudonym, label,
-    note), the adjudicator (pseudonym, label, reason), gold, judges."""
+    note), the adjudicator (pseudonym, label, reason), gold, judges; a pairwise study's, one
+    row per pair (``validation.selectors.pairwise_export``)."""
+    if study.is_pairwise:
+        from validation.selectors.pairwise_export import pairwise_export_rows
+
+        yield from pairwise_export_rows(study=study)
+        return
     runs = list(study.judge_runs.select_related("judge").order_by("pk"))
     judge_label = _judge_labels(runs)
     judge_columns = sorted(set(judge_label.values()))
