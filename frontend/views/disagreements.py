@@ -4,10 +4,10 @@ filtered and paginated, with a CSV of the filtered view. Reads through
 
 import io
 
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.contrib.admin.views.decorators import staff_member_required
-from django.http import Http404, HttpResponseBadRequest
-from django.shortcuts import render
+from django.http import Http404, HttpResponseBadRequest, HttpResponseRedirect
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import urlencode
 from django.utils.translation import gettext as _
@@ -25,12 +25,32 @@ from validation.selectors.disagreements import (
 )
 
 
+class _Pairwise(Exception):
+    """A pairwise study has no items: its judge and experts are compared in its report."""
+
+    def __init__(self, study) -> None:
+        self.study = study
+
+
 def _study_and_filters(request, name: str):
     study = study_get(name=name)
     if study is None:
         raise Http404("no such study")
+    if study.is_pairwise:
+        raise _Pairwise(study)
     options = disagreement_options(study=study)
     return study, options, disagreement_filters_parse(query=request.GET, options=options)
+
+
+def _to_report(request, study) -> HttpResponseRedirect:
+    messages.info(
+        request,
+        _(
+            "A pairwise study has no criteria to compare item by item: the judge against the "
+            "experts' choices is in its report."
+        ),
+    )
+    return redirect("validation:study-report", study.name)
 
 
 def _refused(exc: FilterError) -> HttpResponseBadRequest:
@@ -44,6 +64,8 @@ def study_disagreements(request, name: str):
         study, options, filters = _study_and_filters(request, name)
     except FilterError as exc:
         return _refused(exc)
+    except _Pairwise as pairwise:
+        return _to_report(request, pairwise.study)
     page = disagreements_page(study=study, filters=filters, number=request.GET.get("page"))
     query = filters.as_query()
     for item in page.object_list:
@@ -71,6 +93,8 @@ def study_disagreements_csv(request, name: str):
         study, _options, filters = _study_and_filters(request, name)
     except FilterError as exc:
         return _refused(exc)
+    except _Pairwise as pairwise:
+        return _to_report(request, pairwise.study)
     out = io.StringIO()
     rows = disagreements_rows(study=study, filters=filters)
     export.rows_write(rows=rows, fmt="csv", out=out, columns=disagreements_columns(study=study))

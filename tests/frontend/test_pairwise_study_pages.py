@@ -69,6 +69,12 @@ def test_every_admin_page_of_a_pairwise_study_answers(admin_client, study, langu
     for url in pages:
         response = admin_client.get(url)
         assert response.status_code == 200, (url, response.status_code)
+    for url in ("/admin/studies/pairs/disagreements/", "/admin/studies/pairs/disagreements.csv"):
+        sent = admin_client.get(url, follow=True)
+        assert sent.redirect_chain == [("/admin/studies/pairs/report/", 302)], url
+    assert ("no criteria to compare" if language == "en" else "没有可逐项比较的评分标准") in (
+        sent.content.decode()
+    )
     body = admin_client.get("/admin/studies/pairs/report/").content.decode()
     assert ("Pairwise study" if language == "en" else "成对比较研究") in body
     assert "fake-judge" in body and "Kendall" in body
