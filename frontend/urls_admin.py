@@ -51,6 +51,7 @@ dashboard_urls = [
 # What an admin does in the browser rather than at the command line, through the same services.
 manage_urls: list = [
     path("studies/new/", manage_studies.study_new, name="study-new"),
+    path("studies/new-pairwise/", manage_studies.study_new_pairwise, name="study-new-pairwise"),
     path("studies/<study:name>/open/", manage_studies.study_open, name="study-open"),
     path("studies/<study:name>/enrol/", manage_studies.study_enrol, name="study-enrol"),
     path("studies/<study:name>/close/", manage_studies.study_close, name="study-close"),

@@ -32,6 +32,15 @@ def pairwise_set_get(*, name: str) -> PairwiseSet:
     return found
 
 
+def pairwise_sets_listed() -> list[PairwiseSet]:
+    """Every pairwise set by name, with its dataset and its number of pairs (``pairs_count``)."""
+    return list(
+        PairwiseSet.objects.select_related("dataset")
+        .annotate(pairs_count=Count("pairs"))
+        .order_by("name")
+    )
+
+
 def pairwise_set_exists(*, name: str) -> bool:
     return PairwiseSet.objects.filter(name=name).exists()
 

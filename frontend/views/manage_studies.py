@@ -43,6 +43,9 @@ STRATUM_LABELS = {
 }
 
 
+STRATA = [(field, STRATUM_LABELS[field]) for field in STRATUM_FIELDS]
+
+
 def _choices() -> dict:
     """What the create form offers: every dataset, model and judge by name."""
     return {
@@ -50,36 +53,45 @@ def _choices() -> dict:
         "models": model_names(),
         "judges": judge_names_finished(),
         "abilities": ABILITIES,
-        "strata": [(field, STRATUM_LABELS[field]) for field in STRATUM_FIELDS],
+        "strata": STRATA,
         "pilots": [study.name for study in selectors.studies_for_admin()],
     }
 
 
-def _body(post) -> dict:
-    """The admin API's body from the form: the same serializer then checks both."""
+def _sample_body(post) -> dict:
+    """What both create forms ask: the name and how the sample is drawn and handed out."""
     body = {
         "name": post.get("name", "").strip(),
+        "fraction": post.get("fraction", "").strip() or None,
+        "stratify_by": post.getlist("stratify_by"),
+        "lease_minutes": post.get("lease_minutes", "").strip() or None,
+    }
+    if post.get("seed", "").strip():
+        body["seed"] = post["seed"].strip()
+    return body
+
+
+def _body(post) -> dict:
+    """The admin API's body from the rubric form: the same serializer then checks both."""
+    body = {
+        **_sample_body(post),
         "dataset": post.get("dataset", ""),
         "models": post.getlist("models"),
         "judge_runs": post.getlist("judge_runs"),
         "adjudicate_splits": post.getlist("adjudicate_splits"),
-        "stratify_by": post.getlist("stratify_by"),
         "show_ability": post.get("show_ability") == "on",
-        "lease_minutes": post.get("lease_minutes", "").strip() or None,
         "gate": {name: post[name].strip() for name in GATE_FIELDS if post.get(name, "").strip()},
     }
-    for name in ("seed", "look_every"):
-        if post.get(name, "").strip():
-            body[name] = post[name].strip()
+    if post.get("look_every", "").strip():
+        body["look_every"] = post["look_every"].strip()
     if post.get("planned") == "on":
+        del body["fraction"]
         body["plan"] = {
             key: post[key].strip()
             for key in ("expected_agreement", "half_width", "pilot")
             if post.get(key, "").strip()
         }
-    else:
-        body["fraction"] = post.get("fraction", "").strip() or None
-    return {key: value for key, value in body.items() if value is not None}
+    return body
 
 
 def _errors(detail) -> dict[str, str]:
@@ -94,30 +106,45 @@ def _errors(detail) -> dict[str, str]:
     return flat
 
 
+def _create(request, body: dict):
+    """Create the study the form's body asks for, as the admin API does: the redirect to its
+    page, with a success message, and no errors; else no redirect and the errors by field."""
+    # A field left empty is left out: the service's default.
+    body = {key: value for key, value in body.items() if value is not None}
+    checked = AdminStudyCreateSerializer(data=body)
+    if not checked.is_valid():
+        return None, _errors(checked.errors)
+    try:
+        study = services.study_create_named(**checked.validated_data, actor=request.user)
+    except (services.StudyError, selectors.UnknownName) as exc:
+        return None, {exc.field or "name": str(exc)}
+    messages.success(
+        request,
+        _("Study %(name)s created as a draft: see its sample, then open it.")
+        % {"name": study.name},
+    )
+    return redirect("dashboard:study", study.name), {}
+
+
+def _form_state(request, multiple) -> tuple[dict, dict]:
+    """The values a create form shows and its checkboxes ticked: the defaults on a GET, what
+    was sent on a POST."""
+    if request.method != "POST":
+        return dict(CREATE_DEFAULTS), {key: [] for key in multiple} | {
+            "stratify_by": list(DEFAULT_STRATA)
+        }
+    return request.POST.dict(), {key: request.POST.getlist(key) for key in multiple}
+
+
 @staff_member_required
 @require_http_methods(["GET", "POST"])
 def study_new(request):
-    values, errors = dict(CREATE_DEFAULTS), {}
-    chosen = {key: request.POST.getlist(key) for key in MULTIPLE}
-    if request.method != "POST":
-        chosen["stratify_by"] = list(DEFAULT_STRATA)
+    values, chosen = _form_state(request, MULTIPLE)
+    errors = {}
     if request.method == "POST":
-        values = request.POST.dict()
-        body = AdminStudyCreateSerializer(data=_body(request.POST))
-        if body.is_valid():
-            try:
-                study = services.study_create_named(**body.validated_data, actor=request.user)
-            except (services.StudyError, selectors.UnknownName) as exc:
-                errors = {exc.field or "name": str(exc)}
-            else:
-                messages.success(
-                    request,
-                    _("Study %(name)s created as a draft: see its sample, then open it.")
-                    % {"name": study.name},
-                )
-                return redirect("dashboard:study", study.name)
-        else:
-            errors = _errors(body.errors)
+        done, errors = _create(request, _body(request.POST))
+        if done:
+            return done
     gate = [
         {
             "name": name,
@@ -138,6 +165,56 @@ def study_new(request):
         **_choices(),
     )
     return render(request, "frontend/manage/study_new.html", context, status=400 if errors else 200)
+
+
+# What the pairwise form asks; a refusal at any other field (the set's dataset, its pairs)
+# is said at the set.
+PAIRWISE_FIELDS = ("name", "pair_set", "fraction", "stratify_by", "seed", "lease_minutes")
+
+
+def _pair_sets() -> list[dict]:
+    """Every pairwise set by name, with its dataset and how many pairs it holds."""
+    from benchmark.selectors.pairwise import pairwise_sets_listed  # loads numpy: deferred
+
+    return [
+        {
+            "name": found.name,
+            "dataset": f"{found.dataset.name} v{found.dataset.version}",
+            "pairs": found.pairs_count,
+        }
+        for found in pairwise_sets_listed()
+    ]
+
+
+@staff_member_required
+@require_http_methods(["GET", "POST"])
+def study_new_pairwise(request):
+    values, chosen = _form_state(request, ("stratify_by",))
+    errors = {}
+    if request.method == "POST":
+        body = {**_sample_body(request.POST), "pair_set": request.POST.get("pair_set", "")}
+        done, errors = _create(request, body)
+        if done:
+            return done
+        errors = {
+            field if field in PAIRWISE_FIELDS else "pair_set": reason
+            for field, reason in errors.items()
+        }
+    context = staff_context(
+        request,
+        _("New pairwise study"),
+        values=values,
+        chosen=chosen,
+        errors=errors,
+        strata=STRATA,
+        pair_sets=_pair_sets(),
+    )
+    return render(
+        request,
+        "frontend/manage/study_new_pairwise.html",
+        context,
+        status=400 if errors else 200,
+    )
 
 
 def lifecycle(study) -> dict:

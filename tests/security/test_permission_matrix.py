@@ -219,6 +219,9 @@ def routes(assignment_id: str) -> dict[str, Route]:
         # A study from the browser: study-a is open already and nobody is ticked or confirmed,
         # so staff are sent back with the reason and nothing changes; no study "gone" exists.
         "manage:study-new": Route("GET", "/admin/manage/studies/new/", staff_only),
+        "manage:study-new-pairwise": Route(
+            "GET", "/admin/manage/studies/new-pairwise/", staff_only
+        ),
         "manage:study-open": Route("POST", "/admin/manage/studies/study-a/open/",
                                    dict.fromkeys(ROLES, (302,))),
         "manage:study-enrol": Route("POST", "/admin/manage/studies/study-a/enrol/",

@@ -25,7 +25,8 @@ class Preview:
     units: int
     raters: int  # per unit
     ratings: int  # units × raters
-    judgements: int  # criteria × raters: what the experts mark
+    judgements: int  # criteria × raters: what the experts mark (0 for a pairwise study)
+    pairwise: bool  # the units are pairs: each rating is one choice
     pay: list[tuple[str, Decimal, str]]  # (tier, the expert tier's pay for every rating, currency)
     enrolled: int
 
@@ -40,7 +41,7 @@ def study_preview(*, study: Study) -> Preview:
     )
     strata = [Stratum(label=r["stratum"], cases=r["cases"], units=r["units"]) for r in rows]
     units = sum(s.units for s in strata)
-    criteria = study.units.aggregate(n=Count("case__rubric"))["n"]
+    criteria = 0 if study.is_pairwise else study.units.aggregate(n=Count("case__rubric"))["n"]
     rates = pool_pay_rates(pool=study.pool)
     return Preview(
         strata=strata,
@@ -49,6 +50,7 @@ def study_preview(*, study: Study) -> Preview:
         raters=raters,
         ratings=units * raters,
         judgements=criteria * raters,
+        pairwise=study.is_pairwise,
         pay=[(rate.tier, rate.amount * units * raters, rate.currency) for rate in rates],
         enrolled=annotation_selectors.pool_experts(pool=study.pool).count(),
     )
