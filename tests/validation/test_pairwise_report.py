@@ -29,8 +29,8 @@ def rule_winner(pair: PairwisePair) -> str:
 
 def planned(pair: PairwisePair, rater: int) -> str:
     """The experts follow the content rule, except on case 0's ann–cat pair, where two of
-    them prefer ann and the third calls it a tie (gold: ann, 2/1)."""
-    # (positions and ids go on from test to test: the dataset's first case, whatever its number)
+    them prefer ann and the third calls it a tie (gold: ann, 2/1). (Positions go on from test
+    to test: the dataset's first case, whatever its number.)"""
     names = {pair.response_a.model.name, pair.response_b.model.name}
     first_case = pair.case.dataset.cases.order_by("position").first()
     if names == {"ann", "cat"} and pair.case == first_case:

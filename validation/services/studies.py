@@ -29,7 +29,8 @@ if TYPE_CHECKING:  # the planner needs numpy and scipy; creating a study by hand
 STRATUM_FIELDS = ("difficulty", "primary_scene", "secondary_scene")
 
 
-# A pair split three ways has no majority: a senior decides it, whatever a rubric study chose.
+# What a pairwise study refuses, at either entry (names or objects). A pair split three ways has
+# no majority, so a senior always decides it: there are no splits to choose.
 _PAIRWISE_REFUSES = gettext_noop(
     "a pairwise study takes its dataset and models from its set and validates the judges' "
     "pairwise runs of the set: no dataset, models, rubric judge run, gate, plan, sequential "
