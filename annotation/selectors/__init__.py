@@ -10,6 +10,7 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
+from typing import NamedTuple
 
 from django.conf import settings
 from django.core.paginator import Page, Paginator
@@ -84,60 +85,36 @@ def rating_labels() -> QuerySet[Label]:
     return Label.objects.filter(submission__kind=Assignment.Kind.RATING)
 
 
-def unit_pair_choices(*, unit_id: int) -> tuple[list[str], str | None]:
-    """A pair's rating choices and its senior's choice (None: none), each in the pair's
-    stored order (``PairwiseChoice.winner``)."""
-    rows = PairwiseChoice.objects.filter(submission__unit_id=unit_id).values_list(
-        "submission__kind", "winner"
-    )
-    ratings, decision = [], None
-    for kind, winner in rows.order_by("submission_id"):
-        if kind == Assignment.Kind.ADJUDICATION:
-            decision = winner
-        elif kind == Assignment.Kind.RATING:
-            ratings.append(winner)
-    return ratings, decision
+class PairAnswer(NamedTuple):
+    """A choice made on a pair, a rater's or a senior's; ``winner`` in the pair's stored order."""
+
+    submission_id: int
+    unit_id: int
+    pair_id: int
+    kind: str  # rating or adjudication
+    slot: int | None  # the rater slot (None for a senior)
+    expert_id: int
+    pseudonym: str
+    winner: str
+    first_shown: str
+    reason: str
+
+    @property
+    def is_rating(self) -> bool:
+        return self.kind == Assignment.Kind.RATING
 
 
-def unit_pair_choice_rows(*, unit_id: int) -> list[tuple[int, int, str]]:
-    """A pair's rating choices: (submission id, expert id, winner in the stored order)."""
-    return list(
-        PairwiseChoice.objects.filter(
-            submission__unit_id=unit_id, submission__kind=Assignment.Kind.RATING
-        )
-        .order_by("submission_id")
-        .values_list("submission_id", "submission__expert_id", "winner")
-    )
-
-
-def pool_pair_choices(*, pool: Pool) -> list[tuple[int, str, str]]:
-    """Every rating choice of a pairwise pool: (pair id, rater pseudonym, winner in the
-    pair's stored order), oldest first."""
-    return list(
-        PairwiseChoice.objects.filter(
-            submission__unit__pool=pool, submission__kind=Assignment.Kind.RATING
-        )
-        .order_by("submission_id")
-        .values_list("submission__unit__pair_id", "submission__expert__pseudonym", "winner")
-    )
-
-
-def pool_pair_answers(*, pool: Pool) -> QuerySet[PairwiseChoice]:
-    """Every choice made on a pairwise pool, the raters' and the seniors', as rows: (unit id,
-    kind, rater slot, pseudonym, winner in the stored order, side shown first, reason)."""
-    return (
-        PairwiseChoice.objects.filter(submission__unit__pool=pool)
-        .order_by("submission_id")
-        .values_list(
-            "submission__unit_id",
-            "submission__kind",
-            "submission__slot",
-            "submission__expert__pseudonym",
-            "winner",
-            "first_shown",
-            "reason",
-        )
-    )
+def pair_answers(*, pool: Pool | None = None, unit_id: int | None = None) -> list[PairAnswer]:
+    """Every choice made on a pairwise pool's pairs (or on one unit's), oldest first."""
+    rows = PairwiseChoice.objects.all()
+    if pool is not None:
+        rows = rows.filter(submission__unit__pool=pool)
+    if unit_id is not None:
+        rows = rows.filter(submission__unit_id=unit_id)
+    fields = ("submission_id", "submission__unit_id", "submission__unit__pair_id",
+              "submission__kind", "submission__slot", "submission__expert_id",
+              "submission__expert__pseudonym", "winner", "first_shown", "reason")  # fmt: skip
+    return [PairAnswer(*row) for row in rows.order_by("submission_id").values_list(*fields)]
 
 
 def decision_submissions() -> QuerySet[Submission]:

@@ -15,7 +15,7 @@ from django.db import transaction
 from django.db.models import Count, F, Q
 
 from annotation.quality import Agreement, unit_pair_agreements, unit_peer_agreements
-from annotation.selectors import RatingRow, unit_pair_choice_rows
+from annotation.selectors import RatingRow, pair_answers
 from annotation.services.inserts import rows_insert
 
 BACKFILL_BATCH = 500
@@ -67,10 +67,10 @@ def unit_record_peer_agreement(*, unit_id: int, pool_id: int, ratings: list[Rati
 def unit_record_pair_agreement(*, unit_id: int, pool_id: int) -> int:
     """Record the rows of a pair that has just completed, from its rating choices; called
     inside the submit's transaction. Returns how many rows (one per rating submission)."""
-    choices = unit_pair_choice_rows(unit_id=unit_id)
-    agreements = unit_pair_agreements((s, choice) for s, _, choice in choices)
+    choices = [a for a in pair_answers(unit_id=unit_id) if a.is_rating]
+    agreements = unit_pair_agreements((a.submission_id, a.winner) for a in choices)
     return _insert(
-        ((s, pool_id, expert, agreements[s]) for s, expert, _ in choices),
+        ((a.submission_id, pool_id, a.expert_id, agreements[a.submission_id]) for a in choices),
         row_model=installed_apps.get_model("annotation", "PeerAgreement"),
     )
 

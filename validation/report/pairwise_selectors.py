@@ -4,7 +4,7 @@ case scores the preference is checked against."""
 
 from dataclasses import dataclass
 
-from annotation.selectors import pool_pair_choices
+from annotation.selectors import pair_answers
 from benchmark.selectors.pairwise import (
     case_scores_of_judge,
     pairwise_run_choices,
@@ -58,7 +58,9 @@ def pairwise_study_inputs(*, study: Study) -> PairwiseStudyInputs:
     )
     pairs = {row[0]: Pair(row[2], row[3], row[4], len(row[5]), len(row[6])) for row in rows}
     question_ids = {row[1]: row[2] for row in rows}
-    choices = pool_pair_choices(pool=study.pool)
+    choices = [
+        (a.pair_id, a.pseudonym, a.winner) for a in pair_answers(pool=study.pool) if a.is_rating
+    ]
     gold = {
         pair: (winner, provenance)
         for pair, winner, provenance in PairwiseGold.objects.filter(

@@ -4,8 +4,7 @@ every judge's choice in both orders (``heartbench study export`` of a pairwise s
 
 from collections.abc import Iterator
 
-from annotation.models import Assignment
-from annotation.selectors import pool_pair_answers
+from annotation.selectors import pair_answers
 from validation.models import PairwiseGold, Study
 
 
@@ -20,11 +19,16 @@ def pairwise_export_rows(*, study: Study) -> Iterator[dict]:
     )
     ratings: dict[int, dict[int, tuple]] = {}
     decided: dict[int, tuple] = {}
-    for unit_id, kind, slot, rater, winner, first, reason in pool_pair_answers(pool=study.pool):
-        if kind == Assignment.Kind.ADJUDICATION:
-            decided[unit_id] = (rater, winner, reason)
+    for a in pair_answers(pool=study.pool):
+        if a.is_rating:
+            ratings.setdefault(a.unit_id, {})[a.slot] = (
+                a.pseudonym,
+                a.winner,
+                a.first_shown,
+                a.reason,
+            )
         else:
-            ratings.setdefault(unit_id, {})[slot] = (rater, winner, first, reason)
+            decided[a.unit_id] = (a.pseudonym, a.winner, a.reason)
     gold = {g.study_unit_id: g for g in PairwiseGold.objects.filter(study_unit__study=study)}
     judged = {
         name: {o.pair_id: o for o in pairwise_run_outcomes(run=run)}

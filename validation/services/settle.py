@@ -150,10 +150,11 @@ def _settle_pair(study_unit: StudyUnit) -> UnitOutcome:
     """A pair's outcome (``validation.outcome.pair_outcome``) written: its gold, or the
     senior queue for a three-way split."""
     unit = study_unit.unit
-    choices, decided = annotation_selectors.unit_pair_choices(unit_id=unit.pk)
+    answers = annotation_selectors.pair_answers(unit_id=unit.pk)
+    decided = [a.winner for a in answers if not a.is_rating]
     outcome = pair_outcome(
-        choices=choices,
-        decision=decided,
+        choices=[a.winner for a in answers if a.is_rating],
+        decision=decided[-1] if decided else None,
         raters=study_unit.study.pool.raters_per_unit,
         queued=unit.needs_adjudication,
     )
