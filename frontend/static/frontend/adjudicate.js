@@ -1,7 +1,9 @@
 /* HeartBench senior queue: claim a unit to adjudicate, decide each criterion (met / not met)
-   with a required reason, with the mouse, a finger or the keyboard. Shows only what the blind
-   adjudication API returns: the unit and, per criterion, how many ratings said met and not
-   met. Laid out, kept and confirmed as the workbench is (expert-common.js). */
+   with a required reason, or, on a pair, choose A, B or a tie with a required reason; with the
+   mouse, a finger or the keyboard. Shows only what the blind adjudication API returns: the
+   unit and, per criterion, how many ratings said met and not met, or, on a pair, how many
+   chose each side as this page shows them. Laid out, kept and confirmed as the workbench is
+   (expert-common.js, workbench.css; a pair with the workbench's partials and keys). */
 (function () {
   "use strict";
   const root = document.getElementById("adjudicate");
@@ -13,7 +15,8 @@
   const $ = (id) => document.getElementById(id);
   const gettext = window.gettext || ((text) => text);
   const interpolate = window.interpolate || ((fmt, args) => fmt.replace(/%s/g, () => args.shift()));
-  const state = { item: null, decisions: {}, current: 0, expires: null, lost: false, busy: false };
+  const state = { item: null, decisions: {}, choice: null, current: 0, expires: null, lost: false, busy: false };
+  const pairwise = () => Boolean(state.item) && state.item.unit.question_type === "pairwise";
 
   function status(text) { $("status").textContent = text; }
 
@@ -23,7 +26,9 @@
     $("lost").hidden = false; $("unit").hidden = true;
   }
 
-  async function call(method, path, body) {
+  // `refusal`: a 400 comes back to the caller (a pair's decision without a reason) instead of
+  // being shown as an error.
+  async function call(method, path, body, { refusal = false } = {}) {
     const res = await request(api + path, method, body, (wait) => status(busyStatus(wait)));
     const detail = res.data && (res.data.detail || JSON.stringify(res.data));
     if (res.status === 401) { signedOut(); throw new Error("signed out"); }
@@ -33,6 +38,7 @@
       throw new Error("decided elsewhere");
     }
     if (res.status === 409) { lost(detail); throw new Error("conflict"); }
+    if (res.status === 400 && refusal) return res;
     if (!res.ok) { status(interpolate(gettext("Error %s: %s"), [res.status, detail || ""])); throw new Error(String(res.status)); }
     return res;
   }
@@ -50,12 +56,14 @@
   }
 
   function show(a) {
-    state.item = a; state.current = 0;
+    state.item = a; state.current = 0; state.choice = null;
     // Decisions this browser kept (a lost session, a reload) come back with the unit.
     state.decisions = kept.get(a.id) || {};
     state.expires = new Date(a.lease_expires_at);
     $("unit-token").textContent = a.unit.token;
     renderDialogue($("dialogue"), a.unit.dialogue);
+    showType(a.unit);
+    if (pairwise()) { showPair(a.unit); return; }
     $("response").textContent = a.unit.response;
     $("scope").textContent = a.unit.whole_unit
       ? gettext("This unit never got three ratings: decide every criterion.")
@@ -83,6 +91,45 @@
     paint(false); tick(); openAtTop(root);
   }
 
+  // The parts of the page for this kind of unit (data-for="rubric" or "pairwise"), as the
+  // workbench shows them; a pair's single response box stays hidden.
+  function showType(unit) {
+    const type = unit.question_type === "pairwise" ? "pairwise" : "rubric";
+    $("unit").dataset.question = type;
+    for (const el of root.querySelectorAll("[data-for]")) el.hidden = el.dataset.for !== type;
+    $("response").closest("section").hidden = type === "pairwise";
+  }
+
+  // A pair: A is the response this senior's assignment shows first, and the raters' tally is
+  // in that same order. The choice and reason this browser kept come back with it.
+  function showPair(unit) {
+    [$("response-a").textContent, $("response-b").textContent] = unit.responses;
+    const t = unit.choices;
+    $("pair-tally").textContent = interpolate(gettext("A: %(a)s · tie: %(tie)s · B: %(b)s"), { a: t.a, tie: t.tie, b: t.b }, true);
+    $("scope").textContent = unit.whole_unit
+      ? gettext("This pair never got three choices: decide which response is better, and say why.")
+      : gettext("The raters split three ways on this pair: decide which response is better, and say why.");
+    state.choice = ["a", "b", "tie"].includes(state.decisions.choice) ? state.decisions.choice : null;
+    $("reason").value = typeof state.decisions.reason === "string" ? state.decisions.reason : "";
+    refusedShown("");
+    $("empty").hidden = true; $("unit").hidden = false;
+    status(gettext("Read both responses, choose the better one or a tie, and give your reason."));
+    paint(false); tick(); openAtTop(root);
+  }
+
+  // a: the response shown first, b: the second, or a tie; it can be changed until the submit.
+  function choose(choice) {
+    state.choice = choice; keepPair(); confirmationDone(); paint(false);
+  }
+
+  function keepPair() { kept.set(state.item.id, { choice: state.choice, reason: $("reason").value }); }
+
+  // The server's refusal of the reason (in the page's language), under the reason box.
+  function refusedShown(text) {
+    $("reason-error").textContent = text; $("reason-error").hidden = !text;
+    if (text) $("reason").setAttribute("aria-invalid", "true"); else $("reason").removeAttribute("aria-invalid");
+  }
+
   function decision(id) { return (state.decisions[id] = state.decisions[id] || { hit: null, reason: "" }); }
   function keep() { kept.set(state.item.id, state.decisions); }
 
@@ -94,6 +141,11 @@
   }
 
   function paint(follow = true) {
+    if (pairwise()) {
+      for (const b of $("pair-choice").querySelectorAll("[data-choice]")) b.setAttribute("aria-pressed", String(b.dataset.choice === state.choice));
+      $("submit").disabled = state.busy || state.lost;
+      return;
+    }
     const items = $("criteria").children;
     let done = 0;
     Array.from(items).forEach((li, i) => {
@@ -108,6 +160,7 @@
   }
 
   function focusReason() {
+    if (pairwise()) { $("reason").focus(); return; }
     const li = $("criteria").children[state.current];
     if (li) li.querySelector("textarea").focus();
   }
@@ -125,7 +178,29 @@
     state.current = Math.max(0, Math.min(n - 1, state.current + delta)); paint();
   }
 
+  // A pair's decision: a choice is needed first; a blank reason is sent and the server's
+  // refusal shown (nothing is stored); a second press while one is on its way does nothing.
+  async function submitPair() {
+    if (state.lost || state.busy) return;
+    if (!state.choice) { status(gettext("Choose A, B or a tie first.")); return; }
+    state.busy = true; paint(false);
+    try {
+      const body = { choice: state.choice, reason: $("reason").value };
+      const res = await call("POST", "work/adjudication/" + state.item.id + "/submit/", body, { refusal: true });
+      if (res.status === 400) {
+        const d = res.data || {};
+        const said = [].concat(d.reason || d.choice || d.detail || []).join(" ") || JSON.stringify(d);
+        refusedShown(said); status(said); $("reason").focus();
+        return;
+      }
+      kept.drop(state.item.id);
+      confirmation(interpolate(gettext("Decision on pair %s recorded ✓"), [state.item.unit.token]));
+      await next();
+    } finally { state.busy = false; paint(false); }
+  }
+
   async function submit() {
+    if (pairwise()) return submitPair();
     if (!complete() || state.lost || state.busy) return;
     state.busy = true; paint(false);
     const shown = new Set(state.item.unit.criteria.map((c) => c.id));
@@ -147,13 +222,20 @@
     }
     if (e.ctrlKey || e.metaKey || e.altKey) return;
     if (e.key === "Enter" && e.target.closest && e.target.closest("a[href], button")) return;
-    const keys = {
+    const keys = pairwise() ? {
+      a: () => choose("a"), 1: () => choose("a"), t: () => choose("tie"), 2: () => choose("tie"), "=": () => choose("tie"),
+      b: () => choose("b"), 3: () => choose("b"), n: focusReason, Enter: () => submit(),
+    } : {
       j: () => move(1), ArrowDown: () => move(1), k: () => move(-1), ArrowUp: () => move(-1),
       1: () => mark(true), 0: () => mark(false), r: focusReason, Enter: () => submit(),
     };
-    if (keys[e.key]) { e.preventDefault(); keys[e.key](); }
+    // A pair's letters work with Shift or Caps Lock too, as in the workbench.
+    const key = pairwise() && e.key.length === 1 ? e.key.toLowerCase() : e.key;
+    if (keys[key]) { e.preventDefault(); keys[key](); }
   });
-  $("submit").addEventListener("click", submit);
+  $("submit").addEventListener("click", () => submit().catch(() => {}));
+  for (const b of $("pair-choice").querySelectorAll("[data-choice]")) b.addEventListener("click", () => choose(b.dataset.choice));
+  $("reason").addEventListener("input", () => { if (pairwise()) { keepPair(); refusedShown(""); } });
   $("lost-next").addEventListener("click", () => next().catch(() => {}));
   $("two-tabs-next").addEventListener("click", () => next().catch(() => {}));
 
