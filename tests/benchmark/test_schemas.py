@@ -69,8 +69,8 @@ def records(path: Path) -> list[dict]:
 def test_every_schema_is_a_valid_draft_2020_12_schema():
     assert set(schema_files()) == {
         "answers", "construction-report", "dataset", "export-log", "judge-labels", "leaderboard",
-        "pairwise-board", "pairwise-rank", "ratings", "saturation", "seeds", "study-export",
-        "verdicts",
+        "pairwise-board", "pairwise-rank", "pairwise-study-export", "pairwise-study-report",
+        "ratings", "saturation", "seeds", "study-export", "verdicts",
     }  # fmt: skip
     for name in schema_files():
         schema = schema_load(name=name)
