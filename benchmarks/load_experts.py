@@ -17,19 +17,34 @@ next unit (its answer carries the study's progress line, which the workbench sho
 server older than that, read it as the workbench then did, a fourth request), think,
 autosave half of the labels, think, submit all of them, think, for ``--seconds``. Before the
 first level an unmeasured ``--warm-up`` level on a study of its own gives the server and the
-database a history, as a server in use has (``warm_up``). Think times are
-uniform in [0.5, 1.5] × ``--think``: a real expert spends minutes on a unit, so the default of
-one second offers about a hundred times the load of the same number of people. A 503 (busy,
-with Retry-After) is counted and retried.
+database a history, as a server in use has (``warm_up``). With ``--kinds rubric,pairwise``
+each N is measured on a pairwise study too, right after its rubric level, on the same server
+(issue 43: a pairwise claim and submit should cost what a rating's do): a pairwise set over
+every pair of the ``--models`` models' answers per case (three models, three pairs a case)
+is drawn once, and each level opens a fresh pairwise study over all of it, where each expert
+loops claim (a unit of two responses, no criteria), think, submit a choice with a short
+reason, think. A pair has no autosave (the draft endpoint takes rubric labels only), so a
+pairwise cycle is two requests and two thinks where a rubric one is three and three: about
+the same requests per second from as many experts, half again as many claims and submits.
+The choice is a fixed function of the two texts whichever is shown first
+(``fake_preference``), as the rubric experts' labels are of the criterion's text, so the three
+raters of a pair agree only if the server maps each order shown back to the pair's. The warm-up
+runs once per kind, so neither kind's first level meets tables the planner takes for empty.
+A table comparing the kinds at each N over the level after its arrival closes the report
+(``compare_rows``). Think times are uniform in [0.5, 1.5] × ``--think``: a real expert spends
+minutes on a unit, so the default of one second offers about a hundred times the load of the
+same number of people. A 503 (busy, with Retry-After) is counted and retried.
 
 Afterwards the database is checked (tests.product.invariants): every acknowledged submission
 is stored exactly once with exactly the labels sent, nothing unacknowledged was stored, every
 autosaved but unsubmitted draft is there, and every unit has at most three raters, all
-different. The figures are client side, from send to full response, so they include the
-client's own event-loop delay. Each level is reported in rows by when requests were sent:
-its arrival, the first ``--arrival`` seconds (every expert's first claim falls in the first
-think, a burst of three times the steady rate of claims), then a
-row per ``--every`` seconds, so that the study's later life shows apart (claims assign the
+different; on a pairwise study every acknowledged choice is stored once with exactly the
+winner sent, in the pair's stored order, and every pair with three ratings has the gold of
+their majority (or waits for a senior). The figures are client side, from send to full
+response, so they include the client's own event-loop delay. Each level is reported in rows
+by when requests were sent: its arrival, the first ``--arrival`` seconds (every expert's
+first claim falls in the first think, a burst of three times the steady rate of claims), then
+a row per ``--every`` seconds, so that the study's later life shows apart (claims assign the
 units with the fewest ratings first, so units complete, and the heavier last-rating submits
 come, only once most units have two). The CPU per request is the server's (gunicorn's master
 and workers, read from /proc at each row's bounds, divided by the row's requests;
@@ -45,6 +60,7 @@ lists the N statements of each level that took PostgreSQL the most time
 import argparse
 import asyncio
 import contextlib
+import hashlib
 import json
 import os
 import random
@@ -57,7 +73,7 @@ import tempfile
 import threading
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from itertools import pairwise
 from pathlib import Path
@@ -68,6 +84,8 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 ENDPOINTS = ("next", "progress", "draft", "submit")
+KINDS = ("rubric", "pairwise")  # of study a level is measured on (--kinds)
+REASONS = ("更能接住来访者的情绪。", "两个回复差不多。", "  更具体，也更温暖。  ", "")
 WARM_UP_EXPERTS = 50
 OK = ("200", "201", "204")
 
@@ -81,8 +99,9 @@ class Tally:
     )
     started: float = field(default_factory=time.perf_counter)
     status: Counter = field(default_factory=Counter)
-    # assignment id acknowledged 201/200 → the labels sent (criterion token → hit)
-    submitted: dict[str, dict[str, bool]] = field(default_factory=dict)
+    # assignment id acknowledged 201/200 → the labels sent (criterion token → hit), or on a
+    # pair the choice as shown and the reason sent ({"choice": "a", "reason": "..."})
+    submitted: dict[str, dict[str, bool] | dict[str, str]] = field(default_factory=dict)
     drafted: dict[str, int] = field(default_factory=dict)  # unsubmitted id → labels autosaved
     unexpected: list[str] = field(default_factory=list)
 
@@ -103,6 +122,7 @@ class Phase:
     statuses: Counter  # "endpoint status" → requests
     cpu: tuple[float, float, float | None]  # server, client, PostgreSQL (None on SQLite)
     waits: float | None  # share of PostgreSQL's busy sessions waiting on a lock (None: SQLite)
+    kind: str = ""  # the study's, in a column of its own when a run measures kinds (--kinds)
 
     def row(self) -> str:
         seconds = self.end - self.start
@@ -120,8 +140,10 @@ class Phase:
         waits = "—" if self.waits is None else f"{self.waits:.0%}"
         busy = sum(c for k, c in self.statuses.items() if k.split()[-1] == "503")
         errors = sum(c for k, c in self.statuses.items() if k.split()[-1] not in (*OK, "503"))
+        kind = f" {self.kind} |" if self.kind else ""
         return (
-            f"| {self.experts} | {self.start:.0f}–{self.end:.0f} s | {requests / seconds:.1f} | "
+            f"| {self.experts} |{kind} {self.start:.0f}–{self.end:.0f} s | "
+            f"{requests / seconds:.1f} | "
             f"{submits / seconds:.1f} | {cells} | {server} | {client} | {database} | {waits} | "
             f"{busy} | {errors} |"
         )
@@ -136,7 +158,12 @@ def row_marks(*, arrival: float, every: float, seconds: float) -> list[float]:
 
 
 def phases_of(
-    *, tally: Tally, snapshots: list[tuple], experts: int, waits: "LockWaits | None"
+    *,
+    tally: Tally,
+    snapshots: list[tuple],
+    experts: int,
+    waits: "LockWaits | None",
+    kind: str = "",
 ) -> list[Phase]:
     """One phase per pair of consecutive snapshots (server, client and PostgreSQL CPU
     seconds, then the seconds since the level started): the requests sent between them, with
@@ -152,8 +179,52 @@ def phases_of(
                     statuses[f"{endpoint} {status}"] += 1
         cpu = tuple(None if b is None else b - a for a, b in zip(first[:3], last[:3], strict=True))
         share = None if waits is None else waits.share(tally.started + start, tally.started + end)
-        phases.append(Phase(experts, start, end, latency, statuses, cpu, share))
+        phases.append(Phase(experts, start, end, latency, statuses, cpu, share, kind))
     return phases
+
+
+def compare_rows(
+    levels: dict[tuple[int, str], Phase], filled: dict[tuple[int, str], float]
+) -> list[str]:
+    """The kinds side by side at each N: (experts, kind) → the level's phase after its
+    arrival, a row each, then at each N measured on both kinds the ratio pairwise / rubric
+    of each figure. The CPU per submit is the server's whole cost of a unit's cycle (a rubric
+    one has an autosave in it, a pairwise one none). ``filled``: the share of the study's
+    rater slots submitted by the level's end, as a study's later life costs more (its last
+    ratings, its claims' longer walks), and a pairwise level submits faster."""
+
+    def figures(phase: Phase) -> list[float | None]:
+        requests = sum(phase.statuses.values())
+        submits = sum(phase.statuses[f"submit {status}"] for status in ("200", "201"))
+        server, _, database = phase.cpu
+        seconds = phase.end - phase.start
+        return [
+            requests / seconds,
+            submits / seconds,
+            *(
+                percentile(phase.latency[e], 95) * 1000 if phase.latency.get(e) else None
+                for e in ("next", "submit")
+            ),
+            server * 1000 / requests if requests else None,
+            None if database is None or not requests else database * 1000 / requests,
+            server * 1000 / submits if submits else None,
+        ]
+
+    def cells(values: list[float | None], form: str) -> str:
+        return " | ".join("—" if v is None else format(v, form) for v in values)
+
+    rows = []
+    for n in sorted({n for n, _ in levels}):
+        measured = {kind: figures(p) for (m, kind), p in levels.items() if m == n}
+        for kind, values in measured.items():
+            rows.append(f"| {n} | {kind} | {cells(values, '.1f')} | {filled[n, kind]:.0%} |")
+        if "rubric" in measured and "pairwise" in measured:
+            ratios = [
+                None if p is None or r in (None, 0) else p / r
+                for p, r in zip(measured["pairwise"], measured["rubric"], strict=True)
+            ]
+            rows.append(f"| {n} | pairwise / rubric | {cells(ratios, '.2f')} | — |")
+    return rows
 
 
 # ---- the database side (in this process, through the ORM) --------------------------------
@@ -187,8 +258,16 @@ def seed_answers(*, data: Path, models: int) -> tuple[object, list]:
     return dataset, made
 
 
-def seed_study(*, name: str, dataset, models: list, experts: int) -> dict[str, str]:
-    """A fresh open study with ``experts`` new experts; returns their API tokens."""
+def seed_pairs(*, dataset, models: list) -> object:
+    """The pairwise set of every pair of ``models``' answers to each case of ``dataset``."""
+    from benchmark.services.pairwise import pairwise_set_draw
+
+    return pairwise_set_draw(name="load-pairs", dataset=dataset, models=models)
+
+
+def seed_study(*, name: str, dataset, models: list, experts: int, pair_set=None) -> dict[str, str]:
+    """A fresh open study with ``experts`` new experts, over every answer or, with
+    ``pair_set``, over every pair of it (a pairwise study); returns their API tokens."""
     from django.contrib.auth import get_user_model
     from rest_framework.authtoken.models import Token
 
@@ -205,8 +284,16 @@ def seed_study(*, name: str, dataset, models: list, experts: int) -> dict[str, s
         Expert(user=u, display_name=u.username, languages=["zh"], daily_capacity=100_000)
         for u in users
     )
+    if pair_set is not None:  # the set gives the study its dataset and models
+        dataset, models = None, ()
     study = study_create(
-        name=name, dataset=dataset, models=models, fraction=1.0, seed=1, experts=expert_rows
+        name=name,
+        dataset=dataset,
+        models=models,
+        fraction=1.0,
+        seed=1,
+        experts=expert_rows,
+        pair_set=pair_set,
     )
     study_open(study=study)
     tokens = Token.objects.bulk_create(Token(user=u, key=Token.generate_key()) for u in users)
@@ -231,29 +318,37 @@ def analyze() -> None:
                 cursor.execute(f"ANALYZE {name}")
 
 
-def warm_up(*, web: str, dataset, models: list, seconds: float, think: float) -> None:
+def warm_up(
+    *, web: str, dataset, models: list, seconds: float, think: float, pair_set=None
+) -> None:
     """An unmeasured level of ``WARM_UP_EXPERTS`` experts on a study of its own (the next
     ``seed_study`` then takes the planner's statistics of what it wrote, as autovacuum does on
     a server in use). Without it each run measured a database's first minute: tables created
     empty, whose indexes the planner takes for empty until autovacuum's first pass (a minute
     in), so it walked every rating of the table on each claim, and workers
-    that had not yet imported, connected or compiled anything."""
-    tokens = seed_study(name="warm-up", dataset=dataset, models=models, experts=WARM_UP_EXPERTS)
+    that had not yet imported, connected or compiled anything. With ``pair_set``, on a
+    pairwise study: the choices and pairwise gold a pairwise level writes have tables of
+    their own."""
+    name = "warm-up" if pair_set is None else "warm-up-pairwise"
+    tokens = seed_study(
+        name=name, dataset=dataset, models=models, experts=WARM_UP_EXPERTS, pair_set=pair_set
+    )
     tally, _ = asyncio.run(
         level(
             base_url=web,
             tokens=tokens,
-            study="warm-up",
+            study=name,
             seconds=seconds,
             think=think,
             seed=0,
             marks=[],
             snapshot=lambda: (),
+            kind="rubric" if pair_set is None else "pairwise",
         )
     )
-    problems = verify(name="warm-up", tally=tally)
+    problems = verify(name=name, tally=tally)
     if problems:
-        raise SystemExit(f"the warm-up level failed its checks: {problems}")
+        raise SystemExit(f"the {name} level failed its checks: {problems}")
 
 
 def postgres_pid() -> int | None:
@@ -464,6 +559,16 @@ async def until_not_busy(connection: Connection, tally: Tally, *args) -> Reply:
         await asyncio.sleep(float(reply.headers.get("retry-after", "1")))
 
 
+def fake_preference(first: str, second: str) -> str:
+    """The choice between two responses as shown (``a``: ``first``), a fixed function of the
+    pair whichever is shown first, as ``fake_verdict`` is of a criterion's text: a tie for
+    about one pair in five, else the response whose digest sorts first."""
+    digests = [hashlib.sha256(text.encode("utf-8")).digest() for text in (first, second)]
+    if hashlib.sha256(b"".join(sorted(digests))).digest()[0] % 5 == 0:
+        return "tie"
+    return "a" if digests[0] < digests[1] else "b"
+
+
 async def expert(
     connection: Connection,
     *,
@@ -472,6 +577,7 @@ async def expert(
     think: float,
     tally: Tally,
     rng: random.Random,
+    kind: str = "rubric",
 ) -> None:
     from benchmark.llm.fake_server import fake_verdict
 
@@ -500,6 +606,13 @@ async def expert(
             if reply.status != 200:
                 tally.unexpected.append(f"progress {reply.status}: {reply.text[:200]}")
                 return
+        if kind == "pairwise":
+            if not await choose(
+                connection, body, pause=pause, deadline=deadline, tally=tally, rng=rng
+            ):
+                return
+            await pause()
+            continue
         labels = [
             {"criterion": c["id"], "hit": fake_verdict(c["text"])} for c in body["unit"]["criteria"]
         ]
@@ -536,6 +649,41 @@ async def expert(
         await pause()
 
 
+async def choose(
+    connection: Connection,
+    claimed: dict,
+    *,
+    pause: Callable[[], Awaitable[None]],
+    deadline: float,
+    tally: Tally,
+    rng: random.Random,
+) -> bool:
+    """A claimed pair: think, then submit a choice and a reason (a pair has no autosave);
+    False when the expert stops (the server answered what it should not, or the level
+    ended while they thought, leaving the claim to its lease)."""
+    ident, unit = claimed["id"], claimed["unit"]
+    if unit.get("question_type") != "pairwise" or len(unit.get("responses", ())) != 2:
+        tally.unexpected.append(f"next: not a pair: {json.dumps(unit)[:200]}")
+        return False
+    answer = {"choice": fake_preference(*unit["responses"]), "reason": rng.choice(REASONS)}
+    await pause()
+    if time.monotonic() >= deadline:
+        return False
+    reply = await until_not_busy(
+        connection,
+        tally,
+        "submit",
+        "POST",
+        f"/api/v1/work/rating/{ident}/submit/",
+        json.dumps(answer).encode(),
+    )
+    if reply.status not in (200, 201):
+        tally.unexpected.append(f"submit {reply.status}: {reply.text[:200]}")
+        return False
+    tally.submitted[ident] = answer
+    return True
+
+
 async def level(
     *,
     base_url: str,
@@ -546,9 +694,11 @@ async def level(
     seed: int,
     marks: list[float],
     snapshot: Callable[[], tuple[float, ...]],
+    kind: str = "rubric",
 ) -> tuple[Tally, list[tuple]]:
     """The level's tally and ``snapshot()`` at its start, at each of ``marks`` seconds into it
-    that it lasted to, and at its end, each with the seconds since the start appended."""
+    that it lasted to, and at its end, each with the seconds since the start appended; its
+    experts work a study of ``kind`` (``KINDS``)."""
     # Each expert has a connection of their own, as each has a browser, kept alive between
     # requests. On asyncio streams, not httpx: an httpx client per expert cost the generator
     # 2-3.5 ms of CPU per request on the cores the server measured here runs on.
@@ -575,6 +725,7 @@ async def level(
                         think=think,
                         tally=tally,
                         rng=random.Random(f"{seed}:{i}"),
+                        kind=kind,
                     )
                     for i, connection in enumerate(connections)
                 )
@@ -725,6 +876,13 @@ def main() -> int:
         "none): a server in use has served before and its tables have the planner's "
         "statistics, a database created for the run has neither",
     )
+    parser.add_argument(
+        "--kinds",
+        default="rubric",
+        help="comma-separated kinds of study each level is measured on, in this order: rubric, "
+        "pairwise (default rubric); a pairwise level follows its N's rubric one on the same "
+        "server",
+    )
     args = parser.parse_args()
     base_db, redis_url = os.environ.get("DATABASE_URL", ""), os.environ.get("REDIS_URL", "")
     if base_db.startswith("postgres") and not redis_url:
@@ -734,11 +892,25 @@ def main() -> int:
     if not args.data.exists():
         parser.error(f"no dataset at {args.data}")
     levels = [int(n) for n in args.experts.split(",")]
+    kinds = [kind.strip() for kind in args.kinds.split(",")]
+    if not kinds or set(kinds) - set(KINDS) or len(set(kinds)) != len(kinds):
+        parser.error(f"--kinds takes each of {', '.join(KINDS)} at most once, got {args.kinds!r}")
+    if "pairwise" in kinds and args.models < 2:
+        parser.error("a pairwise study needs two models' answers at least: --models 2 or more")
+
+    def shown(kind: str) -> str:
+        # The kind in a column of its own only when a run measures kinds: a run of rubric
+        # levels alone prints the table it always did.
+        return "" if kinds == ["rubric"] else kind
+
     sys.path.insert(0, str(ROOT))  # tests.services and tests.product.invariants
     os.environ["DJANGO_SECRET_KEY"] = secrets.token_urlsafe(40)
 
     failed = False
     rows, phases = [], []
+    compared: dict[tuple[int, str], Phase] = {}
+    filled: dict[tuple[int, str], float] = {}  # of the study's rater slots, at the level's end
+    pairs = 0
     folder = Path(tempfile.mkdtemp(prefix="heartbench-load-"))
     with database(base_db, folder) as url:
         setup_django(url)
@@ -752,13 +924,26 @@ def main() -> int:
             workers=args.workers,
             threads=args.threads,
         ) as (web, server_pid):
-            if args.warm_up:
+            pair_set = seed_pairs(dataset=dataset, models=models) if "pairwise" in kinds else None
+            pairs = 0 if pair_set is None else pair_set.pairs.count()
+            for kind in kinds if args.warm_up else ():
                 warm_up(
-                    web=web, dataset=dataset, models=models, seconds=args.warm_up, think=args.think
+                    web=web,
+                    dataset=dataset,
+                    models=models,
+                    seconds=args.warm_up,
+                    think=args.think,
+                    pair_set=pair_set if kind == "pairwise" else None,
                 )
-            for n in levels:
-                name = f"load-{n}"
-                tokens = seed_study(name=name, dataset=dataset, models=models, experts=n)
+            for n, kind in ((n, kind) for n in levels for kind in kinds):
+                name = f"load-{n}" if kind == "rubric" else f"load-{n}-{kind}"
+                tokens = seed_study(
+                    name=name,
+                    dataset=dataset,
+                    models=models,
+                    experts=n,
+                    pair_set=pair_set if kind == "pairwise" else None,
+                )
                 if args.statements:
                     statements_reset()
 
@@ -787,6 +972,7 @@ def main() -> int:
                             arrival=args.arrival, every=args.every, seconds=args.seconds
                         ),
                         snapshot=snapshot,
+                        kind=kind,
                     )
                 )
                 opened = None if alive is None else len(sessions_alive() - alive)
@@ -795,40 +981,91 @@ def main() -> int:
                 top = statements_top(limit=args.statements) if args.statements else []
                 problems = verify(name=name, tally=tally)
                 failed |= bool(problems)
-                rows.append((n, tally, problems, top, opened))
-                phases.extend(phases_of(tally=tally, snapshots=snapshots, experts=n, waits=waits))
+                rows.append((n, shown(kind), tally, problems, top, opened))
+                phases.extend(
+                    phases_of(
+                        tally=tally,
+                        snapshots=snapshots,
+                        experts=n,
+                        waits=waits,
+                        kind=shown(kind),
+                    )
+                )
+                # After the arrival (when the level lasted past it), for the kinds' comparison.
+                skip = 1 if 0 < args.arrival < args.seconds else 0
+                [compared[n, kind]] = phases_of(
+                    tally=tally,
+                    snapshots=[snapshots[skip], snapshots[-1]],
+                    experts=n,
+                    waits=waits,
+                    kind=kind,
+                )
+                slots = 3 * (units if kind == "rubric" else pairs)
+                filled[n, kind] = len(tally.submitted) / slots
                 print(
-                    f"{n} experts: {len(tally.submitted)} submissions, "
+                    f"{n} experts{f', {kind}' if shown(kind) else ''}: "
+                    f"{len(tally.submitted)} submissions, "
                     f"{'OK' if not problems else problems}",
                     file=sys.stderr,
                 )
     shutil.rmtree(folder, ignore_errors=True)  # the server's log and SQLite file
 
+    studies = f"{units} units × 3 raters per study"
+    if pairs:
+        studies += f" ({pairs} pairs × 3 raters per pairwise study)"
     print(
         f"\nload average {' '.join(f'{x:.1f}' for x in os.getloadavg())} at the end; "
-        f"{'PostgreSQL' if url else 'SQLite'}; {units} units × 3 raters per study; "
+        f"{'PostgreSQL' if url else 'SQLite'}; {studies}; "
         f"think {args.think:g} s; heartbench serve {args.workers} workers × {args.threads} "
         f"threads; {args.seconds:g} s per level\n"
     )
+    if "pairwise" in kinds:
+        print(
+            "pairwise experts: claim, think, submit a choice, think; no autosave (a pair has "
+            "none), so no draft requests on pairwise rows\n"
+        )
     head = " | ".join(f"{e} p50/p95/p99 ms" for e in ENDPOINTS)
+    kind_head, kind_rule = ("kind | ", "---|") if shown("pairwise") else ("", "")
     print(
-        f"| experts | sent at | requests/s | submits/s | {head} | CPU ms/request "
+        f"| experts | {kind_head}sent at | requests/s | submits/s | {head} | CPU ms/request "
         "| client CPU ms/request | PostgreSQL CPU ms/request | waiting on a lock | 503 | errors |"
     )
-    print("|---|---|---|---|" + "---|" * len(ENDPOINTS) + "---|---|---|---|---|---|")
+    print(f"|---|{kind_rule}---|---|---|" + "---|" * len(ENDPOINTS) + "---|---|---|---|---|---|")
     for phase in phases:
         print(phase.row())
     # Sessions opened during the level and still open at its end: each plans its statements
     # anew before any plan is kept.
-    print("\n| experts | checks | PostgreSQL sessions opened |\n|---|---|---|")
-    for n, _, problems, _, opened in rows:
+    print(
+        f"\n| experts | {kind_head}checks | PostgreSQL sessions opened |\n|---|{kind_rule}---|---|"
+    )
+    for n, kind, _, problems, _, opened in rows:
         checks = "all hold" if not problems else "; ".join(problems)
-        print(f"| {n} | {checks} | {'—' if opened is None else opened} |")
-    for n, tally, _, top, _ in rows:
+        kind = f" {kind} |" if kind else ""
+        print(f"| {n} |{kind} {checks} | {'—' if opened is None else opened} |")
+    if len(kinds) > 1:
+        after = (
+            f"after the first {args.arrival:g} s" if 0 < args.arrival < args.seconds else "whole"
+        )
+        print(
+            f"\nThe kinds compared, each level {after}; CPU per submit: the server's per "
+            "acknowledged submit, its cycle's other requests included (a rubric cycle has an "
+            "autosave, a pairwise one none)\n"
+        )
+        print(
+            "| experts | kind | requests/s | submits/s | next p95 ms | submit p95 ms "
+            "| CPU ms/request | PostgreSQL CPU ms/request | CPU ms/submit | slots rated |"
+        )
+        print("|---|---|---|---|---|---|---|---|---|---|")
+        for line in compare_rows(compared, filled):
+            print(line)
+    for n, kind, tally, _, top, _ in rows:
         if not top:
             continue
         requests = max(sum(len(v) for v in tally.latency.values()), 1)
-        print(f"\n{n} experts, {requests} requests: PostgreSQL's costliest statements\n")
+        print(
+            f"\n{n} experts{f' ({kind})' if kind else ''}, {requests} requests: "
+            "PostgreSQL's costliest statements\n"
+        )
         # Plans per call: 1 when every call is planned, near 0 when a prepared statement's
         # plan is kept.
         print(

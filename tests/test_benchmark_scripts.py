@@ -75,3 +75,25 @@ def test_sequential_error_prints_both_rules_for_every_design():
         ["| known", "every 30 (4)", "2.014"],
         ["| estimated", "every 30 (4)", "2.014"],
     ]
+
+
+def test_load_experts_measures_a_pairwise_study_beside_the_rubric_one_and_checks_both():
+    # The demo cases (12, original data) keep the import short; the levels last two seconds.
+    demo = ROOT / "fixtures" / "demo" / "demo_questions.jsonl"
+    rows = run(
+        "load_experts.py", "--data", str(demo), "--experts", "3", "--seconds", "2",
+        "--think", "0.2", "--warm-up", "0", "--arrival", "0", "--every", "0",
+        "--kinds", "rubric,pairwise",
+        env={"DATABASE_URL": ""},
+    )  # fmt: skip
+    cells = [row.strip("| ").split(" | ") for row in rows]
+    levels = [c for c in cells if c[1] in ("rubric", "pairwise") and c[2] == "0–2 s"]
+    assert [c[:2] for c in levels] == [["3", "rubric"], ["3", "pairwise"]]
+    for c in levels:
+        assert float(c[4]) > 0 and c[-2:] == ["0", "0"]  # submits acknowledged, no 503, no error
+    # Columns: next, progress, draft, submit. A pair has no autosave: no draft requests.
+    assert levels[0][7] != "—" and levels[1][7] == "—" and levels[1][8] != "—"
+    checks = [c for c in cells if len(c) == 4 and c[1] in ("rubric", "pairwise")]
+    assert checks == [["3", "rubric", "all hold", "—"], ["3", "pairwise", "all hold", "—"]]
+    [ratio] = [c for c in cells if c[1] == "pairwise / rubric"]
+    assert ratio[0] == "3" and all(float(x) > 0 for x in ratio[2:6])

@@ -5,15 +5,24 @@ answered), and a 503's Retry-After honoured and counted."""
 
 import asyncio
 import json
+import random
 import threading
+import time
+from collections import Counter, defaultdict
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from itertools import pairwise
 
 import pytest
 
 from benchmarks.load_experts import (
     Connection,
     LockWaits,
+    Phase,
     Tally,
+    choose,
+    compare_rows,
+    expert,
+    fake_preference,
     phases_of,
     row_marks,
     until_not_busy,
@@ -216,3 +225,110 @@ def test_rows_split_at_the_arrival_then_every_so_many_seconds_and_never_at_the_e
     # No arrival row: an empty first row would report a level of no requests.
     assert row_marks(arrival=0, every=10, seconds=30) == [10, 20]
     assert row_marks(arrival=0, every=0, seconds=45) == []
+
+
+def test_the_pairwise_choice_is_the_same_pair_whichever_side_is_shown_first():
+    mirrored = {"a": "b", "b": "a", "tie": "tie"}
+    texts = [f"模拟回复 {i}-{case}：我在这里陪着你。" for i in range(3) for case in range(40)]
+    made = [fake_preference(x, y) for x, y in pairwise(texts)]
+    assert all(fake_preference(y, x) == mirrored[fake_preference(x, y)] for x, y in pairwise(texts))
+    assert set(made) == {"a", "b", "tie"}  # the three raters' agreement tests the mapping
+
+
+class PairScript(Handler):
+    """The rating API as a pairwise study serves it: one pair to claim, then none."""
+
+    def answer(self) -> None:
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        self.seen.append((f"{self.command} {self.path} {body.decode()}", 0))
+        status, reply = 204, b""
+        if self.path.startswith("/api/v1/work/rating/next/"):
+            if sum(p.startswith("POST /api/v1/work/rating/next/") for p, _ in self.seen) == 1:
+                unit = {"question_type": "pairwise", "responses": ["一", "二"], "criteria": []}
+                status = 201
+                reply = json.dumps({"id": "p1", "progress": {}, "unit": unit}).encode()
+        elif self.path == "/api/v1/work/rating/p1/submit/":
+            status, reply = 201, b"{}"
+        self.send_response(status)
+        if status != 204:
+            self.send_header("Content-Length", str(len(reply)))
+        self.end_headers()
+        self.wfile.write(reply)
+
+
+def test_a_pairwise_expert_claims_thinks_and_submits_a_choice_without_autosaving():
+    handler = type("Pairs", (PairScript,), {"seen": [], "busy": []})
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    tally = Tally()
+    try:
+        run(
+            f"http://127.0.0.1:{httpd.server_address[1]}",
+            lambda connection: expert(
+                connection,
+                study="s",
+                deadline=time.monotonic() + 30,
+                think=0.01,
+                tally=tally,
+                rng=random.Random(1),
+                kind="pairwise",
+            ),
+        )
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    sent = {"choice": fake_preference("一", "二"), "reason": tally.submitted["p1"]["reason"]}
+    assert tally.submitted == {"p1": sent} and not tally.drafted and not tally.unexpected
+    assert [p for p, _ in handler.seen] == [
+        "POST /api/v1/work/rating/next/?study=s ",
+        f"POST /api/v1/work/rating/p1/submit/ {json.dumps(sent)}",
+        "POST /api/v1/work/rating/next/?study=s ",  # none left: the expert stops
+    ]
+    assert tally.status == {"next 201": 1, "submit 201": 1, "next 204": 1}
+
+
+def test_a_rubric_unit_served_to_a_pairwise_expert_is_reported_not_answered(server):
+    tally = Tally()
+    claimed = {"id": "r1", "unit": {"question_type": "rubric", "criteria": [{"id": "c"}]}}
+
+    async def steps(connection):
+        async def pause():
+            pass
+
+        return await choose(
+            connection, claimed, pause=pause, deadline=1e12, tally=tally, rng=random.Random(0)
+        )
+
+    assert run(server[1], steps) is False
+    assert tally.unexpected[0].startswith("next: not a pair: ") and not server[0].seen
+
+
+def kind_phase(kind: str, *, submits: int, cpu: float, next_p95: float) -> Phase:
+    statuses = Counter({"next 201": submits, "submit 201": submits})
+    if kind == "rubric":
+        statuses["draft 200"] = submits
+    latency = defaultdict(list, {"next": [next_p95] * 20, "submit": [0.01] * 20})
+    return Phase(10, 5.0, 15.0, latency, statuses, (cpu, 0.1, None), None, kind)
+
+
+def test_the_kinds_are_compared_at_each_level_with_their_ratio():
+    rows = compare_rows(
+        {
+            (10, "rubric"): kind_phase("rubric", submits=20, cpu=1.2, next_p95=0.04),
+            (10, "pairwise"): kind_phase("pairwise", submits=30, cpu=1.2, next_p95=0.02),
+            (20, "rubric"): kind_phase("rubric", submits=40, cpu=2.4, next_p95=0.04),
+        },
+        {(10, "rubric"): 0.25, (10, "pairwise"): 0.375, (20, "rubric"): 0.5},
+    )
+    # 60 requests (20 each of next, draft, submit) in 10 s, 1.2 s of server CPU: 20 ms each.
+    assert rows[0] == "| 10 | rubric | 6.0 | 2.0 | 40.0 | 10.0 | 20.0 | — | 60.0 | 25% |"
+    assert rows[1] == "| 10 | pairwise | 6.0 | 3.0 | 20.0 | 10.0 | 20.0 | — | 40.0 | 38% |"
+    assert rows[2] == (
+        "| 10 | pairwise / rubric | 1.00 | 1.50 | 0.50 | 1.00 | 1.00 | — | 0.67 | — |"
+    )
+    assert rows[3:] == ["| 20 | rubric | 12.0 | 4.0 | 40.0 | 10.0 | 20.0 | — | 60.0 | 50% |"]
+
+
+def test_a_run_measuring_kinds_names_each_rows_kind():
+    phase = kind_phase("pairwise", submits=30, cpu=1.2, next_p95=0.02)
+    assert phase.row().startswith("| 10 | pairwise | 5–15 s | 6.0 | 3.0 | 20/20/20 | — | — |")
