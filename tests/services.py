@@ -13,6 +13,7 @@ import contextlib
 import os
 import pwd
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -27,6 +28,12 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+def hears_ctrl_c() -> None:
+    """A child's ``preexec_fn``: a suite started in the background (`make test &`) ignores
+    SIGINT, and a child inherits that: it would never see the Ctrl-C a test sends it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _as_service_user(folder: Path) -> list[str]:

@@ -11,6 +11,7 @@ import pytest
 
 from benchmark.llm.fake_server import FakeLLM
 from tests.builders.cli import CLI, run_tool, seeded_env
+from tests.services import hears_ctrl_c
 
 pytestmark = pytest.mark.slow
 CASES = 36  # about 5 s of work at 0.3 s and two at once: the interrupt lands well inside it
@@ -32,9 +33,7 @@ def test_ctrl_c_stops_the_run_with_one_line_and_exit_130(tmp_path, command):
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
-            # A suite started in the background (`make test &`) ignores SIGINT, and a child
-            # inherits that: it would never see the Ctrl-C this test sends.
-            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+            preexec_fn=hears_ctrl_c,
         )
         deadline = time.monotonic() + 60
         while fake.stats()["by_status"].get("200", 0) < 3 and time.monotonic() < deadline:

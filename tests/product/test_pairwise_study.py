@@ -26,7 +26,7 @@ from tests.builders.product import Tally, admin_session
 from tests.builders.schemas import schema_validator
 from tests.e2e.conftest import LOCALES
 from tests.product.conftest import BIN, PASSWORD, ROOT
-from tests.services import free_port
+from tests.services import free_port, hears_ctrl_c
 
 STUDY, SET, DATASET = "pw-study", "pw-set", "pw-data"
 MODELS = ("ann", "bob", "cat")
@@ -120,6 +120,7 @@ class FakeEndpoint:
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
+            preexec_fn=hears_ctrl_c,
         )
         deadline = time.monotonic() + 30
         while True:
