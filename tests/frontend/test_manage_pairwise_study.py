@@ -6,20 +6,13 @@ import pytest
 from django.test import Client
 
 from benchmark.models import PairwisePair
-from tests.builders.accounts import ExpertFactory, UserFactory
+from tests.builders.accounts import ExpertFactory
 from tests.builders.pairwise import answered_by, draw
 from validation import selectors
 from validation.models import Study
 
 pytestmark = pytest.mark.django_db
 NEW = "/admin/manage/studies/new-pairwise/"
-
-
-@pytest.fixture
-def admin_client():
-    client = Client()
-    client.force_login(UserFactory(is_staff=True, is_superuser=True))
-    return client
 
 
 @pytest.fixture

@@ -22,13 +22,6 @@ NEW = "/admin/manage/studies/new/"
 
 
 @pytest.fixture
-def admin_client():
-    client = Client()
-    client.force_login(UserFactory(is_staff=True, is_superuser=True))
-    return client
-
-
-@pytest.fixture
 def answered():
     dataset, models = dataset_with_responses(cases=6, models=2)
     judge = JudgeFactory(name="judge-x")
