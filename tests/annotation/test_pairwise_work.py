@@ -14,12 +14,10 @@ from annotation.models import Assignment, PairwiseChoice, Pool, Submission, Unit
 from annotation.pairwise import choice_parse, first_shown
 from benchmark.models import AuditEvent, PairwisePair
 from tests.builders.accounts import ExpertFactory
-from tests.builders.pairwise import answered_by, draw
+from tests.builders.pairwise import TRIO, answered_by, draw
 from tests.builders.studies import open_study
 
 pytestmark = pytest.mark.django_db
-
-ANSWERS = {"ann": "你好，你还好吗？", "bob": "我在这里，愿意听。", "cat": "你愿意说说你的感受吗？"}
 
 
 def client_for(expert) -> APIClient:
@@ -40,7 +38,7 @@ def submit(expert, assignment_id, body):
 
 @pytest.fixture
 def experts():
-    answered_by(names=list(ANSWERS), cases=2, texts=lambda i, n: f"{ANSWERS[n]}（{i}）", name="pw")
+    answered_by(names=list(TRIO), cases=2, texts=lambda i, n: f"{TRIO[n]}（{i}）", name="pw")
     draw("set", "--dataset", "pw", "--models", "ann,bob,cat")
     raters = [ExpertFactory() for _ in range(4)]
     pool = services.pool_create(
@@ -76,7 +74,7 @@ def test_a_claimed_pair_is_shown_blind_in_the_assignments_order(experts):
         first = first_shown(assignment.shuffle_seed)
         assert unit["responses"] == (stored if first == "a" else stored[::-1])
         text = json.dumps(body, ensure_ascii=False)
-        leaked = [w for w in (*ANSWERS, str(pair.pk), str(pair.response_a_id)) if f'"{w}"' in text]
+        leaked = [w for w in (*TRIO, str(pair.pk), str(pair.response_a_id)) if f'"{w}"' in text]
         assert not leaked and "ann" not in text and "model" not in text
         read = client_for(expert).get(f"/api/v1/work/rating/{body['id']}/")
         assert read.json()["unit"] == unit  # a reload shows the same order

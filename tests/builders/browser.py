@@ -64,6 +64,17 @@ def wait_for_unit(page, *, after: str = "", ready: str = "#criteria li") -> str:
     return page.inner_text("#unit-token")
 
 
+def out_of_view(page, within: str, *, scrolling: str) -> list[str]:
+    """The elements inside ``within`` (a CSS selector) that reach past the window's right edge,
+    but for those in a box matching ``scrolling``, which scrolls on its own."""
+    return page.evaluate(
+        """([within, scrolling]) => [...document.querySelectorAll(within + ' *')]
+          .filter(e => !e.closest(scrolling) && e.getBoundingClientRect().right > innerWidth + 1)
+          .map(e => e.tagName + ' ' + e.textContent.slice(0, 40))""",
+        [within, scrolling],
+    )
+
+
 def open_file(page, path) -> list[str]:
     """Open a saved report and return every request it made beyond its own file."""
     requests: list[str] = []

@@ -15,6 +15,8 @@ from tests.builders.datasets import (
     case_with_rubric,
 )
 
+# By the fake's content rule (more 你 wins): ann beats bob, cat beats bob, ann and cat tie.
+TRIO = {"ann": "你好，你还好吗？", "bob": "我在这里，愿意听。", "cat": "你愿意说说你的感受吗？"}
 QUICK = ["--no-progress", "--timeout", "2", "--max-retry-wait", "5"]
 
 

@@ -6,9 +6,9 @@ import pytest
 from benchmark.llm.fake_server import FakeLLM
 from benchmark.taxonomy import BY_CODE, SCORED_CODES
 from tests.builders.accounts import PASSWORD, ExpertFactory
-from tests.builders.browser import axe_problems
+from tests.builders.browser import axe_problems, out_of_view
 from tests.builders.leaderboards import judged_dataset
-from tests.builders.pairwise import answered_by, draw, judge_pairwise
+from tests.builders.pairwise import TRIO, answered_by, draw, judge_pairwise
 from tests.e2e.conftest import login, shoot
 
 CHARTS = """() => [...document.querySelectorAll('figure svg')].map(s => ({
@@ -93,17 +93,10 @@ def test_the_badge_shows_the_gates_decision_and_conditions(live_server, page_in,
         )
 
 
-# By the fake's content rule (more 你 wins): ann beats bob, cat beats bob, ann and cat tie.
-PAIRWISE = {"ann": "你好，你还好吗？", "bob": "我在这里，愿意听。", "cat": "你愿意说说你的感受吗？"}
-OUT_OF_VIEW = """() => [...document.querySelectorAll('section.pairwise *')]
-  .filter(e => !e.closest('.scroll') && e.getBoundingClientRect().right > innerWidth + 1)
-  .map(e => e.tagName + ' ' + e.textContent.slice(0, 40))"""
-
-
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
 def test_the_pairwise_board_reads_at_every_width_and_passes_axe(live_server, page_in, artifacts):
-    answered_by(names=list(PAIRWISE), cases=3, texts=lambda i, n: f"{PAIRWISE[n]}{i}", name="pw")
+    answered_by(names=list(TRIO), cases=3, texts=lambda i, n: f"{TRIO[n]}{i}", name="pw")
     draw("set", "--dataset", "pw", "--models", "ann,bob,cat")
     with FakeLLM() as fake:
         judge_pairwise(fake, "set")
@@ -115,7 +108,8 @@ def test_the_pairwise_board_reads_at_every_width_and_passes_axe(live_server, pag
     assert axe_problems(page, "leaderboard with a pairwise board") == []
     for width in (1920, 1366, 390):
         page.set_viewport_size({"width": width, "height": 900})
-        assert page.evaluate(OUT_OF_VIEW) == [], width  # wide tables scroll in their box
+        # Wide tables scroll in their box.
+        assert out_of_view(page, "section.pairwise", scrolling=".scroll") == [], width
         section.screenshot(
             path=str(artifacts / f"leaderboard-pairwise-{width}-{page.language}.png")
         )

@@ -14,26 +14,24 @@ import pytest
 from django.core.management import call_command
 
 from annotation.models import Assignment, Submission
-from annotation.pairwise import first_shown
 from tests.builders.accounts import PASSWORD, ExpertFactory
 from tests.builders.browser import AXE, LONG_RESPONSE
 from tests.builders.pairwise import answered_by, choose_all, draw, pairwise_study
 from tests.conftest import require
 from tests.e2e.conftest import login
+from tests.e2e.pairs import (
+    MODELS,
+    OPENINGS,
+    assert_pair_shown_blind,
+    pressed,
+    stored,
+    wait_for_pair,
+)
 from tests.e2e.widths import readable_at_every_width
 from validation.models import PairwiseGold, StudyUnit
 
-# Names no page may show; the answers name no model.
-MODELS = ("orchid-model", "juniper-model", "saffron-model")
-OPENINGS = {
-    "orchid-model": "听起来你真的很累。",
-    "juniper-model": "谢谢你愿意说出来。",
-    "saffron-model": "这段时间辛苦你了。",
-}
 # Every attribute of the page whose value may be a small number of its own.
 NUMERIC = {"tabindex", "rows", "maxlength"}
-ATTRIBUTES = """() => Array.from(document.querySelectorAll('#adjudicate, #adjudicate *'))
-  .flatMap((e) => Array.from(e.attributes, (a) => [a.name, a.value]))"""
 # The one-of-each tally, in English or (once the catalogue carries its msgid) in Chinese.
 TALLY = {"A: 1 · tie: 1 · B: 1", "A：1 · 平局：1 · B：1"}
 REFUSED = {"en": "a reason is required for a decision", "zh-hans": "裁定需要填写理由"}
@@ -69,53 +67,13 @@ def held(senior) -> Assignment:
     ).get(expert=senior, kind=Assignment.Kind.ADJUDICATION, status=Assignment.Status.LEASED)
 
 
-def stored(assignment: Assignment, shown: str) -> str:
-    """A choice about the senior's shown order (a: shown first) in the pair's stored order."""
-    first = first_shown(assignment.shuffle_seed)
-    return {"a": first, "b": "b" if first == "a" else "a", "tie": "tie"}[shown]
-
-
-def wait_for_pair(page, *, after: str = "") -> str:
-    """Wait until the page shows a pair other than ``after``; its token."""
-    page.wait_for_function(
-        "(after) => { const t = document.getElementById('unit-token').textContent;"
-        " return t && t !== after && !document.getElementById('unit').hidden"
-        " && document.getElementById('response-a').textContent; }",
-        arg=after,
-    )
-    return page.inner_text("#unit-token")
-
-
-def pressed(page) -> list[str]:
-    return page.eval_on_selector_all(
-        "[data-choice][aria-pressed=true]", "(bs) => bs.map((b) => b.dataset.choice)"
-    )
-
-
 def assert_shown_blind(page, assignment: Assignment, raters) -> None:
-    """A and B are the pair's responses in the senior's order, the tally is shown, and no
-    model, rater, or pair, response, unit or assignment id is anywhere in the page."""
-    pair = assignment.unit.pair
-    texts = {"a": pair.response_a.text, "b": pair.response_b.text}
-    first = first_shown(assignment.shuffle_seed)
-    assert page.inner_text("#response-a") == texts[first]
-    assert page.inner_text("#response-b") == texts["b" if first == "a" else "a"]
-    assert not page.locator("#response").is_visible()
-    assert not page.locator("#criteria").is_visible()
+    """The pair shown blind, its tally shown, and no rater named anywhere in the page."""
+    assert_pair_shown_blind(page, assignment, root="#adjudicate", numeric=NUMERIC)
     assert page.locator("#pair-tally").is_visible()
     html = page.content()
-    assert not [name for name in MODELS if name in html]
     for rater in raters:
         assert rater.user.username not in html and rater.pseudonym not in html
-    ids = {
-        str(pair.pk),
-        str(pair.response_a_id),
-        str(pair.response_b_id),
-        str(assignment.public_id),
-        str(assignment.unit_id),
-    }
-    leaked = [(n, v) for n, v in page.evaluate(ATTRIBUTES) if n not in NUMERIC and v in ids]
-    assert not leaked, leaked
 
 
 def assert_decided(assignment: Assignment, shown: str, reason: str) -> None:

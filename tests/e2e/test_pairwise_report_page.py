@@ -6,19 +6,21 @@ from django.contrib.auth import get_user_model
 
 from benchmark.llm.fake_server import FakeLLM
 from tests.builders.accounts import ExpertFactory
-from tests.builders.browser import axe_problems
-from tests.builders.pairwise import answered_by, choose_all, draw, judge_pairwise, pairwise_study
-
-ANSWERS = {"ann": "你好，你还好吗？", "bob": "我在这里，愿意听。", "cat": "你愿意说说你的感受吗？"}
-OUT_OF_VIEW = """() => [...document.querySelectorAll('#content *')]
-  .filter(e => !e.closest('table.figs') && e.getBoundingClientRect().right > innerWidth + 1)
-  .map(e => e.tagName + ' ' + e.textContent.slice(0, 40))"""
+from tests.builders.browser import axe_problems, out_of_view
+from tests.builders.pairwise import (
+    TRIO,
+    answered_by,
+    choose_all,
+    draw,
+    judge_pairwise,
+    pairwise_study,
+)
 
 
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
 def test_the_pairwise_report_page_reads_at_every_width(live_server, page_in, artifacts):
-    answered_by(names=list(ANSWERS), cases=3, texts=lambda i, n: f"{ANSWERS[n]}（{i}）", name="pw")
+    answered_by(names=list(TRIO), cases=3, texts=lambda i, n: f"{TRIO[n]}（{i}）", name="pw")
     draw("set", "--dataset", "pw", "--models", "ann,bob,cat")
     raters = [ExpertFactory() for _ in range(3)]
     pairwise_study()
@@ -37,7 +39,7 @@ def test_the_pairwise_report_page_reads_at_every_width(live_server, page_in, art
     assert axe_problems(page, "pairwise study report") == []
     for width in (1920, 1366, 390):
         page.set_viewport_size({"width": width, "height": 900})
-        assert page.evaluate(OUT_OF_VIEW) == [], width
+        assert out_of_view(page, "#content", scrolling="table.figs") == [], width
         page.screenshot(
             path=str(artifacts / f"pairwise-report-{width}-{page.language}.png"), full_page=True
         )

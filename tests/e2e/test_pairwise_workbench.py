@@ -10,34 +10,37 @@ import pytest
 
 from annotation import services
 from annotation.models import Assignment, Label, PairwiseChoice, Pool, Submission
-from annotation.pairwise import as_shown, first_shown
+from annotation.pairwise import first_shown
 from benchmark.models import PairwisePair
 from tests.builders.accounts import PASSWORD, ExpertFactory
-from tests.builders.browser import AXE, LONG_RESPONSE, wait_for_unit
+from tests.builders.browser import AXE, LONG_RESPONSE
 from tests.builders.pairwise import answered_by, draw
 from tests.conftest import require
 from tests.e2e.conftest import login
+from tests.e2e.pairs import (
+    MODELS,
+    OPENINGS,
+    assert_pair_shown_blind,
+    pressed,
+    stored,
+    wait_for_pair,
+)
 from tests.e2e.widths import readable_at_every_width
 
 STUDY = "pair-e2e"
-# Names no page may show; the answers name neither model.
-MODELS = ("orchid-model", "juniper-model")
-OPENINGS = {"orchid-model": "听起来你真的很累。", "juniper-model": "谢谢你愿意说出来。"}
 # Every attribute of the workbench whose value may be a small number of its own.
 NUMERIC = {"tabindex", "rows", "maxlength", "data-done", "data-total"}
-ATTRIBUTES = """() => Array.from(document.querySelectorAll('#workbench, #workbench *'))
-  .flatMap((e) => Array.from(e.attributes, (a) => [a.name, a.value]))"""
 
 
 def pair_pool(expert) -> None:
     """An open pairwise pool of three pairs (three cases, two models), the expert its rater."""
     answered_by(
-        names=list(MODELS),
+        names=list(MODELS[:2]),
         cases=3,
         texts=lambda i, name: f"{OPENINGS[name]}（第 {i + 1} 题）{LONG_RESPONSE[: 120 + 60 * i]}",
         name=f"{STUDY}-data",
     )
-    draw(f"{STUDY}-set", "--dataset", f"{STUDY}-data", "--models", ",".join(MODELS))
+    draw(f"{STUDY}-set", "--dataset", f"{STUDY}-data", "--models", ",".join(MODELS[:2]))
     pool = services.pool_create(
         name=STUDY,
         pairs=PairwisePair.objects.filter(pair_set__name=f"{STUDY}-set").order_by("pk"),
@@ -55,42 +58,8 @@ def held(expert) -> Assignment:
     ).get(expert=expert, status=Assignment.Status.LEASED)
 
 
-def stored(assignment: Assignment, shown: str) -> str:
-    """A choice about the order shown (a: the response shown first) in the pair's order (the
-    mapping is its own inverse: ``as_shown`` both ways)."""
-    return as_shown(shown, shuffle_seed=assignment.shuffle_seed)
-
-
-def wait_for_pair(page, *, after: str = "") -> str:
-    """Wait until the workbench shows a pair other than ``after``; its token."""
-    return wait_for_unit(page, after=after, ready="#response-a:not(:empty)")
-
-
-def pressed(page) -> list[str]:
-    return page.eval_on_selector_all(
-        "[data-choice][aria-pressed=true]", "(bs) => bs.map((b) => b.dataset.choice)"
-    )
-
-
 def assert_shown_blind(page, assignment: Assignment) -> None:
-    """A and B are the pair's responses in the assignment's order; no model, response or pair
-    id is anywhere in the page."""
-    pair = assignment.unit.pair
-    texts = {"a": pair.response_a.text, "b": pair.response_b.text}
-    first = first_shown(assignment.shuffle_seed)
-    assert page.inner_text("#response-a") == texts[first]
-    assert page.inner_text("#response-b") == texts["b" if first == "a" else "a"]
-    assert not page.locator("#response").is_visible()
-    assert page.locator("#criteria li").count() == 0
-    assert not [name for name in MODELS if name in page.content()]
-    ids = {
-        str(pair.pk),
-        str(pair.response_a_id),
-        str(pair.response_b_id),
-        str(assignment.public_id),
-    }
-    leaked = [(n, v) for n, v in page.evaluate(ATTRIBUTES) if n not in NUMERIC and v in ids]
-    assert not leaked, leaked
+    assert_pair_shown_blind(page, assignment, root="#workbench", numeric=NUMERIC)
 
 
 def assert_choice(assignment: Assignment, shown: str, reason: str = "") -> None:

@@ -11,13 +11,10 @@ from django.core.management import call_command
 
 from benchmark.llm.fake_server import FakeLLM
 from tests.builders.accounts import ExpertFactory
-from tests.builders.pairwise import answered_by, draw, judge_pairwise
+from tests.builders.pairwise import TRIO, answered_by, draw, judge_pairwise
 from tests.builders.studies import open_study
 
 pytestmark = pytest.mark.django_db
-
-# By the fake's content rule (more 你 wins): ann beats bob, cat beats bob, ann and cat tie.
-ANSWERS = {"ann": "你好，你还好吗？", "bob": "我在这里，愿意听。", "cat": "你愿意说说你的感受吗？"}
 
 
 def section(page: str) -> str:
@@ -38,7 +35,7 @@ def cells(html: str, table: str) -> list[list[str]]:
 
 
 def test_the_page_shows_the_commands_ranking_and_the_win_rates(client):
-    answered_by(names=list(ANSWERS), cases=4, texts=lambda i, n: f"{ANSWERS[n]}{i}", name="pw")
+    answered_by(names=list(TRIO), cases=4, texts=lambda i, n: f"{TRIO[n]}{i}", name="pw")
     draw("set", "--dataset", "pw", "--models", "ann,bob,cat")
     client.force_login(ExpertFactory().user)
     page = client.get("/leaderboard/?dataset=pw").content.decode()

@@ -10,16 +10,21 @@ from annotation.models import Assignment, PeerAgreement, Submission
 from benchmark.llm.fake_server import FakeLLM
 from tests.builders.accounts import ExpertFactory
 from tests.builders.adjudication import api_for
-from tests.builders.pairwise import answered_by, choose_all, draw, judge_pairwise, pairwise_study
+from tests.builders.pairwise import (
+    TRIO,
+    answered_by,
+    choose_all,
+    draw,
+    judge_pairwise,
+    pairwise_study,
+)
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("few_resamples")]
-
-ANSWERS = {"ann": "你好，你还好吗？", "bob": "我在这里，愿意听。", "cat": "你愿意说说你的感受吗？"}
 
 
 @pytest.fixture
 def study():
-    answered_by(names=list(ANSWERS), cases=2, texts=lambda i, n: f"{ANSWERS[n]}（{i}）", name="pw")
+    answered_by(names=list(TRIO), cases=2, texts=lambda i, n: f"{TRIO[n]}（{i}）", name="pw")
     draw("set", "--dataset", "pw", "--models", "ann,bob,cat")
     raters = [ExpertFactory() for _ in range(3)]
     found = pairwise_study()
@@ -115,7 +120,7 @@ def test_every_expert_page_of_a_pairwise_study_answers_blind(client, study):
         response = client.get(url)
         assert response.status_code == 200, url
         body = response.content.decode()
-        assert not any(f">{name}<" in body for name in ANSWERS), url
+        assert not any(f">{name}<" in body for name in TRIO), url
     done = api_for(raters[0]).get("/api/v1/work/rating/completed/?study=pairs")
     assert done.status_code == 200
     first = Assignment.objects.filter(expert=raters[0], status="submitted").first()

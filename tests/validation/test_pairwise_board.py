@@ -12,18 +12,15 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from benchmark.llm.fake_server import FakeLLM
-from tests.builders.pairwise import answered_by, draw, judge_pairwise
+from tests.builders.pairwise import TRIO, answered_by, draw, judge_pairwise
 from tests.builders.schemas import schema_validator
 
 pytestmark = pytest.mark.django_db
 
-# By the fake's content rule (more 你 wins): ann beats bob, cat beats bob, ann and cat tie.
-ANSWERS = {"ann": "你好，你还好吗？", "bob": "我在这里，愿意听。", "cat": "你愿意说说你的感受吗？"}
-
 
 @pytest.fixture
 def pair_set():
-    answered_by(names=list(ANSWERS), cases=4, texts=lambda i, n: f"{ANSWERS[n]}（{i}）", name="pw")
+    answered_by(names=list(TRIO), cases=4, texts=lambda i, n: f"{TRIO[n]}（{i}）", name="pw")
     draw("set", "--dataset", "pw", "--models", "ann,bob,cat")
     return "set"
 
@@ -127,13 +124,13 @@ def test_a_pair_with_an_error_is_left_out_and_a_board_without_pairs_says_why(pai
     with FakeLLM() as fake:
         # Three unusable replies to the first prompt showing ann's case-0 answer: that order
         # ends in error after its three asks, and its pair is left out.
-        fake.fail_prompt(f"{ANSWERS['ann']}（0）", "malformed", "malformed", "malformed")
+        fake.fail_prompt(f"{TRIO['ann']}（0）", "malformed", "malformed", "malformed")
         with pytest.raises(CommandError):  # exit 1: one order ended in error
             judge_pairwise(fake, pair_set, "--concurrency", "1")
         found = json.loads(board(pair_set, "--format", "json"))
         assert (found["pairs"], found["usable_pairs"]) == (12, 11)
         assert sum(found["compared"]["ann"].values()) == 7  # 8 pairs with ann, one left out
-        fake.fail_prompt(f"{ANSWERS['ann']}（0）", "malformed", "malformed", "malformed")
+        fake.fail_prompt(f"{TRIO['ann']}（0）", "malformed", "malformed", "malformed")
         with pytest.raises(CommandError):
             judge_pairwise(fake, "duo", "--limit", "1", "--concurrency", "1")
     found = json.loads(board("duo", "--format", "json"))

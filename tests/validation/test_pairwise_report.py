@@ -13,13 +13,17 @@ from benchmark.llm.fake_pairwise import fake_merit
 from benchmark.llm.fake_server import FakeLLM
 from benchmark.models import PairwisePair
 from tests.builders.accounts import ExpertFactory
-from tests.builders.pairwise import answered_by, choose_all, draw, judge_pairwise, pairwise_study
+from tests.builders.pairwise import (
+    TRIO,
+    answered_by,
+    choose_all,
+    draw,
+    judge_pairwise,
+    pairwise_study,
+)
 from tests.builders.schemas import schema_validator
 
 pytestmark = pytest.mark.django_db
-
-# By the fake's content rule (more 你 wins): ann beats bob, cat beats bob, ann and cat tie.
-ANSWERS = {"ann": "你好，你还好吗？", "bob": "我在这里，愿意听。", "cat": "你愿意说说你的感受吗？"}
 
 
 def rule_winner(pair: PairwisePair) -> str:
@@ -47,7 +51,7 @@ def command(*args: str) -> str:
 
 @pytest.fixture
 def report():
-    answered_by(names=list(ANSWERS), cases=2, texts=lambda i, n: f"{ANSWERS[n]}（{i}）", name="pw")
+    answered_by(names=list(TRIO), cases=2, texts=lambda i, n: f"{TRIO[n]}（{i}）", name="pw")
     draw("set", "--dataset", "pw", "--models", "ann,bob,cat")
     raters = [ExpertFactory() for _ in range(3)]
     pairwise_study()
