@@ -15,6 +15,46 @@ from django.db.models import Count, Sum
 WITHOUT_GOLD = ("pending", "incomplete", "awaiting")
 
 
+def _counting_problems(pool, submissions, acknowledged: set[str], *, units: str) -> list[str]:
+    """What any pool must hold, whatever its question type: every acknowledged rating stored
+    once and nothing else, at most three raters per unit and all different, each unit's rating
+    counter and complete flag its ratings, the pool's tallies its units (``units``: what the
+    messages call them)."""
+    from annotation.models import Unit
+
+    problems = []
+    stored = {str(p) for p in submissions.values_list("assignment__public_id", flat=True)}
+    if stored != acknowledged:
+        problems.append(
+            f"{len(acknowledged - stored)} acknowledged submissions missing, "
+            f"{len(stored - acknowledged)} stored without acknowledgement"
+        )
+    raters = submissions.values("unit").annotate(
+        n=Count("id"), experts=Count("expert", distinct=True)
+    )
+    crowded = [r for r in raters if r["n"] > 3 or r["experts"] != r["n"]]
+    if crowded:
+        problems.append(f"{len(crowded)} {units} with more than three or repeated raters")
+    counted = {r["unit"]: r["n"] for r in raters}
+    rows = list(Unit.objects.filter(pool=pool).values_list("pk", "ratings", "ratings_complete"))
+    miscounted = [
+        pk
+        for pk, ratings, complete in rows
+        if ratings != counted.get(pk, 0) or complete != (ratings >= pool.raters_per_unit)
+    ]
+    if miscounted:
+        problems.append(
+            f"{len(miscounted)} {units} whose rating counter or complete flag is not their ratings"
+        )
+    tally = pool.tallies.aggregate(n=Sum("units_complete"))["n"] or 0
+    complete = sum(flag for _, _, flag in rows)
+    if tally != complete:
+        problems.append(f"the pool's tally of complete {units} is not its {complete} complete ones")
+    if pool.units_total != len(rows):
+        problems.append(f"the pool's count of {units} is not its {units}")
+    return problems
+
+
 def study_problems(
     *,
     name: str,
@@ -27,7 +67,7 @@ def study_problems(
     ``drafted``: unsubmitted assignment id → labels autosaved; ``closed``: the study was closed,
     so every unit with three ratings must have gold. A pairwise study's ``submitted`` holds
     choices (``pairwise_study_problems``)."""
-    from annotation.models import Assignment, Label, Pool, Submission, Unit
+    from annotation.models import Assignment, Label, Pool, Submission
     from annotation.selectors import criterion_tokens
     from benchmark.models import RubricItem
     from validation.models import GoldLabel, StudyUnit
@@ -37,43 +77,9 @@ def study_problems(
             name=name, submitted=submitted, drafted=drafted, closed=closed
         )
 
-    problems = []
-    submissions = Submission.objects.filter(unit__pool__name=name, kind="rating")
-    stored = {str(p) for p in submissions.values_list("assignment__public_id", flat=True)}
-    acknowledged = set(submitted)
-    if stored != acknowledged:
-        problems.append(
-            f"{len(acknowledged - stored)} acknowledged submissions missing, "
-            f"{len(stored - acknowledged)} stored without acknowledgement"
-        )
-    raters = submissions.values("unit").annotate(
-        n=Count("id"), experts=Count("expert", distinct=True)
-    )
-    crowded = [r for r in raters if r["n"] > 3 or r["experts"] != r["n"]]
-    if crowded:
-        problems.append(f"{len(crowded)} units with more than three or repeated raters")
-    counted = {r["unit"]: r["n"] for r in raters}
-    units = list(
-        Unit.objects.filter(pool__name=name).values_list(
-            "pk", "ratings", "ratings_complete", "pool__raters_per_unit"
-        )
-    )
-    miscounted = [
-        pk
-        for pk, ratings, complete, needed in units
-        if ratings != counted.get(pk, 0) or complete != (ratings >= needed)
-    ]
-    if miscounted:
-        problems.append(
-            f"{len(miscounted)} units whose rating counter or complete flag is not their ratings"
-        )
     pool = Pool.objects.get(name=name)
-    tally = pool.tallies.aggregate(n=Sum("units_complete"))["n"] or 0
-    complete = sum(flag for _, _, flag, _ in units)
-    if tally != complete:
-        problems.append(f"the pool's tally of complete units is not its {complete} complete units")
-    if pool.units_total != len(units):
-        problems.append("the pool's count of units is not its units")
+    submissions = Submission.objects.filter(unit__pool=pool, kind="rating")
+    problems = _counting_problems(pool, submissions, set(submitted), units="units")
 
     criteria = dict(RubricItem.objects.values_list("case").annotate(n=Count("id")))
     wrong = short = 0
@@ -93,7 +99,12 @@ def study_problems(
     if wrong:
         problems.append(f"{wrong} submissions whose labels differ from what the expert sent")
 
-    full = {r["unit"] for r in raters if r["n"] == 3}
+    full = set(
+        submissions.values("unit")
+        .annotate(n=Count("id"))
+        .filter(n=3)
+        .values_list("unit", flat=True)
+    )
     units = StudyUnit.objects.filter(study__name=name)
     golden = dict(
         GoldLabel.objects.filter(study_unit__study__name=name)
@@ -148,7 +159,7 @@ def study_problems(
         lost = [a for a, n in drafted.items() if len(drafts.get(a, {})) != n]
         if lost:
             problems.append(f"{len(lost)} autosaved drafts missing or different")
-        if any(a in drafts for a in acknowledged):
+        if any(a in drafts for a in submitted):
             problems.append("drafts left behind by submitted assignments")
     return problems
 
@@ -173,42 +184,11 @@ def pairwise_study_problems(
     from annotation.pairwise import as_shown, first_shown
     from validation.models import PairwiseGold, StudyUnit
 
-    problems = []
     pool = Pool.objects.get(name=name)
     submissions = Submission.objects.filter(unit__pool=pool, kind="rating")
-    stored = {str(p) for p in submissions.values_list("assignment__public_id", flat=True)}
-    acknowledged = set(submitted)
-    if stored != acknowledged:
-        problems.append(
-            f"{len(acknowledged - stored)} acknowledged choices missing, "
-            f"{len(stored - acknowledged)} stored without acknowledgement"
-        )
-    raters = submissions.values("unit").annotate(
-        n=Count("id"), experts=Count("expert", distinct=True)
-    )
-    crowded = [r for r in raters if r["n"] > 3 or r["experts"] != r["n"]]
-    if crowded:
-        problems.append(f"{len(crowded)} pairs with more than three or repeated raters")
-    counted = {r["unit"]: r["n"] for r in raters}
-    units = list(
-        Unit.objects.filter(pool=pool).values_list("pk", "pair_id", "ratings", "ratings_complete")
-    )
-    if any(pair is None for _, pair, _, _ in units):
+    problems = _counting_problems(pool, submissions, set(submitted), units="pairs")
+    if Unit.objects.filter(pool=pool, pair__isnull=True).exists():
         problems.append("units of a pairwise study without their pair")
-    miscounted = [
-        pk
-        for pk, _, ratings, complete in units
-        if ratings != counted.get(pk, 0) or complete != (ratings >= pool.raters_per_unit)
-    ]
-    if miscounted:
-        problems.append(
-            f"{len(miscounted)} pairs whose rating counter or complete flag is not their ratings"
-        )
-    tally = pool.tallies.aggregate(n=Sum("units_complete"))["n"] or 0
-    if tally != sum(complete for *_, complete in units):
-        problems.append("the pool's tally of complete pairs is not its complete pairs")
-    if pool.units_total != len(units):
-        problems.append("the pool's count of units is not its units")
 
     if Label.objects.filter(submission__in=submissions).exists():
         problems.append("labels stored for choices on pairs")
