@@ -2,11 +2,12 @@
 
 A PostgreSQL and a Redis of this test's own (so that stopping them touches no other test),
 `heartbench serve` and one `heartbench worker` as the deployment guide runs them. Six experts
-rate through the API and browse their pages with a session, a senior decides the split units
-as they arrive, and meanwhile Redis is stopped and started, PostgreSQL is stopped (immediate)
-and started, and the server and the worker are SIGKILLed and started again. Afterwards: no
-5xx but a 503 with Retry-After, every acknowledged submit stored once, no unit with more than
-three raters, and every decided unit has its gold (docs/deploy.md, "Faults").
+rate through the API, a rubric study's units and a pairwise study's pairs in turn, and browse
+their pages with a session; a senior decides the split units as they arrive. Meanwhile Redis
+is stopped and started, PostgreSQL is stopped (immediate) and started, and the server and the
+worker are SIGKILLed and started again. Afterwards: no 5xx but a 503 with Retry-After, every
+acknowledged submit stored once, no unit with more than three raters, every decided unit has
+its gold and every pair rated three times its majority's (docs/deploy.md, "Faults").
 """
 
 import contextlib
@@ -33,6 +34,7 @@ from tests.services import free_port, postgres
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
 
 STUDY = "faults"
+PAIRS = "faults-pairs"
 EXPERTS = [f"expert-{i:02d}" for i in range(6)]
 PACE = 1.2  # seconds between an expert's units, so that the faults meet work in flight
 
@@ -43,7 +45,12 @@ class Seen:
     status: Counter = field(default_factory=Counter)
     bad: list[str] = field(default_factory=list)
     submitted: dict[str, dict[str, bool]] = field(default_factory=dict)
+    chosen: dict[str, dict[str, str]] = field(default_factory=dict)
     decided: set[str] = field(default_factory=set)
+
+    def acknowledged(self) -> int:
+        with self.lock:
+            return len(self.submitted) + len(self.chosen)
 
     def answer(self, what: str, send) -> httpx.Response | None:
         """One request; None when the server could not be reached (it is restarting): the
@@ -149,27 +156,54 @@ def expert(base: str, username: str, seen: Seen) -> None:
         )).json()["token"]  # fmt: skip
         headers = {"Authorization": f"Token {headers}"}
         pages = signed_in_retrying(base, username, seen)
-        while True:
-            claimed = seen.until_answered(
-                "next",
-                lambda: api.post(f"/api/v1/assignments/next/?study={STUDY}", headers=headers),
-            )
-            if claimed.status_code != 201:
-                return
-            body = claimed.json()
-            labels = _labels(username, body["unit"]["criteria"])
-            url = f"/api/v1/assignments/{body['id']}/submit/"
-            done = seen.until_answered(
-                "submit", lambda url=url, labels=labels: api.post(
-                    url, json={"labels": labels}, headers=headers
-                ),
-            )  # fmt: skip
-            assert done.status_code in (200, 201), done.text
-            with seen.lock:
-                seen.submitted[body["id"]] = {x["criterion"]: x["hit"] for x in labels}
-            for path in ("/", f"/rate/{STUDY}/", "/done/", "/api/v1/studies/"):
+        studies = [STUDY, PAIRS] if EXPERTS.index(username) % 2 else [PAIRS, STUDY]
+        while studies:  # one unit of each study in turn, until both have none left
+            study = studies.pop(0)
+            if study == STUDY and not rate_a_unit(api, headers, username, seen):
+                continue
+            if study == PAIRS and not choose_a_pair(api, headers, seen):
+                continue
+            studies.append(study)
+            for path in ("/", f"/rate/{study}/", "/done/", "/api/v1/studies/"):
                 seen.answer("page", lambda path=path: pages.get(path))
             time.sleep(PACE)
+
+
+def rate_a_unit(api: httpx.Client, headers: dict, username: str, seen: Seen) -> bool:
+    """Claim and rate one unit of the rubric study; False when it has none left."""
+    claimed = seen.until_answered(
+        "next", lambda: api.post(f"/api/v1/assignments/next/?study={STUDY}", headers=headers)
+    )
+    if claimed.status_code != 201:
+        return False
+    body = claimed.json()
+    labels = _labels(username, body["unit"]["criteria"])
+    url = f"/api/v1/assignments/{body['id']}/submit/"
+    done = seen.until_answered(
+        "submit", lambda: api.post(url, json={"labels": labels}, headers=headers)
+    )
+    assert done.status_code in (200, 201), done.text
+    with seen.lock:
+        seen.submitted[body["id"]] = {x["criterion"]: x["hit"] for x in labels}
+    return True
+
+
+def choose_a_pair(api: httpx.Client, headers: dict, seen: Seen) -> bool:
+    """Claim one pair of the pairwise study and choose the response shown first (the sides
+    are shuffled per rater, so pairs get a majority either way and need no senior); False
+    when it has none left."""
+    claimed = seen.until_answered(
+        "pair-next", lambda: api.post(f"/api/v1/work/rating/next/?study={PAIRS}", headers=headers)
+    )
+    if claimed.status_code != 201:
+        return False
+    sent = {"choice": "a", "reason": "A 先接住了情绪"}
+    url = f"/api/v1/work/rating/{claimed.json()['id']}/submit/"
+    done = seen.until_answered("pair-submit", lambda: api.post(url, json=sent, headers=headers))
+    assert done.status_code in (200, 201), done.text
+    with seen.lock:
+        seen.chosen[claimed.json()["id"]] = sent
+    return True
 
 
 def signed_in_retrying(base: str, username: str, seen: Seen) -> httpx.Client:
@@ -244,6 +278,11 @@ def test_no_fault_costs_a_request_a_label_or_a_gold_row(tmp_path):
             "demo-advice-bot,demo-warm-counsellor", "--fraction", "1", "--seed", "5",
             "--adjudicate-splits", "*")  # fmt: skip
         cli(heartbench, "study", "open", STUDY)
+        cli(heartbench, "pairwise", "draw", "faults-set", "--dataset", "demo", "--models",
+            "demo-advice-bot,demo-warm-counsellor")  # fmt: skip
+        cli(heartbench, "study", "create", PAIRS, "--pairwise", "faults-set", "--fraction", "1",
+            "--seed", "5")  # fmt: skip
+        cli(heartbench, "study", "open", PAIRS)
 
         procs: dict[str, subprocess.Popen] = {}
         port = free_port()
@@ -290,11 +329,11 @@ def test_no_fault_costs_a_request_a_label_or_a_gold_row(tmp_path):
                  lambda: start("worker", "worker", "--queues", "reports", "--concurrency", "1"),
                  1),
             ):  # fmt: skip
-                started = len(seen.submitted)
+                started = seen.acknowledged()
                 deadline = time.monotonic() + 60
-                while len(seen.submitted) < started + 3 and time.monotonic() < deadline:
+                while seen.acknowledged() < started + 3 and time.monotonic() < deadline:
                     time.sleep(0.1)  # some work between one fault and the next
-                before = len(seen.submitted)
+                before = seen.acknowledged()
                 stop()
                 time.sleep(down)
                 restart()
@@ -306,11 +345,16 @@ def test_no_fault_costs_a_request_a_label_or_a_gold_row(tmp_path):
             assert not any(t.is_alive() for t in [*team, deciding]), "the team did not finish"
             assert not seen.bad, seen.bad[:10]
             # Work was in flight at every fault: submits before and after each.
-            assert all(0 < before < len(seen.submitted) for _, before in faults), faults
+            assert all(0 < before < seen.acknowledged() for _, before in faults), faults
+            assert seen.submitted and seen.chosen, "a study got no work"
 
             acknowledged = {"submitted": {k: v for k, v in seen.submitted.items()}}
             problems = json.loads(cli(sys.executable, "-m", "tests.product.tool", "check", STUDY,
                                       stdin=json.dumps(acknowledged)))  # fmt: skip
+            assert problems == [], problems
+            chosen = {"submitted": seen.chosen}
+            problems = json.loads(cli(sys.executable, "-m", "tests.product.tool", "check", PAIRS,
+                                      stdin=json.dumps(chosen)))  # fmt: skip
             assert problems == [], problems
             assert seen.decided, "the senior decided nothing"
             print(json.dumps({"faults": faults, "answers": dict(seen.status)}, indent=1))
