@@ -1,7 +1,8 @@
 """The senior queue's REST API: claim the next unit to adjudicate, read it, decide it.
 
 Blind like the rest of the expert API: the payload is built only from the
-``BlindAdjudication`` the selector assembled (tallies, never who voted what). The lease is
+``BlindAdjudication`` the selector assembled (what is to be decided, never a rater's label,
+choice or note, not even counted). The lease is
 renewed through the ordinary ``assignments/<id>/renew/`` endpoint.
 """
 
@@ -26,24 +27,16 @@ from config.openapi import bad_request, json_body, refusal
 NOT_YOURS = refusal("no adjudication of yours has this id")
 
 
-class TalliedCriterionSerializer(serializers.Serializer):
+class CriterionToDecideSerializer(serializers.Serializer):
     id = serializers.CharField(help_text="opaque, valid for this adjudication only")
     text = serializers.CharField()
     ability = serializers.CharField(required=False, help_text="only when the study shows it")
-    met = serializers.IntegerField(help_text="ratings that said met (no rater named)")
-    not_met = serializers.IntegerField(help_text="ratings that said not met")
 
     def to_representation(self, instance):
         data = super().to_representation(instance)
         if instance.ability is None:
             data.pop("ability")
         return data
-
-
-class ChoiceTallySerializer(serializers.Serializer):
-    a = serializers.IntegerField(help_text="ratings that chose the response shown first")
-    b = serializers.IntegerField(help_text="ratings that chose the response shown second")
-    tie = serializers.IntegerField(help_text="ratings that called it a tie")
 
 
 class BlindAdjudicationSerializer(serializers.Serializer):
@@ -56,17 +49,13 @@ class BlindAdjudicationSerializer(serializers.Serializer):
         required=False,
         help_text="pairwise only: the two responses, A (shown first) then B",
     )
-    choices = ChoiceTallySerializer(
-        required=False, help_text="pairwise only: the raters' choices as shown here"
-    )
     whole_unit = serializers.BooleanField(help_text="the unit never got three ratings")
-    criteria = TalliedCriterionSerializer(many=True, help_text="empty for pairwise")
+    criteria = CriterionToDecideSerializer(many=True, help_text="empty for pairwise")
 
     def to_representation(self, instance):
         data = super().to_representation(instance)
         if instance.responses is None:
             data.pop("responses")
-            data.pop("choices")
         return data
 
 

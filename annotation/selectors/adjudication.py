@@ -16,15 +16,12 @@ from annotation.models import (
     ACTIVE,
     Assignment,
     Expert,
-    Label,
-    PairwiseChoice,
     Pool,
     ReviewFlag,
     Submission,
     Unit,
     could_name_a_study,
 )
-from annotation.pairwise import as_shown
 from benchmark.selectors.rubric import case_criteria
 
 
@@ -93,75 +90,49 @@ def adjudication_tokens(*, assignment: Assignment) -> dict[str, int]:
 
 
 @dataclass(frozen=True)
-class TalliedCriterion:
+class CriterionToDecide:
     id: str
     text: str
     ability: str | None
-    met: int
-    not_met: int
 
 
 @dataclass(frozen=True)
 class BlindAdjudication:
+    """What a senior sees of a unit to decide: the blind unit and what is to be decided, never
+    a rater's label, choice or note on it (DESIGN, "Blindness"), not even counted."""
+
     token: str
     dialogue: list[dict[str, str]]
     response: str
     whole_unit: bool
-    criteria: list[TalliedCriterion]
-    # A pair: its two responses in this assignment's order (A first) and how many ratings
-    # chose each as shown (``a``, ``b``, ``tie``); None for a rubric unit.
+    criteria: list[CriterionToDecide]
+    # A pair: its two responses in this assignment's order (A first); None for a rubric unit.
     responses: tuple[str, str] | None = None
-    choices: dict[str, int] | None = None
 
     @property
     def question_type(self) -> str:
         return "rubric" if self.responses is None else "pairwise"
 
 
-def _pair_tallied(*, unit: selectors.BlindUnit, assignment: Assignment) -> BlindAdjudication:
-    choices = {"a": 0, "b": 0, "tie": 0}
-    for winner in PairwiseChoice.objects.filter(
-        submission__unit_id=assignment.unit_id, submission__kind=Assignment.Kind.RATING
-    ).values_list("winner", flat=True):
-        choices[as_shown(winner, shuffle_seed=assignment.shuffle_seed)] += 1
-    return BlindAdjudication(
-        token=unit.token,
-        dialogue=unit.dialogue,
-        response="",
-        whole_unit=sum(choices.values()) < assignment.pool.raters_per_unit,
-        criteria=[],
-        responses=unit.responses,
-        choices=choices,
-    )
-
-
 def adjudication_get_for_senior(*, user, assignment: Assignment) -> BlindAdjudication:
-    """The senior's own adjudication as they may see it: the blind unit, the criteria to
-    decide and the anonymous tally of the ratings on each."""
+    """The senior's own adjudication as they may see it: the blind unit and the criteria to
+    decide (for a pair, the pair), and whether the unit never got all its ratings."""
     senior_for_user(user=user)
     if assignment.kind != Assignment.Kind.ADJUDICATION:
         raise Http404("no such adjudication")
     unit = selectors.unit_get_for_expert(user=user, assignment=assignment)
     if unit.responses is not None:
-        return _pair_tallied(unit=unit, assignment=assignment)
-    tokens = adjudication_tokens(assignment=assignment)
-    met: dict[int, int] = {}
-    not_met: dict[int, int] = {}
-    for item_id, hit in Label.objects.filter(
-        submission__unit_id=assignment.unit_id,
-        submission__kind=Assignment.Kind.RATING,
-        rubric_item_id__in=tokens.values(),
-    ).values_list("rubric_item_id", "hit"):
-        counts = met if hit else not_met
-        counts[item_id] = counts.get(item_id, 0) + 1
-    criteria = [
-        TalliedCriterion(
-            id=c.id,
-            text=c.text,
-            ability=c.ability,
-            met=met.get(tokens[c.id], 0),
-            not_met=not_met.get(tokens[c.id], 0),
+        return BlindAdjudication(
+            token=unit.token,
+            dialogue=unit.dialogue,
+            response="",
+            whole_unit=assignment.unit.ratings < assignment.pool.raters_per_unit,
+            criteria=[],
+            responses=unit.responses,
         )
+    tokens = adjudication_tokens(assignment=assignment)
+    criteria = [
+        CriterionToDecide(id=c.id, text=c.text, ability=c.ability)
         for c in unit.criteria  # already in this assignment's shuffled order
         if c.id in tokens
     ]

@@ -32,10 +32,11 @@ def signed_in(base_url: str, username: str) -> httpx.Client:
     return client
 
 
-def majority_decisions(body: dict) -> list[dict]:
-    """A senior's decisions on a claimed unit: the majority of the ratings, with a reason."""
+def senior_decisions(body: dict) -> list[dict]:
+    """A senior's decisions on a claimed unit, made as blind as the raters': met for every
+    criterion to decide, with a reason."""
     return [
-        {"criterion": c["id"], "hit": c["met"] >= c["not_met"], "reason": "多数意见合理"}
+        {"criterion": c["id"], "hit": True, "reason": "回应做到了这一点"}
         for c in body["unit"]["criteria"]
     ]
 

@@ -27,7 +27,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.builders.product import majority_decisions, signed_in, token
+from tests.builders.product import senior_decisions, signed_in, token
 from tests.product.conftest import BIN, PASSWORD, ROOT, _wait_up
 from tests.services import free_port, postgres
 
@@ -236,7 +236,7 @@ def senior(base: str, seen: Seen, experts_done: threading.Event) -> None:
                 time.sleep(0.3)
                 continue
             body = reply.json()
-            decisions = majority_decisions(body)
+            decisions = senior_decisions(body)
             url = f"/api/v1/adjudications/{body['id']}/submit/"
             done = seen.until_answered(
                 "adj-submit", lambda url=url, decisions=decisions: api.post(

@@ -25,7 +25,7 @@ import pytest
 
 from benchmark.llm.fake_server import fake_verdict
 from frontend.management.commands.serve import GRACEFUL_SECONDS
-from tests.builders.product import Tally, admin_session, majority_decisions
+from tests.builders.product import Tally, admin_session, senior_decisions
 from tests.e2e.conftest import CHROMIUM, LOCALES, shoot
 from tests.product.conftest import BIN, PASSWORD, ROOT, _wait_up
 from tests.services import free_port
@@ -146,7 +146,7 @@ def senior(base_url: str, tally: Tally, experts_done: threading.Event) -> None:
                 time.sleep(0.3)
                 continue
             body = reply.json()
-            decisions = majority_decisions(body)
+            decisions = senior_decisions(body)
             reply = tally.seen(
                 "adj-submit",
                 client.post(

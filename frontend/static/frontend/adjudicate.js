@@ -51,10 +51,6 @@
     show(res.data);
   }
 
-  function tallyText(c) {
-    return interpolate(gettext("%s met · %s not met"), [c.met, c.not_met]);
-  }
-
   function show(a) {
     state.item = a; state.current = 0; state.choice = null;
     // Decisions this browser kept (a lost session, a reload) come back with the unit.
@@ -74,8 +70,7 @@
       li.addEventListener("click", () => { if (state.current !== i) { state.current = i; paint(); } });
       const body = document.createElement("div"); body.className = "criterion";
       const text = document.createElement("span"); text.className = "text"; text.textContent = c.text;
-      const tally = document.createElement("span"); tally.className = "tally"; tally.textContent = tallyText(c);
-      body.append(text, tally);
+      body.append(text);
       if (c.ability) { const ab = document.createElement("span"); ab.className = "ability"; ab.textContent = abilityName(c.ability); body.append(ab); }
       const choices = document.createElement("div"); choices.className = "choices";
       choices.append(...outcomeButtons(String(i + 1), (hit) => mark(hit, i)));
@@ -100,12 +95,10 @@
     $("response").closest("section").hidden = type === "pairwise";
   }
 
-  // A pair: A is the response this senior's assignment shows first, and the raters' tally is
-  // in that same order. The choice and reason this browser kept come back with it.
+  // A pair: A is the response this senior's assignment shows first. The choice and reason
+  // this browser kept come back with it.
   function showPair(unit) {
     [$("response-a").textContent, $("response-b").textContent] = unit.responses;
-    const t = unit.choices;
-    $("pair-tally").textContent = interpolate(gettext("A: %(a)s · tie: %(tie)s · B: %(b)s"), { a: t.a, tie: t.tie, b: t.b }, true);
     $("scope").textContent = unit.whole_unit
       ? gettext("This pair never got three choices: decide which response is better, and say why.")
       : gettext("The raters split three ways on this pair: decide which response is better, and say why.");
