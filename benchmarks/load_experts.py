@@ -633,20 +633,27 @@ async def expert(
         await pause()
         if time.monotonic() >= deadline:
             break  # leave the draft behind, as an expert who stops for the day would
-        reply = await until_not_busy(
-            connection,
-            tally,
-            "submit",
-            "POST",
-            f"/api/v1/work/rating/{ident}/submit/",
-            json.dumps({"labels": labels}).encode(),
-        )
-        if reply.status not in (200, 201):
-            tally.unexpected.append(f"submit {reply.status}: {reply.text[:200]}")
+        if not await submit(connection, tally, ident, {"labels": labels}):
             return
         del tally.drafted[ident]
         tally.submitted[ident] = {label["criterion"]: label["hit"] for label in labels}
         await pause()
+
+
+async def submit(connection: Connection, tally: Tally, ident: str, body: dict) -> bool:
+    """Submit a claimed unit's answer (labels or a choice); False, noted, when refused."""
+    reply = await until_not_busy(
+        connection,
+        tally,
+        "submit",
+        "POST",
+        f"/api/v1/work/rating/{ident}/submit/",
+        json.dumps(body).encode(),
+    )
+    if reply.status not in (200, 201):
+        tally.unexpected.append(f"submit {reply.status}: {reply.text[:200]}")
+        return False
+    return True
 
 
 async def choose(
@@ -669,16 +676,7 @@ async def choose(
     await pause()
     if time.monotonic() >= deadline:
         return False
-    reply = await until_not_busy(
-        connection,
-        tally,
-        "submit",
-        "POST",
-        f"/api/v1/work/rating/{ident}/submit/",
-        json.dumps(answer).encode(),
-    )
-    if reply.status not in (200, 201):
-        tally.unexpected.append(f"submit {reply.status}: {reply.text[:200]}")
+    if not await submit(connection, tally, ident, answer):
         return False
     tally.submitted[ident] = answer
     return True
