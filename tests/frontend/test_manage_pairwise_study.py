@@ -125,5 +125,5 @@ def test_only_staff_reach_the_page(pair_set):
 
 def test_the_page_speaks_chinese(admin_client, pair_set):
     page = admin_client.get(NEW, HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
-    # The page's new words are translated in /tmp/po/new_pairwise_page.json, merged apart.
+    # The form's words come from the catalogue (config/locale), not as English.
     assert "案例比例" in page and "分层依据" in page
